@@ -1,0 +1,3 @@
+from verstehen.cli import main
+
+raise SystemExit(main())

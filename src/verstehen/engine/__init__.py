@@ -1,0 +1,1 @@
+"""The engine: every model call goes through the runner, which goes through the cache."""

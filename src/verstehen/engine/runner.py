@@ -1,0 +1,191 @@
+"""The runner: every model call, through the cache, bounded, retried, counted."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from verstehen.engine.cache import Cache, call_key
+from verstehen.engine.progress import NullProgress
+from verstehen.errors import CallFailed, TransientError, UserError
+from verstehen.models.base import Completion, GenerateParams, Message, Model, Usage
+
+
+@dataclass
+class CallResult:
+    """One call's outcome: a value, or the error that ended it after every attempt."""
+
+    value: Any = None
+    cached: bool = False
+    error: str | None = None
+    attempts: int = 0
+    key: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the call produced a value."""
+        return self.error is None
+
+
+@dataclass
+class ModelUsage:
+    """Token and call counts of one model: all calls, and the ones paid for in this run."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    new_prompt_tokens: int = 0
+    new_completion_tokens: int = 0
+
+    def add(self, usage: Usage, *, cached: bool) -> None:
+        """Count one finished call's tokens."""
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        if not cached:
+            self.new_prompt_tokens += usage.prompt_tokens
+            self.new_completion_tokens += usage.completion_tokens
+
+
+@dataclass
+class RetryPolicy:
+    """Bounded attempts with full-jitter exponential backoff; Retry-After wins when longer."""
+
+    max_attempts: int = 6
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    max_retry_after: float = 300.0
+
+    def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+        """Seconds to wait before attempt `attempt + 1`."""
+        backoff = rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+        if retry_after is not None:
+            return max(backoff, min(retry_after, self.max_retry_after))
+        return backoff
+
+
+def sample_seed(seed: int, sample_index: int) -> int:
+    """The seed sent to the provider for sample `sample_index` (index 0 keeps `seed`)."""
+    if sample_index == 0:
+        return seed
+    digest = hashlib.sha256(f"{seed}:{sample_index}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+@dataclass
+class Runner:
+    """Runs calls for procedures: cache first, then the provider under a per-model limit."""
+
+    cache: Cache
+    max_connections: int | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    progress: NullProgress = field(default_factory=NullProgress)
+    usage: dict[str, ModelUsage] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._limits: dict[str, asyncio.Semaphore] = {}
+        self._rng = random.Random()  # jitter only; never experiment randomness
+
+    async def generate(
+        self,
+        model: Model,
+        messages: list[Message],
+        params: GenerateParams | None = None,
+        *,
+        sample_index: int = 0,
+    ) -> CallResult:
+        """A chat completion; at temperature > 0 each sample index is its own cache entry."""
+        params = params or GenerateParams()
+        index = sample_index if params.temperature > 0 else 0
+        request = {"messages": messages, "params": params.as_dict(), "sample": index}
+        sent = replace(params, seed=sample_seed(params.seed, index))
+
+        async def call() -> dict[str, Any]:
+            out = await model.generate(messages, sent)
+            return {"text": out.text, "finish_reason": out.finish_reason,
+                    "usage": asdict(out.usage)}
+
+        result = await self._through_cache(model, "generate", request, call)
+        if result.ok:
+            stored = result.value
+            result.value = Completion(stored["text"], stored["finish_reason"],
+                                      Usage(**stored["usage"]))
+            self._usage(model).add(result.value.usage, cached=result.cached)
+        return result
+
+    async def logprobs(self, model: Model, context: str, continuations: list[str]) -> CallResult:
+        """Log-probabilities of continuations; UnsupportedCapability propagates."""
+        request = {"context": context, "continuations": continuations}
+
+        async def call() -> dict[str, Any]:
+            return {"logprobs": await model.logprobs(context, continuations)}
+
+        result = await self._through_cache(model, "logprobs", request, call)
+        if result.ok:
+            result.value = result.value["logprobs"]
+        return result
+
+    def _usage(self, model: Model) -> ModelUsage:
+        return self.usage.setdefault(model.name, ModelUsage())
+
+    def _limit(self, model: Model) -> asyncio.Semaphore:
+        if model.name not in self._limits:
+            self._limits[model.name] = asyncio.Semaphore(
+                self.max_connections or model.max_connections
+            )
+        return self._limits[model.name]
+
+    async def _through_cache(
+        self,
+        model: Model,
+        kind: str,
+        request: dict[str, Any],
+        call: Callable[[], Awaitable[dict[str, Any]]],
+    ) -> CallResult:
+        key = call_key(model.identity(), kind, request)
+        usage = self._usage(model)
+        usage.calls += 1
+        stored = self.cache.get(key)
+        if stored is not None:
+            usage.cache_hits += 1
+            self.progress.advance(cached=True, error=False)
+            return CallResult(stored, cached=True, key=key)
+        result = await self._attempt(model, call)
+        result.key = key
+        if result.ok:
+            self.cache.put(key, model.name, kind, result.value)
+        else:
+            usage.errors += 1
+        self.progress.advance(cached=False, error=not result.ok)
+        return result
+
+    async def _attempt(
+        self, model: Model, call: Callable[[], Awaitable[dict[str, Any]]]
+    ) -> CallResult:
+        limit = self._limit(model)
+        for attempt in range(1, self.retry.max_attempts + 1):
+            try:
+                async with limit:
+                    return CallResult(await call(), attempts=attempt)
+            except UserError:
+                raise
+            except TransientError as exc:
+                if attempt == self.retry.max_attempts:
+                    return CallResult(error=f"gave up after {attempt} attempts: {exc}",
+                                      attempts=attempt)
+                self.progress.retry()
+                await asyncio.sleep(self.retry.delay(attempt, exc.retry_after, self._rng))
+            except CallFailed as exc:
+                return CallResult(error=str(exc), attempts=attempt)
+            except Exception as exc:  # a provider bug must not take the whole run down
+                return CallResult(error=f"{type(exc).__name__}: {exc}", attempts=attempt)
+        raise AssertionError("unreachable")
+
+    def usage_summary(self) -> dict[str, dict[str, int]]:
+        """Per-model calls, cache hits, errors and tokens, for summary.json."""
+        return {name: asdict(u) for name, u in sorted(self.usage.items())}

@@ -1,0 +1,96 @@
+"""The Model interface every provider implements, and the values it exchanges."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+
+Role = Literal["system", "user", "assistant"]
+
+
+class Message(TypedDict):
+    """One chat message."""
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class GenerateParams:
+    """Every parameter that shapes a generation; all of it goes into the cache key."""
+
+    temperature: float = 0.0
+    max_tokens: int = 256
+    seed: int = 0
+    stop: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The parameters as a JSON-ready dict."""
+        return {**asdict(self), "stop": list(self.stop)}
+
+
+@dataclass
+class Usage:
+    """Token counts of one call."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class Completion:
+    """What a generation returned."""
+
+    text: str
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider can do; `logprobs` is exact continuation scoring."""
+
+    generate: bool = True
+    logprobs: bool = False
+    note: str = ""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A language model behind one of the providers.
+
+    `identity` names everything that changes the model's answers (provider, model, base URL,
+    weights digest); it is part of every cache key. `max_connections` is the default number
+    of concurrent calls.
+    """
+
+    name: str
+    capabilities: Capabilities
+    max_connections: int
+
+    def identity(self) -> dict[str, str]:
+        """Provider, model, base URL and weights digest or revision."""
+        ...
+
+    async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
+        """One chat completion; raise TransientError for faults worth retrying."""
+        ...
+
+    async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
+        """Total log-probability of each continuation after the context."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release clients, files and threads."""
+        ...
+
+
+def user(content: str) -> list[Message]:
+    """A one-message conversation."""
+    return [{"role": "user", "content": content}]
+
+
+def split_trailing_space(context: str, continuation: str) -> tuple[str, str]:
+    """Move the context's trailing whitespace to the continuation (lm-evaluation-harness)."""
+    stripped = context.rstrip()
+    return stripped, context[len(stripped) :] + continuation

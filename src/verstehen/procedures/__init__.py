@@ -1,0 +1,1 @@
+"""Procedures: one per method; each builds prompts, asks models through the runner, scores."""
