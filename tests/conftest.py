@@ -1,0 +1,118 @@
+"""Shared fixtures: free ports, local servers (stub and real llama.cpp), the CLI, the cache."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from verstehen.models.local import embedded_path
+
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    """Block until something accepts connections on the port, or fail with the log."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listened on {port} within {timeout}s")
+
+
+class Server:
+    """A server process on 127.0.0.1, stopped when the test (or session) ends."""
+
+    def __init__(self, args: list[str], port: int, log: Path) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/v1"
+        self._log = log.open("wb")
+        self.proc = subprocess.Popen([PYTHON, "-m", *args], stdout=self._log,
+                                     stderr=subprocess.STDOUT)
+        wait_for_port(port, self.proc)
+
+    def stop(self) -> None:
+        """Terminate and reap the process."""
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+
+@pytest.fixture(scope="session")
+def smol_path() -> Path:
+    """The embedded GGUF file."""
+    return embedded_path("smollm2-135m")
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """llama-cpp-python's OpenAI-compatible server on the embedded model (one per session)."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    server = Server(["verstehen.testing.llama_server", "--model", "smollm2-135m",
+                     "--host", "127.0.0.1", "--port", str(port), "--n_threads", "2",
+                     "--n_ctx", "2048"], port, log)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def stub_server(tmp_path: Path) -> Iterator[object]:
+    """A factory of stub OpenAI chat servers: `stub_server(delay=0.0)` -> Server."""
+    servers: list[Server] = []
+
+    def start(delay: float = 0.0) -> Server:
+        port = free_port()
+        server = Server(["verstehen.testing.stub_server", "--port", str(port),
+                         "--delay", str(delay)], port, tmp_path / f"stub-{port}.log")
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def cache_path(tmp_path: Path) -> Path:
+    """A fresh cache file for one test."""
+    return tmp_path / "calls.sqlite"
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, cache_path: Path) -> dict[str, str]:
+    """Environment for CLI subprocesses: private cache and runs dir, no API keys."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in {"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL",
+                        "ANTHROPIC_BASE_URL"}}
+    env.update(VERSTEHEN_CACHE=str(cache_path), VERSTEHEN_RUNS_DIR=str(tmp_path / "runs"))
+    return env
+
+
+def run_cli(args: list[str], env: dict[str, str], timeout: float = 120.0,
+            ) -> subprocess.CompletedProcess[str]:
+    """Run `python -m verstehen ARGS` and capture its output."""
+    return subprocess.run([PYTHON, "-m", "verstehen", *args], env=env, capture_output=True,
+                          text=True, timeout=timeout)
