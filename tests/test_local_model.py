@@ -1,0 +1,116 @@
+"""The embedded model, for real: generation, exact logprobs, determinism, sampling."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from verstehen.engine.cache import Cache
+from verstehen.engine.runner import Runner
+from verstehen.models import GenerateParams, get_model, user
+from verstehen.models.local import encode_pair, load_llama
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def model():
+    """One loaded embedded model for the module."""
+    m = get_model("local/smollm2-135m")
+    yield m
+    asyncio.run(m.aclose())
+
+
+def run(coro):
+    """Run a coroutine to completion."""
+    return asyncio.run(coro)
+
+
+def test_generates_an_answer(model):
+    """A chat answer comes back with text, a finish reason and token counts."""
+    out = run(model.generate(user("Name a prime number."), GenerateParams(max_tokens=24)))
+    assert out.text.strip()
+    assert out.finish_reason in {"stop", "length"}
+    assert out.usage.prompt_tokens > 5 and 0 < out.usage.completion_tokens <= 24
+
+
+def test_temperature_zero_is_deterministic_across_loads(model):
+    """Greedy decoding gives the same text twice, and from a second, fresh instance."""
+    prompt, params = user("What is the capital of France?"), GenerateParams(max_tokens=24)
+    first = run(model.generate(prompt, params)).text
+    again = run(model.generate(prompt, params)).text
+    other = get_model("local/smollm2-135m")
+    try:
+        fresh = run(other.generate(prompt, params)).text
+    finally:
+        run(other.aclose())
+    assert first == again == fresh
+
+
+def test_paris_beats_berlin(model):
+    """log P(" Paris" | "The capital of France is") exceeds " Berlin" by a wide margin."""
+    paris, berlin = run(model.logprobs("The capital of France is", [" Paris", " Berlin"]))
+    assert paris < 0 and berlin < 0
+    assert paris > berlin + 2
+
+
+def test_logprobs_match_llama_cpp_full_logits(model, smol_path):
+    """Our targeted-logits path equals llama-cpp-python's own logits_all evaluation."""
+    context, continuations = "Question: Is ice cold? Answer:", [" yes", " no", " maybe so"]
+    ours = run(model.logprobs(context, continuations))
+    reference = load_llama(smol_path, n_ctx=512)
+    reference._logits_all = True  # keep every position's logits in `scores`
+    reference.context_params.logits_all = True
+    expected = []
+    for continuation in continuations:
+        ctx_tokens, cont_tokens = encode_pair(reference, context, continuation)
+        reference.reset()
+        reference.eval(ctx_tokens + cont_tokens)
+        scores = np.asarray(reference.scores[: len(ctx_tokens) + len(cont_tokens)], np.float64)
+        top = scores.max(1, keepdims=True)
+        logsoft = scores - top - np.log(np.exp(scores - top).sum(1, keepdims=True))
+        start = len(ctx_tokens) - 1
+        expected.append(sum(logsoft[start + i, t] for i, t in enumerate(cont_tokens)))
+    reference.close()
+    assert ours == pytest.approx(expected, abs=2e-3)
+
+
+def test_prefix_reuse_does_not_change_scores(model):
+    """Scores are the same in any order and after a generation in between."""
+    context, conts = "The sky is", [" blue", " green", " blue and wide"]
+    forward = run(model.logprobs(context, conts))
+    run(model.generate(user("Say hi."), GenerateParams(max_tokens=8)))
+    backward = run(model.logprobs(context, conts[::-1]))[::-1]
+    assert forward == pytest.approx(backward, abs=1e-4)
+
+
+def test_trailing_space_moves_to_the_continuation(model):
+    """'France is ' + 'Paris' scores like 'France is' + ' Paris' (lm-evaluation-harness)."""
+    a = run(model.logprobs("The capital of France is ", ["Paris"]))[0]
+    b = run(model.logprobs("The capital of France is", [" Paris"]))[0]
+    assert a == pytest.approx(b, abs=1e-6)
+
+
+def test_samples_differ_by_index_and_replay_from_cache(tmp_path):
+    """At temperature 1 a new sample index draws a new answer; the same index replays."""
+    params = GenerateParams(temperature=1.0, max_tokens=20, seed=7)
+    prompt = user("Write one unusual word.")
+
+    async def draw(cache_file, indices):
+        model = get_model("local/smollm2-135m")
+        runner = Runner(Cache(cache_file))
+        try:
+            results = [await runner.generate(model, prompt, params, sample_index=i)
+                       for i in indices]
+        finally:
+            await model.aclose()
+        return [r.value.text for r in results], [r.cached for r in results]
+
+    texts, cached = run(draw(tmp_path / "a.sqlite", [0, 1, 2, 0]))
+    assert cached == [False, False, False, True]
+    assert len(set(texts[:3])) >= 2
+    assert texts[3] == texts[0]
+    fresh_texts, _ = run(draw(tmp_path / "b.sqlite", [0, 1, 2]))
+    assert fresh_texts == texts[:3]  # seeds derived from (seed, index) reproduce samples
