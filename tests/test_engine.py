@@ -10,13 +10,14 @@ import sqlite3
 
 import pytest
 
-from scripted import ScriptedModel
 from verstehen.engine.cache import Cache, call_key
 from verstehen.engine.progress import PlainProgress
 from verstehen.engine.runner import RetryPolicy, Runner
 from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed, TransientError, UnsupportedCapability
 from verstehen.models import GenerateParams, user
+
+from scripted import ScriptedModel
 
 FAST = RetryPolicy(max_attempts=4, base_delay=0.001, max_delay=0.01)
 

@@ -66,7 +66,8 @@ class Cache:
     def put(self, key: str, model: str, kind: str, response: dict[str, Any]) -> None:
         """Store a response (autocommit: durable once this returns, even if killed after)."""
         self._db.execute(
-            "INSERT OR REPLACE INTO calls (key, model, kind, response, created) VALUES (?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO calls (key, model, kind, response, created) "
+            "VALUES (?, ?, ?, ?, ?)",
             (key, model, kind, json.dumps(response, ensure_ascii=False), time.time()),
         )
 

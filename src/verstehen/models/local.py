@@ -205,7 +205,7 @@ def _decode_with_logits(llm: Any, tokens: list[int], first: int) -> list[np.ndar
 
     cached = list(llm.input_ids[: llm.n_tokens])
     common = 0
-    for a, b in zip(cached, tokens):
+    for a, b in zip(cached, tokens, strict=False):
         if a != b:
             break
         common += 1
