@@ -118,7 +118,8 @@ def test_request_shape_and_headers(fake: FakeAnthropic) -> None:
     assert body["max_tokens"] == 33
     assert body["temperature"] == 0.7
     assert body["stop_sequences"] == ["END", "###"]
-    assert request["headers"]["x-api-key"] == KEY
+    headers = request["headers"]  # SDK 2.x sends the key as a Bearer token, 0.x as x-api-key
+    assert headers.get("x-api-key") == KEY or headers.get("authorization") == f"Bearer {KEY}"
     assert "anthropic-version" in request["headers"]
 
 

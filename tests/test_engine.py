@@ -172,3 +172,19 @@ def test_plain_progress_prints_counts():
     last = stream.getvalue().splitlines()[-1]
     assert "2/3 done" in last and "1 cached" in last and "1 retries" in last
     assert "1 errors" in last
+
+
+def test_resuming_a_batch_retries_failed_records_once(tmp_path, cache_path):
+    """A record that ended in an error is replaced on resume, never duplicated."""
+    from verstehen.procedures.batch import PromptItem, run_batch
+
+    items = [PromptItem(name, user(name)) for name in ("a", "b", "c")]
+    store = RunStore.create(tmp_path, command="t", argv=[], config={}, seed=0, models=[])
+    failing = ScriptedModel(script=lambda p, a: CallFailed("down") if p == "b" else None)
+    first = run(run_batch(Runner(Cache(cache_path)), failing, items, store, GenerateParams()))
+    assert first["errors"] == 1 and first["records"] == 3
+    healthy = ScriptedModel()
+    again = run(run_batch(Runner(Cache(cache_path)), healthy, items, RunStore.open(store.path),
+                          GenerateParams()))
+    assert again["errors"] == 0 and healthy.calls == ["b"]
+    assert sorted(r["id"] for r in store.records()) == ["a", "b", "c"]

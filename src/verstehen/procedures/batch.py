@@ -66,7 +66,9 @@ async def run_batch(
     params: GenerateParams,
     samples: int = 1,
 ) -> dict[str, Any]:
-    """Answer each (prompt, sample) not yet in the run's records; return the summary."""
+    """Answer each (prompt, sample) the run lacks, retrying failed ones; return the summary."""
+    if any(r["error"] is not None for r in store.records()):
+        store.keep_only(lambda r: r["error"] is None)  # failures were never cached: retry
     done = {(r["id"], r["sample"]) for r in store.records()}
     todo = [(item, s) for item in items for s in range(samples) if (item.id, s) not in done]
     runner.progress.add_total(len(todo))
