@@ -125,13 +125,15 @@ def continuation_logprob(
 ) -> float:
     """Sum the echoed log-probs of the tokens that spell the prompt's last characters.
 
-    Servers differ in what they echo: a leading BOS or other special token may be left out,
-    and a generated token may follow. The echoed prompt is the longest run of leading
-    tokens whose text is a suffix of the prompt; the continuation is its tail.
+    Servers differ in what they echo: a leading BOS may be left out or added, and a
+    generated token may follow. The echoed prompt is the longest run of leading tokens whose
+    text is a suffix of the prompt, or ends with it; the continuation is its tail.
     """
     echoed = "".join(tokens)
     cut = list(itertools.accumulate((len(t) for t in tokens), initial=0))
-    end = next(e for e in range(len(tokens), -1, -1) if prompt.endswith(echoed[: cut[e]]))
+    # the echo may lack a leading special token (llama.cpp) or add a BOS of its own (vLLM)
+    end = next(e for e in range(len(tokens), -1, -1)
+               if prompt.endswith(echoed[: cut[e]]) or echoed[: cut[e]].endswith(prompt))
     boundary = cut[end] - continuation_chars
     if boundary < 0:
         raise CallFailed("the server echoed less of the prompt than the continuation")

@@ -1,0 +1,117 @@
+"""A fault-injecting HTTP proxy for tests: 429, 500, dropped connections, slow answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections import Counter
+
+from verstehen.testing.stub_server import read_request
+
+FAULTS = ("429", "500", "drop", "delay")
+
+
+def reply(status: int, headers: str = "") -> bytes:
+    """An HTTP/1.1 error response with an OpenAI-style JSON body."""
+    body = json.dumps({"error": {"message": f"injected {status}", "type": "fault"}}).encode()
+    return (f"HTTP/1.1 {status} Injected\r\ncontent-type: application/json\r\n{headers}"
+            f"content-length: {len(body)}\r\n\r\n").encode() + body
+
+
+def prompt_of(body: bytes) -> str:
+    """The last chat message, or the completion prompt, of a request body ('' if none)."""
+    try:
+        data = json.loads(body)
+        return str(data["messages"][-1]["content"] if "messages" in data else data["prompt"])
+    except (ValueError, KeyError, IndexError, TypeError):
+        return ""
+
+
+class FaultProxy:
+    """Forwards requests to 127.0.0.1:`upstream_port`, injecting scripted faults.
+
+    `by_prompt` maps a prompt to the faults of its 1st, 2nd, ... request (None: no fault);
+    `by_seq` maps the n-th request (0-based, arrival order) to a fault, for requests past
+    their prompt's script. A faulted request is never forwarded; "delay" holds it `delay`
+    seconds, then closes. A context manager; it runs on its own thread and event loop.
+    """
+
+    def __init__(self, upstream_port: int, *, by_prompt: dict[str, list[str | None]] | None = None,
+                 by_seq: dict[int, str] | None = None, delay: float = 3.0) -> None:
+        self.upstream_port = upstream_port
+        self.by_prompt, self.by_seq, self.delay = by_prompt or {}, by_seq or {}, delay
+        self.requests = self.forwarded = 0
+        self.injected: Counter[str] = Counter()
+        self.attempts: Counter[str] = Counter()
+        self.port = 0
+        self._ready = threading.Event()
+
+    @property
+    def url(self) -> str:
+        """The base URL clients use."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> FaultProxy:
+        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(),), daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("the fault proxy did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+    async def _serve(self) -> None:
+        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        await self._stop.wait()
+        server.close()  # asyncio.run then cancels handlers still waiting
+
+    def _fault(self, prompt: str) -> str | None:
+        seq, self.requests = self.requests, self.requests + 1
+        attempt, planned = self.attempts[prompt], self.by_prompt.get(prompt, [])
+        self.attempts[prompt] += 1
+        fault = planned[attempt] if attempt < len(planned) else self.by_seq.get(seq)
+        if fault is not None:
+            self.injected[fault] += 1
+        return fault
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while (request := await read_request(reader)) is not None:
+                method, path, body = request
+                fault = self._fault(prompt_of(body))
+                if fault == "delay":
+                    await asyncio.sleep(self.delay)
+                if fault in ("drop", "delay"):
+                    return
+                if fault == "429":
+                    writer.write(reply(429, "retry-after: 1\r\n"))
+                elif fault == "500":
+                    writer.write(reply(500))
+                else:
+                    writer.write(await self._forward(method, path, body))
+                    self.forwarded += 1
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    async def _forward(self, method: str, path: str, body: bytes) -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        try:
+            writer.write((f"{method} {path} HTTP/1.1\r\nhost: 127.0.0.1:{self.upstream_port}\r\n"
+                          f"content-type: application/json\r\ncontent-length: {len(body)}\r\n"
+                          "connection: close\r\n\r\n").encode() + body)
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+            return head + await reader.readexactly(int(length[1]) if length else 0)
+        finally:
+            writer.close()
