@@ -23,8 +23,12 @@ CONTEXT = "<|im_start|>The capital of France is"  # BOS first: llama.cpp aligns 
 
 
 @pytest.mark.slow
-def test_generate_is_deterministic_counted_and_cached(llama_server, tmp_path):
-    """Temperature 0 gives the same text from two fresh caches; a repeat never hits the server."""
+def test_generate_is_counted_and_cached(llama_server, tmp_path):
+    """Two fresh caches both reach the server; a repeat through a filled cache never does.
+
+    Greedy text is not compared across the two server calls: llama.cpp's server reuses its
+    prompt KV cache for the second, and the different batch shapes can flip a near-tie.
+    """
     messages, params = user("Name one primary color."), GenerateParams(max_tokens=12)
 
     async def main(proxy: FaultProxy) -> tuple:
@@ -41,7 +45,7 @@ def test_generate_is_deterministic_counted_and_cached(llama_server, tmp_path):
         first, fresh, again, sent, usage = asyncio.run(main(proxy))
         assert (sent, proxy.forwarded) == (2, 2)  # the cache hit sent nothing
     assert first.ok and fresh.ok and not first.cached and not fresh.cached
-    assert first.value.text.strip() and first.value.text == fresh.value.text
+    assert first.value.text.strip() and fresh.value.text.strip()
     assert first.value.usage.prompt_tokens > 0 and first.value.usage.completion_tokens > 0
     assert again.cached and again.value == first.value
     assert (usage.cache_hits, usage.new_prompt_tokens, usage.new_completion_tokens) == (1, 0, 0)
