@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import sys
 from collections.abc import Coroutine
@@ -110,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USER_ERROR
     from verstehen import commands
 
+    gc.freeze()  # the imported SDKs' objects need no collecting: fewer full GC passes per call
     handler = getattr(commands, f"cmd_{args.command}")
     try:
         return handler(args, argv)

@@ -15,7 +15,7 @@ from verstehen.errors import CallFailed, TransientError, UserError
 from verstehen.models.base import Completion, GenerateParams, Message, Model, Usage
 
 
-@dataclass
+@dataclass(slots=True)
 class CallResult:
     """One call's outcome: a value, or the error that ended it after every attempt."""
 
@@ -103,12 +103,13 @@ class Runner:
         params = params or GenerateParams()
         index = sample_index if params.temperature > 0 else 0
         request = {"messages": messages, "params": params.as_dict(), "sample": index}
-        sent = replace(params, seed=sample_seed(params.seed, index))
+        sent = replace(params, seed=sample_seed(params.seed, index)) if index else params
 
         async def call() -> dict[str, Any]:
             out = await model.generate(messages, sent)
-            return {"text": out.text, "finish_reason": out.finish_reason,
-                    "usage": asdict(out.usage)}
+            usage = {"prompt_tokens": out.usage.prompt_tokens,
+                     "completion_tokens": out.usage.completion_tokens}
+            return {"text": out.text, "finish_reason": out.finish_reason, "usage": usage}
 
         result = await self._through_cache(model, "generate", request, call)
         if result.ok:

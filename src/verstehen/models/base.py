@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 
 Role = Literal["system", "user", "assistant"]
@@ -26,10 +26,11 @@ class GenerateParams:
 
     def as_dict(self) -> dict[str, Any]:
         """The parameters as a JSON-ready dict."""
-        return {**asdict(self), "stop": list(self.stop)}
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                "seed": self.seed, "stop": list(self.stop)}
 
 
-@dataclass
+@dataclass(slots=True)
 class Usage:
     """Token counts of one call."""
 
@@ -37,7 +38,7 @@ class Usage:
     completion_tokens: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Completion:
     """What a generation returned."""
 
