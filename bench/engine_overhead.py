@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import resource
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,26 +29,9 @@ import openai
 from verstehen.engine.cache import Cache
 from verstehen.engine.runner import Runner
 from verstehen.models import GenerateParams, get_model, user
+from verstehen.testing.ports import free_port, wait_for_port
 
 PARAMS = GenerateParams(max_tokens=16)
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(port: int, proc: subprocess.Popen, timeout: float = 15.0) -> None:
-    """Block until the server accepts connections, or fail if it died or timed out."""
-    deadline = time.monotonic() + timeout
-    while proc.poll() is None and time.monotonic() < deadline:
-        with contextlib.suppress(OSError):
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"stub server not listening on {port} (exit code {proc.poll()})")
 
 
 async def bare_pass(url: str, prompts: list[str], concurrency: int) -> tuple[float, float]:
@@ -106,7 +87,7 @@ def main() -> None:
         [sys.executable, "-m", "verstehen.testing.stub_server", "--port", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_for(port, server)
+        wait_for_port(port, server, timeout=15)
         with tempfile.TemporaryDirectory() as tmp:
             run(bare_pass(url, prompts[:200], c))  # warm-up: imports, first connections
             run(runner_pass(url, prompts[:200], c, Path(tmp, "warm.sqlite")))
