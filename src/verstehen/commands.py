@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 from verstehen.cli import EXIT_CALL_FAILED, print_json, run_async
 from verstehen.engine.cache import Cache
@@ -95,8 +96,6 @@ def cmd_batch(args: argparse.Namespace, argv: list[str]) -> int:
     params = params_from(args)
     if args.samples < 1:
         raise UserError(f"--samples must be at least 1, not {args.samples}")
-    from pathlib import Path
-
     items = load_prompts(Path(args.prompts))
 
     async def batch() -> int:

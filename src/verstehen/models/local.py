@@ -63,7 +63,7 @@ def file_digest(path: Path) -> str:
 
 
 @contextlib.contextmanager
-def _without_extra_buffers() -> Iterator[None]:
+def without_extra_buffers() -> Iterator[None]:
     """Load with llama.cpp's extra buffer types (weight repacking, AMX) turned off.
 
     A native llama.cpp build compiled by GCC 12 crashes in its AMX path; without the extra
@@ -91,7 +91,7 @@ def load_llama(path: Path, *, n_ctx: int = 4096, threads: int | None = None) -> 
     """A llama_cpp.Llama for the file, quiet and safe on every CPU build."""
     import llama_cpp
 
-    with _without_extra_buffers():
+    with without_extra_buffers():
         return llama_cpp.Llama(
             model_path=str(path),
             n_ctx=n_ctx,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from verstehen.models.local import EMBEDDED, _without_extra_buffers, embedded_path
+from verstehen.models.local import EMBEDDED, embedded_path, without_extra_buffers
 
 
 def main() -> None:
@@ -20,7 +20,7 @@ def main() -> None:
         if value == "--model" and argv[i + 1] in EMBEDDED:
             argv[i + 1] = str(embedded_path(argv[i + 1]))
     sys.argv = [sys.argv[0], *argv]
-    with _without_extra_buffers():
+    with without_extra_buffers():
         server_main()
 
 
