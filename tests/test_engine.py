@@ -188,3 +188,35 @@ def test_resuming_a_batch_retries_failed_records_once(tmp_path, cache_path):
                           GenerateParams()))
     assert again["errors"] == 0 and healthy.calls == ["b"]
     assert sorted(r["id"] for r in store.records()) == ["a", "b", "c"]
+
+
+def test_two_servers_of_one_model_name_get_a_limit_each(cache_path):
+    """The limit follows the identity (base URL included), not the name.
+
+    (Instances of one endpoint share a limit: test_concurrency_limit_is_respected.)
+    """
+    in_flight, peak = 0, 0
+
+    class Server(ScriptedModel):
+        max_connections = 1
+
+        def identity(self):
+            return {**super().identity(), "base_url": f"http://{id(self)}"}
+
+        async def generate(self, messages, params):
+            nonlocal in_flight, peak
+            in_flight += 1
+            peak = max(peak, in_flight)
+            await asyncio.sleep(0.01)
+            in_flight -= 1
+            return await super().generate(messages, params)
+
+    runner, first, second = Runner(Cache(cache_path)), Server(), Server()
+
+    async def both():
+        await asyncio.gather(*(runner.generate(m, user(f"q{i}"))
+                               for i in range(5) for m in (first, second)))
+
+    run(both())
+    assert peak == 2
+    assert len(first.calls) == len(second.calls) == 5  # different base URLs: no shared cache

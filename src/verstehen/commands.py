@@ -90,7 +90,6 @@ def cmd_batch(args: argparse.Namespace, argv: list[str]) -> int:
         for name in ("model", "prompts", "samples", "temperature", "max_tokens", "seed",
                      "base_url"):
             setattr(args, name, config[name])
-        args.prompts = os.path.expanduser(args.prompts)
     elif args.model is None or args.prompts is None:
         raise UserError("batch needs MODEL and PROMPTS, or --resume RUN_FOLDER")
     params = params_from(args)

@@ -88,7 +88,8 @@ class Runner:
     usage: dict[str, ModelUsage] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._limits: dict[str, asyncio.Semaphore] = {}
+        # limits per identity: one endpoint shares a limit, two servers of one name do not
+        self._limits: dict[tuple[tuple[str, str], ...], asyncio.Semaphore] = {}
         self._rng = random.Random()  # jitter only; never experiment randomness
 
     async def generate(
@@ -135,11 +136,12 @@ class Runner:
         return self.usage.setdefault(model.name, ModelUsage())
 
     def _limit(self, model: Model) -> asyncio.Semaphore:
-        if model.name not in self._limits:
-            self._limits[model.name] = asyncio.Semaphore(
+        endpoint = tuple(sorted(model.identity().items()))
+        if endpoint not in self._limits:
+            self._limits[endpoint] = asyncio.Semaphore(
                 self.max_connections or model.max_connections
             )
-        return self._limits[model.name]
+        return self._limits[endpoint]
 
     async def _through_cache(
         self,

@@ -9,7 +9,7 @@ import platform
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,14 +119,11 @@ class RunStore:
                 if line.endswith("\n"):
                     yield json.loads(line)
 
-    def keep_only(self, keep: Callable[[dict[str, Any]], bool]) -> int:
-        """Rewrite records.jsonl (atomically) with the records `keep` accepts; return drops."""
-        records = list(self.records())
-        kept = [r for r in records if keep(r)]
+    def rewrite(self, records: list[dict[str, Any]]) -> None:
+        """Replace records.jsonl with these records, atomically."""
         tmp = self.path / ".records.jsonl.tmp"
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
         tmp.replace(self.records_path)
-        return len(records) - len(kept)
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         """Write summary.json (replacing it atomically)."""

@@ -113,11 +113,15 @@ class LocalModel:
         self._n_ctx = n_ctx
         self._threads = threads
         self._llm: Any = None
+        self._identity: dict[str, str] | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
 
     def identity(self) -> dict[str, str]:
-        """Provider, name and the weights' SHA-256."""
-        return {"provider": "local", "model": self.name, "sha256": file_digest(self.path)}
+        """Provider, name and the weights' SHA-256 (hashed once per instance)."""
+        if self._identity is None:
+            self._identity = {"provider": "local", "model": self.name,
+                              "sha256": file_digest(self.path)}
+        return self._identity
 
     async def _run(self, fn: Any, *args: Any) -> Any:
         loop = asyncio.get_running_loop()

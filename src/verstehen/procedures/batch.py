@@ -67,9 +67,11 @@ async def run_batch(
     samples: int = 1,
 ) -> dict[str, Any]:
     """Answer each (prompt, sample) the run lacks, retrying failed ones; return the summary."""
-    if any(r["error"] is not None for r in store.records()):
-        store.keep_only(lambda r: r["error"] is None)  # failures were never cached: retry
-    done = {(r["id"], r["sample"]) for r in store.records()}
+    records = list(store.records())
+    finished = [r for r in records if r["error"] is None]
+    if len(finished) < len(records):
+        store.rewrite(finished)  # failures were never cached: try them again
+    done = {(r["id"], r["sample"]) for r in finished}
     todo = [(item, s) for item in items for s in range(samples) if (item.id, s) not in done]
     runner.progress.add_total(len(todo))
 
