@@ -1,0 +1,1 @@
+"""Pure statistics: confidence bounds, certification verdicts, planning. No I/O."""
