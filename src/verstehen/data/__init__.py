@@ -1,0 +1,1 @@
+"""Loaders for question files given by path (multiple choice: CSQA, ARC, MMLU)."""

@@ -1,0 +1,296 @@
+"""Reading a model's answer: "I don't know", a number, or a multiple-choice label.
+
+Every function here is pure (no I/O). All of them first drop a leading reasoning block
+(`<think>...</think>`); a reply that is only an unfinished reasoning block reads as empty.
+
+`is_idk(text)` -- True when the reply *starts* with a profession of ignorance and does not go on
+to hedge into an answer:
+  1. Normalize: lowercase, drop apostrophes (so "don't" == "dont"), turn every other
+     non-alphanumeric character into a space, collapse spaces.
+  2. Drop an optional courtesy or answer prefix: "sorry", "unfortunately", "honestly", "answer",
+     "final answer", "the answer is".
+  3. The rest must begin with one of the phrases in `IDK_PHRASES` ("i dont know", "not sure",
+     "i cannot answer", "unknown", "idk", "im unable to", ...) at a word boundary.
+  4. And the text after that phrase must not contain a hedge word that introduces an answer:
+     "but", "however", "though", "although", "guess", "think", "believe", "probably", "likely",
+     "maybe", "perhaps", "approximately", "estimate". So "I'm not sure, but it is 42" is an
+     answer (42), while "I don't know." and "I cannot determine this without a calculator." are not.
+A reply that begins with anything else ("The answer is 42", "B. I don't know about others but")
+is never IDK.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+_THINK_RE = re.compile(r"^\s*<think>.*?(?:</think>|\Z)", re.S | re.I)
+
+
+def answer_text(text: str) -> str:
+    """The reply without a leading `<think>...</think>` reasoning block, stripped."""
+    return _THINK_RE.sub("", text, count=1).strip()
+
+
+# ---------------------------------------------------------------- I don't know
+
+IDK_PHRASES = (
+    "i dont know", "i do not know", "dont know", "do not know", "i really dont know",
+    "not sure", "im not sure", "i am not sure", "not certain", "im not certain",
+    "i am not certain", "no idea", "i have no idea", "idk", "unknown",
+    "i cannot answer", "i cant answer", "i can not answer", "i cannot determine",
+    "i cant determine", "i can not determine", "i cannot say", "i cant say",
+    "i cannot compute", "i cant compute", "i cannot calculate", "i cant calculate",
+    "im unable to", "i am unable to", "unable to", "im not able to", "i am not able to",
+    "i dont have enough information", "i do not have enough information",
+)
+_IDK_PREFIX = r"(?:(?:sorry|unfortunately|honestly|im sorry|i am sorry|final answer|answer"
+_IDK_PREFIX += r"|the answer is|my answer is) )*"
+_IDK_RE = re.compile(
+    "^" + _IDK_PREFIX + "(?:" + "|".join(re.escape(p) for p in IDK_PHRASES) + r")\b(?P<rest>.*)$"
+)
+_HEDGE_RE = re.compile(
+    r"\b(?:but|however|though|although|guess|think|believe|probably|likely|maybe|perhaps"
+    r"|approximately|estimate)\b"
+)
+
+
+def _idk_normal(text: str) -> str:
+    text = re.sub(r"['’‘`]", "", text.lower())
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
+
+
+def is_idk(text: str) -> bool:
+    """True when the reply professes ignorance and gives no answer (rule in the module doc)."""
+    m = _IDK_RE.match(_idk_normal(answer_text(text)))
+    return m is not None and not _HEDGE_RE.search(m.group("rest"))
+
+
+# ---------------------------------------------------------------- numbers
+
+_MUL = r"(?:[x×*·⋅]|\\times|\\cdot)"
+_EXP = r"\{?\s*(?P<NAME>[-−+]?\d+)\s*\}?"
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+# The sign is a sign only when it does not follow a digit or closing bracket (with at most one
+# space between), so "123 - 456" is two numbers, not 123 and -456.
+_NUM_RE = re.compile(
+    r"""
+    (?:\$\s?)?
+    (?P<sign>(?<![\d)\].]\s)(?<![\d)\].])[-−+])?
+    (?:\$\s?)?
+    (?<![\w.])
+    (?:
+        (?P<pow>10\s*(?:\^|\*\*)\s*""" + _EXP.replace("NAME", "pexp") + r""")
+      | (?P<mant>(?:\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?![\d,])|\d+)
+                 (?:\.\d+)?|\.\d+)
+        (?:[eE](?P<eexp>[-−+]?\d+)
+          |\s*""" + _MUL + r"""\s*10\s*(?:\^|\*\*)\s*""" + _EXP.replace("NAME", "sexp") + r"""
+          |\s*""" + _MUL + r"""\s*10(?P<supexp>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)
+        )?
+        (?:\s+(?P<scale>thousand|million|billion|trillion)\b)?
+    )
+    """,
+    re.X,
+)
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_FRACTION_RE = re.compile(r"(?P<num>[-−]?\d+)\s*/\s*(?P<den>\d+)")
+_ANSWER_RE = re.compile(r"\banswer\s*(?:is|:|=)|\\boxed\{", re.I)
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|\n")
+_WRAPPING = " \t*_`'\"$()[]{}<>\\"
+
+
+def _value(m: re.Match[str]) -> float | None:
+    sign = "-" if m.group("sign") in ("-", "−") else ""
+    if m.group("pow"):
+        mant, exp = "1", int(m.group("pexp").replace("−", "-"))
+    else:
+        mant = re.sub(r"[,\s]", "", m.group("mant"))
+        raw = m.group("eexp") or m.group("sexp") or ""
+        if m.group("supexp"):
+            raw = m.group("supexp").translate(_SUPERSCRIPTS)
+        exp = int(raw.replace("−", "-")) if raw else 0
+        exp += _SCALES.get((m.group("scale") or "").lower(), 0)
+    if abs(exp) > 400:
+        return None
+    x = float(f"{sign}{mant}e{exp}")
+    return x if math.isfinite(x) else None
+
+
+def _numbers(text: str) -> list[float]:
+    return [x for m in _NUM_RE.finditer(text) if (x := _value(m)) is not None]
+
+
+def _whole(text: str) -> float | None:
+    """The value when `text` is one number or one fraction and nothing else (markup aside).
+
+    A fraction over zero gives nan, which `parse_number` turns into None.
+    """
+    s = text.strip(_WRAPPING).rstrip(".!,;").strip(_WRAPPING).lstrip("=≈~").strip(_WRAPPING)
+    if m := _FRACTION_RE.fullmatch(s):
+        den = int(m.group("den"))
+        if den == 0:
+            return math.nan  # a whole answer, but not a number: the caller returns None
+        return float(Fraction(int(m.group("num").replace("−", "-")), den))
+    m = _NUM_RE.fullmatch(s)
+    return _value(m) if m else None
+
+
+def _first_line(text: str) -> str:
+    return next((line for line in text.splitlines() if line.strip()), "")
+
+
+def _number_in(region: str) -> float | None:
+    """Whole number, else after the last "=" of the region's first sentence with a number."""
+    for sentence in _SENTENCE_END_RE.split(region):
+        if not re.search(r"\d", sentence):
+            continue
+        if (x := _whole(sentence)) is not None:
+            return x
+        after = sentence.rsplit("=", 1)[-1]
+        if (x := _whole(after)) is not None:
+            return x
+        nums = _numbers(after) or _numbers(sentence)
+        return nums[0] if nums else None
+    return None
+
+
+def parse_number(text: str) -> float | None:
+    """The model's numeric answer, or None when it gives none (no number, or nan/inf).
+
+    Rules, first that yields a number wins:
+      1. After the last "answer is" / "answer:" / "answer =" / "\\boxed{": the first sentence
+         there with a digit: the whole of it when it is a number or fraction ("3/4" -> 0.75),
+         else the number after its last "=", else its first number.
+      2. The first non-empty line when it is one number and nothing else ("579", "**579**",
+         "$5", "= 579", "1.2 × 10^6", "3/4"); this beats rule 3 so that "579" followed by a
+         check line "579 - 456 = 123" reads 579.
+      3. The last "=" (or "≈") in the reply with a number after it on its line: that number
+         ("123 + 456 = 579", chains "= 49200 + 6888 = 56088").
+      4. The first sentence that has a digit: its LAST number. Models state the operands before
+         the result ("The sum of 123 and 456 is 579"), and later sentences are explanation.
+    Numbers: optional sign and "$", thousands separated by "," or a space in groups of exactly
+    three ("1,234,567.89", "1 234 567"), decimals, exponents ("1.2e6", "1.2*10**6",
+    "1.2 × 10^6", "10^6"), and a scale word ("1.5 million"). A comma followed by other than
+    three digits is not a separator ("1,5" is 1 and 5). Fractions count only as a whole answer.
+    """
+    x = _parse_number(text)
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _parse_number(text: str) -> float | None:
+    text = answer_text(text)
+    if not text:
+        return None
+    markers = list(_ANSWER_RE.finditer(text))
+    if markers and (x := _number_in(text[markers[-1].end():])) is not None:
+        return x
+    if (x := _whole(_first_line(text))) is not None:
+        return x
+    for line in reversed(text.splitlines()):
+        for part in reversed(re.split(r"[=≈]", line)[1:]):
+            if (x := _whole(part)) is not None:
+                return x
+            if nums := _numbers(part):
+                return nums[0]
+    for sentence in _SENTENCE_END_RE.split(text):
+        if nums := _numbers(sentence):
+            return nums[-1]
+    return None
+
+
+# ---------------------------------------------------------------- multiple choice
+
+_OPEN = r"[(\[*_`'\"]*"
+_CLOSE = r"[)\]*_`'\"]*"
+_CUE_RE = re.compile(
+    r"(?:\banswer|\bchoice|\boption)\s*(?:is|:|=|would be|should be|must be|will be)\s*:?\s*"
+    r"(?:option|choice|letter)?\s*|\bi(?:\s+would|\s+will|\s*['’]d)?\s+(?:choose|pick|select"
+    r"|go with)\s+(?:option|choice)?\s*|\\boxed\{",
+    re.I,
+)
+
+
+_CUED_LABEL_RE = re.compile(
+    r"(?P<open>" + _OPEN + r")(?P<lab>[A-Za-z0-9]+)(?P<close>" + _CLOSE + ")"
+)
+_WEAK_RE = re.compile(r"\(([A-Za-z0-9]+)\)|\[([A-Za-z0-9]+)\]|\*\*([A-Za-z0-9]+)\*\*")
+
+
+def _norm_choice(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", text.lower()).split())
+
+
+def _label_at(text: str, pos: int, labels: dict[str, str]) -> str | None:
+    """The label starting at `pos` (after a cue), under the case rules of `parse_choice`."""
+    m = _CUED_LABEL_RE.match(text, pos)
+    if not m:
+        return None
+    lab, rest = m.group("lab"), text[m.end():]
+    if lab in labels.values():
+        return lab if not rest[:1].isalnum() else None
+    wrapped = "(" in m.group("open") and ")" in m.group("close")
+    wrapped = wrapped or ("[" in m.group("open") and "]" in m.group("close"))
+    wrapped = wrapped or ("*" in m.group("open") and "*" in m.group("close"))
+    if lab.upper() in labels and (wrapped or re.match(r"\s*(?:$|[.,;:!?)\]\n])", rest)):
+        return labels[lab.upper()]
+    return None
+
+
+def _leading_label(text: str, labels: dict[str, str]) -> str | None:
+    """A label the reply opens with: "(c) ...", "[B]", "B.", "B)", "B:", "**B**", "B" + newline."""
+    s = text.lstrip(" \t*_#>`'\"")
+    if m := re.match(r"[(\[]([A-Za-z0-9]+)[)\]]", s):
+        return labels.get(m.group(1).upper())
+    m = re.match(r"([A-Za-z0-9]+)[*_`'\"]*(?=[.):]|\s*$|\s*\n)", s)
+    if m and m.group(1) in labels.values():
+        return m.group(1)
+    return None
+
+
+def parse_choice(
+    text: str, labels: list[str], choices: list[str] | None = None
+) -> str | None:
+    """The label the reply chooses among `labels`, or None when there is none or several.
+
+    Strong signals, all collected: the reply is just a label in any case ("b", "**B**");
+    the reply opens with an uppercase label followed by ".", ")", ":" or the end of its line
+    ("B. text", "B) text"), or with "(c)"/"[c]" in any case; a cue followed by a label: "answer
+    is"/"answer:"/"choice is"/"option is"/"I choose"/"I'd go with"/"\\boxed{", then an
+    uppercase label not followed by a letter, or a lowercase one in parentheses, brackets,
+    bold, or followed by punctuation or the end ("answer is c", "answer is (c)", but not
+    "the answer is a bit..."). A bare "A" that starts a sentence ("A dog is...") is never read.
+    One distinct label -> that label; several -> None.
+    Without a strong signal: the reply equal to exactly one choice's text (case and punctuation
+    ignored, when `choices` is given); else exactly one distinct label written as "(X)", "[X]"
+    or "**X**" somewhere in the reply.
+    """
+    text = answer_text(text)
+    by_upper = {lab.upper(): lab for lab in labels}
+    bare = text.strip(" \t\n*_`'\"()[].:")
+    found: set[str] = set()
+    if bare.upper() in by_upper:
+        found.add(by_upper[bare.upper()])
+    if lab := _leading_label(text, by_upper):
+        found.add(lab)
+    for cue in _CUE_RE.finditer(text):
+        if lab := _label_at(text, cue.end(), by_upper):
+            found.add(lab)
+    if found:
+        return found.pop() if len(found) == 1 else None
+    reply = _norm_choice(text)
+    if choices is not None and reply:
+        hits = {lab for lab, c in zip(labels, choices, strict=True) if _norm_choice(c) == reply}
+        if hits:
+            return hits.pop() if len(hits) == 1 else None
+    weak = _weak_labels(text, by_upper)
+    return weak.pop() if len(weak) == 1 else None
+
+
+def _weak_labels(text: str, labels: dict[str, str]) -> set[str]:
+    found = set()
+    for m in _WEAK_RE.finditer(text):
+        g = next(x for x in m.groups() if x)
+        if g.upper() in labels:
+            found.add(labels[g.upper()])
+    return found

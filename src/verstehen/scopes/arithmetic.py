@@ -1,0 +1,246 @@
+"""The paper's example scope: a op b, with a, b drawn from [low, high] and op from {+, -, *, /}.
+
+Sampling (Definition 3.1's distribution): op uniform over `ops`; a and b uniform on
+[low, high], rounded to `decimals` places (b redrawn while it is 0 for "/"); with
+`integers=True`, a and b uniform integers in [low, high], and "/" is made exact by drawing
+b >= 1 and a quotient q, with a = b * q (so a is not uniform there). The phrasing is drawn
+uniformly from `PHRASINGS`. The true answer t is the exact result of the operands as printed,
+rounded once to a float.
+
+Scoring a reply (t the truth, x the number read by `verstehen.parse.parse_number`,
+eps = 10**-decimals, the operands' precision):
+  - "I don't know" (`verstehen.parse.is_idk`): `idk_score` (outcome "idk").
+  - No number can be read: 0, ridiculous (outcome "unparsed"). A restatement of the question
+    ("a - b is not valid") is removed first, so an operand is not taken for the answer.
+  - Ridiculous, 0 (outcome "wrong"), when either
+      * |t| >= eps and x is 0 or has the opposite sign of t, or
+      * x is off by a factor of 10 or more: max(X/T, T/X) >= 10 with X = max(|x|, eps) and
+        T = max(|t|, eps), i.e. magnitudes below the operands' precision count as eps.
+  - Otherwise, with the relative error r = |x - t| / max(|t|, eps):
+    score = clip(-log10(r) / 6, 0.01, 1.0), 1.0 when r == 0: the number of correct significant
+    digits out of 6, so r <= 1e-6 is full credit, r = 1e-3 is 0.5, and a sane but poor answer
+    still scores at least 0.01 (0 is kept for ridiculous answers). Outcome "correct" when the
+    score is 1.0, else "partial".
+  - With `integers=True` full credit needs the exact integer (x == t); any other answer is
+    scored as above but at most 5/6.
+A value returned by an explanation's program (`grade_output`) is scored by the same rule; a
+value that is not a finite number scores 0 (outcome "unparsed").
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from verstehen.errors import UserError
+from verstehen.parse import is_idk, parse_number
+from verstehen.scopes.base import Graded, Question
+
+OPS = ("+", "-", "*", "/")
+SYMBOL = {"+": "+", "-": "-", "*": "×", "/": "÷"}
+ALT_SIGNS = {"-": ("−", "–"), "*": ("x", "·", "∗"), "/": ("∕",)}
+WORD = {"+": "plus", "-": "minus", "*": "times", "/": "divided by"}
+VERB = {"+": "add {a} and {b}", "-": "subtract {b} from {a}", "*": "multiply {a} by {b}",
+        "/": "divide {a} by {b}"}
+PHRASINGS = (
+    "What is {a} {sym} {b}?",
+    "Compute {a} {word} {b}.",
+    "Calculate: {a} {op} {b} =",
+    "What do you get when you {verb}?",
+    "Evaluate the expression {a} {op} {b}.",
+)
+INSTRUCTION = 'Answer with the number only, or say "I don\'t know".'
+INTEGER_CAP = 5 / 6
+
+
+@dataclass
+class ArithmeticScope:
+    """Arithmetic on two numbers from [low, high]: an `ExplainableScope` with one family per op.
+
+    With `integers=True`, `decimals` is set to 0 (the precision eps of the scoring rule is 1).
+    """
+
+    low: float = 0.0
+    high: float = 1_000_000.0
+    decimals: int = 2
+    integers: bool = False
+    ops: tuple[str, ...] = OPS
+    idk_score: float = 0.2
+    name: str = "arithmetic"
+    answer_tokens: int = 32
+    phrasings: int = field(default=len(PHRASINGS), init=False)
+    program_entry: str = field(default="solve", init=False)
+    description: str = field(default="", init=False)
+    families: dict[str, float] = field(default_factory=dict, init=False)  # op -> 1/len(ops)
+
+    def __post_init__(self) -> None:
+        self.ops = tuple(self.ops)
+        if not self.ops or len(set(self.ops)) != len(self.ops) or set(self.ops) - set(OPS):
+            raise ValueError(f"ops must be distinct, from {OPS}; got {self.ops}")
+        if not 0 <= self.low <= self.high:
+            raise ValueError(f"need 0 <= low <= high; got [{self.low}, {self.high}]")
+        if self.decimals < 0 or not 0.0 <= self.idk_score <= 1.0:
+            raise ValueError("need decimals >= 0 and 0 <= idk_score <= 1")
+        if self.integers:
+            self.decimals = 0
+        if "/" in self.ops and self._round(self.high) < (1 if self.integers else self._eps):
+            raise ValueError("division needs a nonzero number in [low, high]")
+        self.families = {op: 1 / len(self.ops) for op in self.ops}
+        kind = "integers" if self.integers else f"numbers with {self.decimals} decimals"
+        self.description = (f"a op b for op in {{{', '.join(self.ops)}}} and {kind} in "
+                            f"[{self._fmt(self.low)}, {self._fmt(self.high)}]")
+
+    @property
+    def _eps(self) -> float:
+        return 10.0 ** -self.decimals
+
+    # -- sampling
+
+    def sample(self, rng: np.random.Generator) -> Question:
+        """Draw an op, then its operands and a phrasing."""
+        return self.sample_family(rng, self.ops[int(rng.integers(len(self.ops)))])
+
+    def sample_family(self, rng: np.random.Generator, family: str) -> Question:
+        """Draw a question with op `family`."""
+        if family not in self.ops:
+            raise ValueError(f"unknown family {family!r}: choose one of {self.ops}")
+        a, b = self._operands(rng, family)
+        return self._question(a, b, family, int(rng.integers(self.phrasings)))
+
+    def _round(self, x: float) -> float:
+        return float(min(max(round(x, self.decimals), self.low), self.high))
+
+    def _operands(self, rng: np.random.Generator, op: str) -> tuple[float, float]:
+        if self.integers:
+            lo, hi = math.ceil(self.low), math.floor(self.high)
+            if op != "/":
+                return float(rng.integers(lo, hi + 1)), float(rng.integers(lo, hi + 1))
+            while True:  # b >= 1 and q with b * q in [lo, hi]; b = max(lo, 1) always works
+                b = int(rng.integers(max(lo, 1), hi + 1))
+                q_lo, q_hi = -(-lo // b), hi // b
+                if q_lo <= q_hi:
+                    return float(b * int(rng.integers(q_lo, q_hi + 1))), float(b)
+        a = self._round(rng.uniform(self.low, self.high))
+        b = self._round(rng.uniform(self.low, self.high))
+        while op == "/" and b == 0:
+            b = self._round(rng.uniform(self.low, self.high))
+        return a, b
+
+    def _fmt(self, x: float) -> str:
+        return f"{x:.{self.decimals}f}"
+
+    def _question(self, a: float, b: float, op: str, phrasing: int) -> Question:
+        fa, fb = self._fmt(a), self._fmt(b)
+        exact = {"+": Fraction.__add__, "-": Fraction.__sub__, "*": Fraction.__mul__,
+                 "/": Fraction.__truediv__}[op](Fraction(fa), Fraction(fb))
+        data: dict[str, Any] = {"a": int(a) if self.integers else a,
+                                "b": int(b) if self.integers else b, "op": op}
+        return Question(id=f"{fa}{op}{fb}", prompt=self._prompt(data, phrasing),
+                        answer=float(exact), phrasing=phrasing, family=op, data=data)
+
+    def _text(self, data: dict[str, Any], phrasing: int) -> str:
+        fa, fb, op = self._fmt(data["a"]), self._fmt(data["b"]), data["op"]
+        return PHRASINGS[phrasing].format(a=fa, b=fb, op=op, sym=SYMBOL[op], word=WORD[op],
+                                          verb=VERB[op].format(a=fa, b=fb))
+
+    def _prompt(self, data: dict[str, Any], phrasing: int) -> str:
+        return f"{self._text(data, phrasing)}\n{INSTRUCTION}"
+
+    def rephrase(self, question: Question, phrasing: int) -> Question:
+        """The same question (id, answer, data, family) worded with phrasing `phrasing`."""
+        if not 0 <= phrasing < self.phrasings:
+            raise ValueError(f"phrasing must be in [0, {self.phrasings}); got {phrasing}")
+        return replace(question, prompt=self._prompt(question.data, phrasing),
+                       phrasing=phrasing)
+
+    # -- scoring
+
+    def grade(self, question: Question, answer: str) -> Graded:
+        """Read and score a reply (rules in the module docstring)."""
+        if is_idk(answer):
+            return Graded(self.idk_score, "idk", reason="I don't know")
+        x = parse_number(self._without_echo(question, answer))
+        if x is None:
+            return Graded(0.0, "unparsed", reason="no number in the answer")
+        return self._grade_value(float(question.answer), x)
+
+    def _without_echo(self, question: Question, answer: str) -> str:
+        """The reply minus restatements of the question ("a - b is ..."), so that an operand
+        is not read as the answer; "a - b = x" is kept for the parser."""
+        op = question.data["op"]
+        signs = "|".join(re.escape(s) for s in {op, SYMBOL[op], *ALT_SIGNS.get(op, ())})
+        a, b = (re.escape(self._fmt(question.data[k])) for k in ("a", "b"))
+        return re.sub(rf"{a}\s*(?:{signs})\s*{b}(?!\s*=)", " ", answer)
+
+    def score(self, question: Question, answer: str) -> float:
+        """The score in [0, 1] of a reply; 0 is ridiculous."""
+        return self.grade(question, answer).score
+
+    def _grade_value(self, t: float, x: float) -> Graded:
+        eps = self._eps
+        if abs(t) >= eps and (x == 0 or x * t < 0):
+            return Graded(0.0, "wrong", x, "zero" if x == 0 else "wrong sign")
+        big, small = sorted((max(abs(x), eps), max(abs(t), eps)), reverse=True)
+        if big / small >= 10:
+            return Graded(0.0, "wrong", x, "off by a factor of 10 or more")
+        r = abs(x - t) / max(abs(t), eps)
+        score = 1.0 if r == 0 else min(max(-math.log10(r) / 6, 0.01), 1.0)
+        if self.integers and x != t:
+            score = min(score, INTEGER_CAP)
+        if score == 1.0:
+            return Graded(1.0, "correct", x)
+        return Graded(score, "partial", x, f"relative error {r:.3g}")
+
+    # -- explanations
+
+    def program_prompt(self, question: Question) -> str:
+        """Ask for `solve(a, b)` answering every question of this question's op."""
+        op = question.data["op"]
+        kind = "integers" if self.integers else "real numbers"
+        nonzero = " (b is never 0)" if op == "/" else ""
+        return (
+            f"Here is a question:\n\n{self._text(question.data, question.phrasing)}\n\n"
+            f"Write a Python function `{self.program_entry}(a, b)` that returns the answer to "
+            f'every question of the form "a {op} b", where a and b are {kind} in '
+            f"[{self._fmt(self.low)}, {self._fmt(self.high)}]{nonzero}. It must return a "
+            f"number. Reply with the code only, in a ```python block."
+        )
+
+    def program_args(self, question: Question) -> list[Any]:
+        """The arguments of `solve`: [a, b]."""
+        return [question.data["a"], question.data["b"]]
+
+    def grade_output(self, question: Question, output: Any) -> Graded:
+        """Score a value `solve` returned, like a reply; anything but a finite number is 0."""
+        if isinstance(output, bool) or not isinstance(output, numbers.Real):
+            return Graded(0.0, "unparsed", reason=f"returned {type(output).__name__}, "
+                                                  "not a number")
+        try:
+            x = float(output)
+        except OverflowError:
+            x = math.inf
+        if not math.isfinite(x):
+            return Graded(0.0, "unparsed", reason=f"returned {output!r}, not a finite number")
+        return self._grade_value(float(question.answer), x)
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "arithmetic": {},
+    "arithmetic/small": {"low": 0, "high": 99, "integers": True, "idk_score": 0.0},
+}
+
+
+def arithmetic_scope(name: str, *, idk_score: float | None = None) -> ArithmeticScope:
+    """The preset scope `name` ("arithmetic" or "arithmetic/small"), idk_score overridable."""
+    if name not in PRESETS:
+        raise UserError(f"unknown arithmetic scope {name!r}: choose one of {', '.join(PRESETS)}")
+    kwargs = dict(PRESETS[name], name=name)
+    if idk_score is not None:
+        kwargs["idk_score"] = idk_score
+    return ArithmeticScope(**kwargs)

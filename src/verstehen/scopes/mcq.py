@@ -1,0 +1,100 @@
+"""A scope made of a multiple-choice file (CSQA, ARC, MMLU): `mcq:<path>`.
+
+Sampling: each question is one item drawn uniformly WITH replacement (so draws are i.i.d.,
+as the paper's sampling theorems assume; an item can come up twice), in a phrasing drawn
+uniformly from `TEMPLATES`.
+
+Scoring a reply: the correct choice scores 1.0 ("correct"); "I don't know" scores `idk_score`
+("idk"); another choice scores `wrong_score` ("wrong"); a reply from which no single choice can
+be read (`verstehen.parse.parse_choice`) also scores `wrong_score`: an unreadable answer counts
+as a wrong one, but its outcome is "unparsed" so that it is counted separately. With the
+default wrong_score 0 every wrong or unreadable answer is ridiculous. The choice is read
+first: a reply that is a choice's text ("unknown" is a choice of some MMLU questions) or that
+professes ignorance yet names one choice ("Not sure. (B)") is graded as that choice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from verstehen.data.mcq import MCQItem, load_mcq
+from verstehen.parse import is_idk, parse_choice
+from verstehen.scopes.base import Graded, Question
+
+TEMPLATES = (
+    "Question: {stem}\n{lettered}",
+    "{stem}\n\n{parenthesized}",
+    "Which option answers the question below?\n{stem}\nOptions:\n{closed}",
+)
+
+
+def _or_list(labels: list[str]) -> str:
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} or {labels[-1]}"
+
+
+def _prompt(item: MCQItem, phrasing: int) -> str:
+    pairs = list(zip(item.labels, item.choices, strict=True))
+    body = TEMPLATES[phrasing].format(
+        stem=item.stem.strip(),
+        lettered="\n".join(f"{lab}. {text}" for lab, text in pairs),
+        parenthesized="\n".join(f"({lab}) {text}" for lab, text in pairs),
+        closed="\n".join(f"{lab}) {text}" for lab, text in pairs),
+    )
+    instruction = (f"Answer with the letter of the correct choice only ({_or_list(item.labels)}),"
+                   ' or say "I don\'t know".')
+    return f"{body}\n{instruction}"
+
+
+class MCQScope:
+    """The questions of a multiple-choice file, drawn uniformly with replacement."""
+
+    phrasings = len(TEMPLATES)
+    answer_tokens = 16
+
+    def __init__(self, path: str | Path, idk_score: float = 0.0, wrong_score: float = 0.0) -> None:
+        if not (0.0 <= idk_score <= 1.0 and 0.0 <= wrong_score <= 1.0):
+            raise ValueError("idk_score and wrong_score must be in [0, 1]")
+        self.path = str(path)
+        self.name = f"mcq:{self.path}"
+        self.idk_score, self.wrong_score = idk_score, wrong_score
+        self.items = load_mcq(path)
+        self._by_id = {item.id: item for item in self.items}
+        self.description = (f"{len(self.items)} multiple-choice questions from {self.path}, "
+                            "drawn uniformly with replacement")
+
+    def sample(self, rng: np.random.Generator) -> Question:
+        """Draw an item uniformly (with replacement), then a phrasing."""
+        item = self.items[int(rng.integers(len(self.items)))]
+        return self._question(item, int(rng.integers(self.phrasings)))
+
+    def _question(self, item: MCQItem, phrasing: int) -> Question:
+        return Question(id=item.id, prompt=_prompt(item, phrasing), answer=item.answer,
+                        phrasing=phrasing,
+                        data={"labels": list(item.labels), "choices": list(item.choices)})
+
+    def rephrase(self, question: Question, phrasing: int) -> Question:
+        """The same item in phrasing `phrasing`."""
+        if not 0 <= phrasing < self.phrasings:
+            raise ValueError(f"phrasing must be in [0, {self.phrasings}); got {phrasing}")
+        return replace(question, prompt=_prompt(self._by_id[question.id], phrasing),
+                       phrasing=phrasing)
+
+    def grade(self, question: Question, answer: str) -> Graded:
+        """Read and score a reply (rules in the module docstring)."""
+        labels = question.data["labels"]
+        choice = parse_choice(answer, labels, question.data["choices"])
+        if choice is None and is_idk(answer):
+            return Graded(self.idk_score, "idk", reason="I don't know")
+        if choice is None:
+            return Graded(self.wrong_score, "unparsed",
+                          reason=f"no single choice among {', '.join(labels)} could be read")
+        if choice == question.answer:
+            return Graded(1.0, "correct", choice)
+        return Graded(self.wrong_score, "wrong", choice)
+
+    def score(self, question: Question, answer: str) -> float:
+        """The score in [0, 1] of a reply; 0 is ridiculous."""
+        return self.grade(question, answer).score
