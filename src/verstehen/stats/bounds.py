@@ -36,11 +36,18 @@ def kl_bernoulli(x: ArrayLike, y: ArrayLike) -> ArrayOrFloat:
     """
     x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     out = np.full(x.shape, np.inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         inner = (x > 0) & (x < 1) & (y > 0) & (y < 1)
         xi, yi = x[inner], y[inner]
-        # log1p keeps d accurate when y is within 1e-9 of x (the n = 1e9 end of the range)
-        out[inner] = -xi * np.log1p((yi - xi) / xi) - (1 - xi) * np.log1p((xi - yi) / (1 - xi))
+        # log1p of the relative gap keeps d accurate when y is within 1e-9 of x (n = 1e9);
+        # far from x, differences of logs avoid overflow (subnormal x) and rounding (tiny y)
+        near = np.abs(yi - xi) <= 0.5 * xi
+        first = np.where(near, -xi * np.log1p(np.where(near, (yi - xi) / xi, 0.0)),
+                         xi * (np.log(xi) - np.log(yi)))
+        near = np.abs(yi - xi) <= 0.5 * (1 - xi)
+        second = np.where(near, -(1 - xi) * np.log1p(np.where(near, (xi - yi) / (1 - xi), 0.0)),
+                          (1 - xi) * (np.log1p(-xi) - np.log1p(-yi)))
+        out[inner] = first + second
         zero = (x == 0) & (y < 1)
         out[zero] = -np.log1p(-y[zero])
         one = (x == 1) & (y > 0)
@@ -67,7 +74,7 @@ def chernoff_upper(x: ArrayLike, n: ArrayLike, delta: ArrayLike) -> ArrayOrFloat
     """U(x, n, δ) = max{y in [0, 1] : d(x, y) <= ln(1/δ)/n} (eq. 4.1)."""
     x, n, delta = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, n, delta)))
     _check(x, n, delta)
-    budget = np.log(1 / delta) / n
+    budget = -np.log(delta) / n
     out = np.ones(x.shape)
     mid = (x > 0) & (x < 1)
     out[mid] = _bisect(x[mid], budget[mid], upper=True)
@@ -80,7 +87,7 @@ def chernoff_lower(x: ArrayLike, n: ArrayLike, delta: ArrayLike) -> ArrayOrFloat
     """L(x, n, δ) = min{y in [0, 1] : d(x, y) <= ln(1/δ)/n} (eq. 4.2)."""
     x, n, delta = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, n, delta)))
     _check(x, n, delta)
-    budget = np.log(1 / delta) / n
+    budget = -np.log(delta) / n
     out = np.zeros(x.shape)
     mid = (x > 0) & (x < 1)
     out[mid] = _bisect(x[mid], budget[mid], upper=False)
@@ -90,7 +97,7 @@ def chernoff_lower(x: ArrayLike, n: ArrayLike, delta: ArrayLike) -> ArrayOrFloat
 
 
 def _hoeffding_width(n: np.ndarray, delta: np.ndarray, paper: bool) -> np.ndarray:
-    return np.sqrt(np.log(1 / delta) / (n if paper else 2 * n))
+    return np.sqrt(-np.log(delta) / (n if paper else 2 * n))
 
 
 def hoeffding_upper(x: ArrayLike, n: ArrayLike, delta: ArrayLike, *,

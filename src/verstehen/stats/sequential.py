@@ -57,7 +57,11 @@ def certify_at_look(scores: ArrayLike, criterion: Criterion, look: int,
 
 def certify_sequential(scores: ArrayLike, pg: float, rid: float, delta: float, *,
                        first: int = 16, max_n: int | None = None) -> Verdict:
-    """The verdict of the first decisive checkpoint the scores reach, else of the last one."""
+    """The verdict of the first decisive checkpoint the scores reach, else of the last one.
+
+    `max_n` is the budget fixed before the run; None takes len(scores), which is right for one
+    call on a finished run but not when called again as answers arrive (that adds looks).
+    """
     criterion = Criterion(pg, rid, delta)
     array = check_scores(scores)
     schedule = checkpoints(first, max_n or array.size)
