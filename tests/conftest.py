@@ -94,3 +94,15 @@ def run_cli(args: list[str], env: dict[str, str], timeout: float = 120.0,
     """Run `python -m verstehen ARGS` and capture its output."""
     return subprocess.run([PYTHON, "-m", "verstehen", *args], env=env, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def user_error(args: list[str], env: dict[str, str], *needles: str) -> str:
+    """Run the CLI, check exit 2 and a single stderr line, which contains every needle."""
+    done = run_cli(args, env, timeout=60)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    for needle in needles:
+        assert needle in lines[0]
+    return lines[0]

@@ -14,8 +14,10 @@ class ScriptedModel:
     capabilities = Capabilities(generate=True, logprobs=True)
 
     def __init__(self, name: str = "scripted/m",
-                 script: Callable[[str, int], Exception | None] | None = None) -> None:
+                 script: Callable[[str, int], Exception | None] | None = None,
+                 reply: Callable[[str], str] | None = None) -> None:
         self.name = name
+        self._reply = reply or (lambda prompt: f"answer to {prompt}")
         self.calls: list[str] = []
         self.seeds: list[int] = []
         self._script = script or (lambda prompt, attempt: None)
@@ -25,13 +27,13 @@ class ScriptedModel:
         return {"provider": "scripted", "model": self.name}
 
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
-        """Echo the last message, unless the script raises for this attempt."""
+        """Reply to the last message, unless the script raises for this attempt."""
         prompt = messages[-1]["content"]
         self.calls.append(prompt)
         self.seeds.append(params.seed)
         if (fault := self._script(prompt, self.calls.count(prompt))) is not None:
             raise fault
-        return Completion(f"answer to {prompt}", "stop", Usage(len(prompt.split()), 3))
+        return Completion(self._reply(prompt), "stop", Usage(len(prompt.split()), 3))
 
     async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
         """Minus the length of each continuation."""

@@ -11,7 +11,7 @@ import pytest
 
 import verstehen
 
-from conftest import free_port, run_cli
+from conftest import free_port, run_cli, user_error
 
 
 @pytest.fixture
@@ -21,18 +21,6 @@ def listening_url() -> Iterator[str]:
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
-
-
-def user_error(args: list[str], env: dict[str, str], *needles: str) -> str:
-    """Run the CLI, check exit 2 and a single stderr line, which contains every needle."""
-    done = run_cli(args, env, timeout=60)
-    assert "Traceback" not in done.stderr, done.stderr
-    assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    for needle in needles:
-        assert needle in lines[0]
-    return lines[0]
 
 
 @pytest.mark.parametrize(("args", "needle"), [

@@ -88,6 +88,10 @@ def build_parser() -> Parser:
     cache.add_argument("--cache", type=Path, default=None)
     cache.add_argument("--model", default=None, help="clear only this model's entries")
     cache.add_argument("--json", action="store_true")
+
+    from verstehen.commands_certify import add_parsers
+
+    add_parsers(commands, engine)
     return parser
 
 
@@ -109,10 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USER_ERROR
-    from verstehen import commands
+    from verstehen import commands, commands_certify
 
     gc.freeze()  # the imported SDKs' objects need no collecting: fewer full GC passes per call
-    handler = getattr(commands, f"cmd_{args.command}")
+    module = commands_certify if hasattr(commands_certify, f"cmd_{args.command}") else commands
+    handler = getattr(module, f"cmd_{args.command}")
     try:
         return handler(args, argv)
     except UserError as exc:
