@@ -2,9 +2,9 @@
 
 Runs the main job as a user would (a new process, default flags, a fresh cache and runs
 folder), then once more from the full cache, then the worst case: a single look at the full
-budget, so that every scope asks all --max-questions questions. Prints wall times, the calls made, the ratio to
-the 300 s target, and the time the bound computations take (vectorized Chernoff on 100,000
-means). Exits 0; the table says PASS or MISS.
+budget, so that every scope asks all --max-questions questions. Prints wall times, the calls
+made, the ratio to the 300 s target, and the time the bound computations take (vectorized
+Chernoff on 100,000 means). Exits 0; the table says PASS or MISS.
 
 Run: python bench/audit_time.py [--model local/smollm2-135m] [--max-questions 256]
 """
