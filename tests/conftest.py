@@ -14,6 +14,9 @@ from verstehen.models.local import embedded_path
 from verstehen.testing.ports import free_port, wait_for_port
 
 PYTHON = sys.executable
+# the shared data sets live beside the repository (../shared/data); VERSTEHEN_SHARED_DATA moves it
+SHARED_DATA = Path(os.environ.get("VERSTEHEN_SHARED_DATA")
+                   or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 class Server:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Server, run_cli
+from conftest import SHARED_DATA, Server, run_cli
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = SHARED_DATA
 
 
 def records_of(run: str) -> list[dict]:
@@ -72,3 +72,28 @@ def test_certify_mcq_over_http(cli_env: dict[str, str], llama_server: Server) ->
     records = records_of(json.loads(done.stdout)["run"])
     assert len(records) == 8
     assert all(r["expected"] in "ABCDE" and r["text"] is not None for r in records)
+
+
+@pytest.mark.slow
+def test_certify_with_explanations_on_the_embedded_model(cli_env: dict[str, str]) -> None:
+    """The model is asked for one program per operation; each reply is judged and recorded."""
+    done = run_cli(["certify", "--scope", "arithmetic", "--questions", "8", "--explanations",
+                    "--program-questions", "50", "--rid", "0.01", "--json"], cli_env,
+                   timeout=600)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    scope = summary["scopes"][0]
+    records = records_of(summary["run"])
+    explanations = {r["family"]: r for r in records if r["kind"] == "explanation"}
+    assert set(explanations) == {"+", "-", "*", "/"}
+    offered = sorted(f for f, r in explanations.items() if r["offered"])
+    assert scope["explained_families"] == offered
+    for record in explanations.values():
+        assert record["offered"] == (record["reason"] is None)
+        if record["offered"]:
+            assert record["questions"] == 50 and 0 <= record["mean_score"] <= 1
+    components = scope["verdict"]["details"]["components"]
+    assert sum(c["p"] for c in components) == pytest.approx(1.0)
+    asked = [r for r in records if r["kind"] == "answer"]
+    assert len(asked) == (8 if len(offered) < 4 else 0)
+    assert all(r["family"] not in offered for r in asked)

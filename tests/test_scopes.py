@@ -18,7 +18,9 @@ from verstehen.scopes.arithmetic import INSTRUCTION, ArithmeticScope, arithmetic
 from verstehen.scopes.base import ExplainableScope, Question, Scope
 from verstehen.scopes.mcq import MCQScope
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from conftest import SHARED_DATA
+
+DATA = SHARED_DATA
 
 
 @pytest.fixture
