@@ -70,30 +70,29 @@ def _bisect(x: np.ndarray, budget: np.ndarray, upper: bool) -> np.ndarray:
     return hi if upper else lo
 
 
-def chernoff_upper(x: ArrayLike, n: ArrayLike, delta: ArrayLike) -> ArrayOrFloat:
-    """U(x, n, δ) = max{y in [0, 1] : d(x, y) <= ln(1/δ)/n} (eq. 4.1)."""
+def _chernoff(x: ArrayLike, n: ArrayLike, delta: ArrayLike, upper: bool) -> ArrayOrFloat:
     x, n, delta = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, n, delta)))
     _check(x, n, delta)
     budget = -np.log(delta) / n
-    out = np.ones(x.shape)
+    out = np.ones(x.shape) if upper else np.zeros(x.shape)
     mid = (x > 0) & (x < 1)
-    out[mid] = _bisect(x[mid], budget[mid], upper=True)
-    zero = x == 0
-    out[zero] = -np.expm1(-budget[zero])  # d(0, y) = -ln(1 - y): closed form
+    out[mid] = _bisect(x[mid], budget[mid], upper)
+    # closed forms: d(0, y) = -ln(1 - y) and d(1, y) = -ln(y)
+    if upper:
+        out[x == 0] = -np.expm1(-budget[x == 0])
+    else:
+        out[x == 1] = np.exp(-budget[x == 1])
     return _out(out)
+
+
+def chernoff_upper(x: ArrayLike, n: ArrayLike, delta: ArrayLike) -> ArrayOrFloat:
+    """U(x, n, δ) = max{y in [0, 1] : d(x, y) <= ln(1/δ)/n} (eq. 4.1)."""
+    return _chernoff(x, n, delta, upper=True)
 
 
 def chernoff_lower(x: ArrayLike, n: ArrayLike, delta: ArrayLike) -> ArrayOrFloat:
     """L(x, n, δ) = min{y in [0, 1] : d(x, y) <= ln(1/δ)/n} (eq. 4.2)."""
-    x, n, delta = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, n, delta)))
-    _check(x, n, delta)
-    budget = -np.log(delta) / n
-    out = np.zeros(x.shape)
-    mid = (x > 0) & (x < 1)
-    out[mid] = _bisect(x[mid], budget[mid], upper=False)
-    one = x == 1
-    out[one] = np.exp(-budget[one])  # d(1, y) = -ln(y): closed form
-    return _out(out)
+    return _chernoff(x, n, delta, upper=False)
 
 
 def _hoeffding_width(n: np.ndarray, delta: np.ndarray, paper: bool) -> np.ndarray:

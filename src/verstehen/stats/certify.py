@@ -71,6 +71,16 @@ class Verdict:
         return out
 
 
+def _tests(bounds: dict[str, float], pg: float, rid: float) -> dict[str, bool]:
+    """The four tests of Procedures 4.1 and 5.1 on the bounds they compare."""
+    return {
+        "good_grade": bounds["score_lower"] >= pg,
+        "good_rid": bounds["ridiculous_upper"] <= rid,
+        "bad_grade": bounds["score_upper"] < pg,
+        "bad_rid": bounds["ridiculous_lower"] > rid,
+    }
+
+
 def _decide(tests: dict[str, bool]) -> tuple[Decision, tuple[str, ...]]:
     if tests["good_grade"] and tests["good_rid"]:
         return UNDERSTANDS, ("good_grade", "good_rid")
@@ -102,12 +112,7 @@ def certify(scores: ArrayLike, pg: float, rid: float, delta: float, *,
         "ridiculous_upper": float(chernoff_upper(r_hat, n, delta)),
         "ridiculous_lower": float(chernoff_lower(r_hat, n, delta / 2)),
     }
-    tests = {
-        "good_grade": bounds["score_lower"] >= pg,
-        "good_rid": bounds["ridiculous_upper"] <= rid,
-        "bad_grade": bounds["score_upper"] < pg,
-        "bad_rid": bounds["ridiculous_lower"] > rid,
-    }
+    tests = _tests(bounds, pg, rid)
     decision, decided_by = _decide(tests)
     more = None
     if decision == INCONCLUSIVE and plan_more:
@@ -184,12 +189,7 @@ def certify_explained(remaining: ArrayLike, families: list[ExplainedFamily], pg:
 
     bounds = {key: mix(key) for key in (
         "score_lower", "score_upper", "ridiculous_upper", "ridiculous_lower")}
-    tests = {
-        "good_grade": bounds["score_lower"] >= pg,
-        "good_rid": bounds["ridiculous_upper"] <= rid,
-        "bad_grade": bounds["score_upper"] < pg,
-        "bad_rid": bounds["ridiculous_lower"] > rid,
-    }
+    tests = _tests(bounds, pg, rid)
     decision, decided_by = _decide(tests)
     return Verdict(decision, int(rest.size), mix("mean_score"), mix("ridiculous_rate"),
                    tests=tests, decided_by=decided_by, pg=pg, rid=rid, delta=delta,
