@@ -106,3 +106,11 @@ def test_bad_scores_file(cli_env: dict[str, str], tmp_path: Path, content: str,
 def test_missing_scores_file(cli_env: dict[str, str], tmp_path: Path) -> None:
     """A scores path that does not exist is named."""
     user_error(["certify", "--scores", str(tmp_path / "nope.txt")], cli_env, "nope.txt")
+
+
+def test_scopes_lists_every_scope(cli_env: dict[str, str]) -> None:
+    """The listing names each scope get_scope accepts."""
+    done = run_cli(["scopes"], cli_env)
+    assert done.returncode == 0
+    for name in ("arithmetic:", "arithmetic/small:", "mcq:<path>:"):
+        assert any(line.startswith(name) for line in done.stdout.splitlines()), name

@@ -71,6 +71,8 @@ def add_parsers(commands: Any, engine: Parser) -> None:
     cert.add_argument("--program-questions", type=int, default=2000,
                       help="questions each program answers in the sandbox (default 2000)")
 
+    commands.add_parser("scopes", help="the scopes certify and audit can ask")
+
     bounds = commands.add_parser("bounds", help="Chernoff and Hoeffding bounds on a mean")
     bounds.add_argument("--mean", type=float, required=True, help="observed mean in [0, 1]")
     bounds.add_argument("--n", type=int, required=True, help="number of samples")
@@ -133,6 +135,15 @@ def read_scores(path: Path) -> list[float]:
     if not scores:
         raise UserError(f"{path} has no scores: write one number in [0, 1] a line")
     return scores
+
+
+def cmd_scopes(args: argparse.Namespace, argv: list[str]) -> int:
+    """List the scopes with a line on each."""
+    from verstehen.scopes import SCOPE_HELP as listing
+
+    print(listing)
+    print(f"\naudit asks {', '.join(AUDIT_SCOPES)} unless given --scope")
+    return 0
 
 
 def cmd_bounds(args: argparse.Namespace, argv: list[str]) -> int:
