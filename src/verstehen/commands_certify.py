@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verstehen.cli import Parser, print_json
 from verstehen.errors import UserError
-from verstehen.stats.bounds import rid_for_test_length
-from verstehen.stats.certify import Criterion
+
+if TYPE_CHECKING:  # numpy loads only when a command needs it, not for every --help
+    from verstehen.stats.certify import Criterion
 
 AUDIT_SCOPES = ("arithmetic/small", "arithmetic")
 SCOPE_HELP = "arithmetic, arithmetic/small, or mcq:PATH (a CSQA, ARC or MMLU file or folder)"
@@ -101,6 +102,9 @@ def add_parsers(commands: Any, engine: Parser) -> None:
 
 def criterion_from(args: argparse.Namespace) -> Criterion:
     """The checked (PG, RID, δ) of the flags."""
+    from verstehen.stats.bounds import rid_for_test_length
+    from verstehen.stats.certify import Criterion
+
     rid = args.rid
     try:
         if args.rid_test_length is not None:
