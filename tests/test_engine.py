@@ -122,17 +122,28 @@ def test_usage_separates_new_and_cached_tokens(cache_path):
     assert usage["prompt_tokens"] == 6 and usage["new_prompt_tokens"] == 3
 
 
+class InFlight:
+    """Counts calls inside `async with`, remembering the most at once."""
+
+    def __init__(self) -> None:
+        self.now = self.peak = 0
+
+    async def __aenter__(self) -> None:
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.now -= 1
+
+
 def test_concurrency_limit_is_respected(cache_path):
     """No more than max_connections calls are in flight at once."""
-    in_flight, peak = 0, 0
+    counter = InFlight()
 
     class Slow(ScriptedModel):
         async def generate(self, messages, params):
-            nonlocal in_flight, peak
-            in_flight += 1
-            peak = max(peak, in_flight)
-            await asyncio.sleep(0.01)
-            in_flight -= 1
+            async with counter:
+                await asyncio.sleep(0.01)
             return await super().generate(messages, params)
 
     runner = Runner(Cache(cache_path), max_connections=3)
@@ -141,7 +152,7 @@ def test_concurrency_limit_is_respected(cache_path):
         await asyncio.gather(*(runner.generate(Slow(), user(f"q{i}")) for i in range(20)))
 
     run(many())
-    assert peak == 3
+    assert counter.peak == 3
 
 
 def test_store_drops_a_torn_line_and_keeps_secrets_out(tmp_path):
@@ -195,7 +206,7 @@ def test_two_servers_of_one_model_name_get_a_limit_each(cache_path):
 
     (Instances of one endpoint share a limit: test_concurrency_limit_is_respected.)
     """
-    in_flight, peak = 0, 0
+    counter = InFlight()
 
     class Server(ScriptedModel):
         max_connections = 1
@@ -204,11 +215,8 @@ def test_two_servers_of_one_model_name_get_a_limit_each(cache_path):
             return {**super().identity(), "base_url": f"http://{id(self)}"}
 
         async def generate(self, messages, params):
-            nonlocal in_flight, peak
-            in_flight += 1
-            peak = max(peak, in_flight)
-            await asyncio.sleep(0.01)
-            in_flight -= 1
+            async with counter:
+                await asyncio.sleep(0.01)
             return await super().generate(messages, params)
 
     runner, first, second = Runner(Cache(cache_path)), Server(), Server()
@@ -218,5 +226,5 @@ def test_two_servers_of_one_model_name_get_a_limit_each(cache_path):
                                for i in range(5) for m in (first, second)))
 
     run(both())
-    assert peak == 2
+    assert counter.peak == 2
     assert len(first.calls) == len(second.calls) == 5  # different base URLs: no shared cache

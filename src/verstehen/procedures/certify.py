@@ -47,8 +47,10 @@ class Asker:
     def __init__(self, runner: Runner, model: Model, scope: Scope, store: RunStore,
                  seed: int) -> None:
         self.runner, self.model, self.scope, self.store = runner, model, scope, store
+        self.seed = seed
         self.params = GenerateParams(temperature=0.0, max_tokens=scope.answer_tokens, seed=seed)
         self.errors = 0
+        self.asked: dict[int, Question] = {}  # index -> question, for the rephrase check
 
     async def ask(self, question: Question, index: int, kind: str = "answer") -> dict[str, Any]:
         """Ask one question greedily; grade and record it (a failed call is recorded too)."""
@@ -72,15 +74,11 @@ class Asker:
     async def ask_range(self, start: int, stop: int,
                         keep: Callable[[Question], bool] | None = None) -> list[dict[str, Any]]:
         """Ask questions start..stop-1 concurrently, in index order."""
-        questions = [question_at(self.scope, self.plan_seed, i, keep) for i in range(start, stop)]
+        questions = [question_at(self.scope, self.seed, i, keep) for i in range(start, stop)]
+        self.asked.update(zip(range(start, stop), questions, strict=True))
         self.runner.progress.add_total(len(questions))
         return list(await asyncio.gather(
             *(self.ask(q, i) for i, q in zip(range(start, stop), questions, strict=True))))
-
-    @property
-    def plan_seed(self) -> int:
-        """The seed questions are drawn with."""
-        return self.params.seed
 
 
 async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStore,
@@ -107,8 +105,8 @@ async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStor
 
 
 def scores_of(records: list[dict[str, Any]]) -> np.ndarray:
-    """The scores of answered records, in index order."""
-    return np.array([r["score"] for r in sorted(records, key=lambda r: r["index"])], dtype=float)
+    """The scores of answered records (ask_range returns them in index order)."""
+    return np.array([r["score"] for r in records], dtype=float)
 
 
 async def rephrase_check(asker: Asker, records: list[dict[str, Any]],
@@ -116,8 +114,8 @@ async def rephrase_check(asker: Asker, records: list[dict[str, Any]],
     """Ask the first `count` questions again in the next phrasing; how often do scores differ?"""
     if asker.scope.phrasings < 2 or count < 1 or not records:
         return None
-    chosen = sorted(records, key=lambda r: r["index"])[:count]
-    originals = [question_at(asker.scope, asker.plan_seed, r["index"]) for r in chosen]
+    chosen = records[:count]
+    originals = [asker.asked[r["index"]] for r in chosen]
     asker.runner.progress.add_total(len(originals))
     again = await asyncio.gather(*(
         asker.ask(asker.scope.rephrase(q, (q.phrasing + 1) % asker.scope.phrasings),

@@ -44,10 +44,11 @@ async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
     """Ask for one family's program; run it on fresh questions; None if no program was offered."""
     rng = np.random.default_rng([seed, 1, index])
     shown = scope.sample_family(rng, family)
+    prompt = scope.program_prompt(shown)
     params = GenerateParams(temperature=0.0, max_tokens=PROGRAM_TOKENS, seed=seed)
-    result = await runner.generate(model, user(scope.program_prompt(shown)), params)
+    result = await runner.generate(model, user(prompt), params)
     record: dict[str, Any] = {"kind": "explanation", "scope": scope.name, "model": model.name,
-                              "family": family, "prompt": scope.program_prompt(shown),
+                              "family": family, "prompt": prompt,
                               "text": result.value.text if result.ok else None,
                               "error": result.error, "offered": False, "reason": None}
     code = code_in(result.value.text) if result.ok else None
@@ -57,8 +58,8 @@ async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
         store.append(record)
         return None
     questions = [scope.sample_family(rng, family) for _ in range(program_questions)]
-    run = await asyncio.to_thread(run_program, code, scope.program_entry,
-                                  [scope.program_args(q) for q in questions], Limits())
+    inputs = [scope.program_args(q) for q in questions]
+    run = await asyncio.to_thread(run_program, code, scope.program_entry, inputs, Limits())
     graded: list[Graded] = []
     for q, out in zip(questions, run.outputs if run.ok else [{}] * len(questions), strict=True):
         if run.ok and "value" in out:
@@ -70,9 +71,9 @@ async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
                   seconds=round(run.seconds, 3), questions=len(graded),
                   mean_score=float(np.mean([g.score for g in graded])),
                   ridiculous=sum(g.ridiculous for g in graded),
-                  examples=[{"args": scope.program_args(q), "score": g.score,
-                             "parsed": g.parsed, "reason": g.reason}
-                            for q, g in list(zip(questions, graded, strict=True))[:5]])
+                  examples=[{"args": args, "score": g.score, "parsed": g.parsed,
+                             "reason": g.reason}
+                            for args, g in list(zip(inputs, graded, strict=True))[:5]])
     store.append(record)
     return ExplainedFamily(family, scope.families[family],
                            scores=np.array([g.score for g in graded]))
