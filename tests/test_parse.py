@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verstehen.parse import answer_text, is_idk, parse_choice, parse_number
+from verstehen.parse import answer_text, is_idk, parse_choice, parse_number, parse_yes_no
 
 IDK = [
     "I don't know",
@@ -207,3 +207,34 @@ def test_answer_text() -> None:
     assert answer_text("<think>x</think>  42 ") == "42"
     assert answer_text("<think>never closed") == ""
     assert answer_text("no reasoning") == "no reasoning"
+
+
+YES_NO = [
+    ("ANSWER: Yes", True),
+    ("ANSWER: No", False),
+    ("answer: no.", False),
+    ("**ANSWER: Yes**", True),
+    ("Yes", True),
+    ("no", False),
+    ("Yes, because row 1 beats row 2 in every column.", True),
+    ("**No**, there is no such strategy.", False),
+    ("There is no dominant strategy here. ANSWER: No", False),
+    ("There is no dominant strategy here.\n\nANSWER: Yes", True),  # the cue, not the prose
+    ("ANSWER: No\nWait, let me reconsider. ANSWER: Yes", True),  # the last cue wins
+    ("The answer is yes.", True),
+    ("<think>no, no...</think>Yes.", True),
+    ("Answer = No", False),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), YES_NO)
+def test_parse_yes_no(text: str, expected: bool) -> None:
+    assert parse_yes_no(text) is expected
+
+
+@pytest.mark.parametrize("text", [
+    "", "I think so.", "It depends on the payoffs.", "There is no dominant strategy.",
+    "Nobody knows", "Yesterday it was yes", "None of them",
+])
+def test_parse_yes_no_none(text: str) -> None:
+    assert parse_yes_no(text) is None

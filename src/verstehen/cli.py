@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import importlib
 import json
+import os
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
@@ -51,6 +53,10 @@ def generation_flags() -> argparse.ArgumentParser:
     return flags
 
 
+# modules that add their own subcommands (add_parsers) and handle them (cmd_<name>)
+_EXTRA_COMMANDS = ("commands_certify", "commands_concepts")
+
+
 def build_parser() -> Parser:
     """The whole command tree."""
     from verstehen.models import DEFAULT_MODEL
@@ -89,9 +95,8 @@ def build_parser() -> Parser:
     cache.add_argument("--model", default=None, help="clear only this model's entries")
     cache.add_argument("--json", action="store_true")
 
-    from verstehen.commands_certify import add_parsers
-
-    add_parsers(commands, engine)
+    for module in _EXTRA_COMMANDS:
+        importlib.import_module(f"verstehen.{module}").add_parsers(commands, engine)
     return parser
 
 
@@ -113,16 +118,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_USER_ERROR
-    from verstehen import commands, commands_certify
-
     gc.freeze()  # the imported SDKs' objects need no collecting: fewer full GC passes per call
-    module = commands_certify if hasattr(commands_certify, f"cmd_{args.command}") else commands
-    handler = getattr(module, f"cmd_{args.command}")
+    modules = [importlib.import_module(f"verstehen.{m}") for m in ("commands", *_EXTRA_COMMANDS)]
+    handler = next(getattr(m, f"cmd_{args.command}") for m in modules
+                   if hasattr(m, f"cmd_{args.command}"))
     try:
         return handler(args, argv)
     except UserError as exc:
         print(f"verstehen: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except BrokenPipeError:  # `verstehen concepts | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def print_json(value: Any) -> None:

@@ -14,7 +14,9 @@ if TYPE_CHECKING:  # numpy loads only when a command needs it, not for every --h
     from verstehen.stats.certify import Criterion
 
 AUDIT_SCOPES = ("arithmetic/small", "arithmetic")
-SCOPE_HELP = "arithmetic, arithmetic/small, or mcq:PATH (a CSQA, ARC or MMLU file or folder)"
+SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder), or "
+              "a concept such as game-theory/pure-nash or poetry/haiku/classify "
+              "(`verstehen scopes` lists them)")
 AUDIT_PG, AUDIT_DELTA, AUDIT_TEST_LENGTH = 0.7, 0.05, 100
 
 

@@ -294,3 +294,27 @@ def _weak_labels(text: str, labels: dict[str, str]) -> set[str]:
         if g.upper() in labels:
             found.add(labels[g.upper()])
     return found
+
+
+# ---------------------------------------------------------------- yes / no
+
+_YES_NO_CUE_RE = re.compile(
+    r"\banswer\s*(?:is|:|=)?\s*[*_`'\"]*\s*(?P<word>yes|no)\b", re.I
+)
+_LEADING_YES_NO_RE = re.compile(r"^[\s*_`'\"#>(\[]*(?P<word>yes|no)\b", re.I)
+
+
+def parse_yes_no(text: str) -> bool | None:
+    """Yes -> True, No -> False, None when the reply commits to neither.
+
+    The last "ANSWER: Yes/No" (or "the answer is no") wins; otherwise a reply that starts with
+    yes or no; a yes or no elsewhere in prose is not read, since "there is no ..." is not an answer.
+    """
+    body = answer_text(text)
+    cues = list(_YES_NO_CUE_RE.finditer(body))
+    if cues:
+        return cues[-1].group("word").lower() == "yes"
+    lead = _LEADING_YES_NO_RE.match(body)
+    if lead:
+        return lead.group("word").lower() == "yes"
+    return None

@@ -6,7 +6,7 @@ import asyncio
 import math
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -54,7 +54,10 @@ class Asker:
 
     async def ask(self, question: Question, index: int, kind: str = "answer") -> dict[str, Any]:
         """Ask one question greedily; grade and record it (a failed call is recorded too)."""
-        result = await self.runner.generate(self.model, user(question.prompt), self.params)
+        params = self.params
+        if question.max_tokens is not None:
+            params = replace(params, max_tokens=question.max_tokens)
+        result = await self.runner.generate(self.model, user(question.prompt), params)
         record: dict[str, Any] = {
             "kind": kind, "scope": self.scope.name, "model": self.model.name, "index": index,
             "question_id": question.id, "family": question.family,

@@ -1,4 +1,5 @@
-"""Scopes by name: `get_scope("arithmetic")`, `get_scope("mcq:<path>")`.
+"""Scopes by name: `get_scope("arithmetic")`, `get_scope("mcq:<path>")`,
+`get_scope("game-theory/pure-nash")`, `get_scope("poetry/haiku/classify")`.
 
 A scope is registered as a factory, by exact name (`_NAMED`) or by a prefix that takes an
 argument after the colon (`_PREFIXED`), so new families of scopes plug in with one entry.
@@ -9,9 +10,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from verstehen.domains.registry import EXACT_SCOPES, concept_tasks
 from verstehen.errors import UserError
 from verstehen.scopes.arithmetic import arithmetic_scope
-from verstehen.scopes.base import ExplainableScope, Graded, Question, Scope
+from verstehen.scopes.base import TASK_KINDS, ExplainableScope, Graded, Question, Scope
 
 __all__ = ["BUILTIN_SCOPES", "SCOPE_HELP", "ExplainableScope", "Graded", "Question", "Scope",
            "get_scope", "scope_names"]
@@ -58,14 +60,34 @@ BUILTIN_SCOPES: dict[str, str] = {name: desc for name, (desc, _) in _NAMED.items
 
 
 def scope_names() -> list[str]:
-    """Every accepted spec form, e.g. ["arithmetic", "arithmetic/small", "mcq:<path>"]."""
-    return [*_NAMED, *(f"{p}:{arg}" for p, (arg, _, _) in _PREFIXED.items())]
+    """Every accepted spec form, e.g. ["arithmetic", ..., "mcq:<path>", "poetry/haiku"]."""
+    return [*_NAMED, *(f"{p}:{arg}" for p, (arg, _, _) in _PREFIXED.items()), *EXACT_SCOPES]
 
 
 SCOPE_HELP = "\n".join(
     [f"{name}: {desc}" for name, desc in BUILTIN_SCOPES.items()]
     + [f"{p}:{arg}: {desc}" for p, (arg, desc, _) in _PREFIXED.items()]
+    + [f"{name}[/{'|'.join(TASK_KINDS)}]: {desc}" for name, desc in EXACT_SCOPES.items()]
 )
+
+
+def _concept_scope(spec: str, idk_score: float | None, wrong_score: float | None) -> Scope | None:
+    from verstehen.scopes.concepts import ConceptScope
+
+    base, _, kind = spec.rpartition("/")
+    if spec in EXACT_SCOPES:
+        base, kinds = spec, TASK_KINDS
+    elif base in EXACT_SCOPES and kind in TASK_KINDS:
+        kinds = (kind,)
+    else:
+        return None
+    if idk_score is not None or wrong_score is not None:
+        raise UserError(f"scope '{spec}' scores 1 right and 0 otherwise: --idk-score and "
+                        "--wrong-score do not apply to it")
+    tasks = concept_tasks(base)
+    if tasks is None:
+        raise UserError(f"scope '{base}' is listed but has no items: report this as a bug")
+    return ConceptScope(tasks, kinds)
 
 
 def _check_score(flag: str, value: float | None) -> None:
@@ -80,6 +102,9 @@ def get_scope(spec: str, *, idk_score: float | None = None,
     _check_score("wrong_score", wrong_score)
     if spec in _NAMED:
         return _NAMED[spec][1]("", idk_score, wrong_score)
+    concept = _concept_scope(spec, idk_score, wrong_score)
+    if concept is not None:
+        return concept
     prefix, sep, arg = spec.partition(":")
     if sep and prefix in _PREFIXED:
         return _PREFIXED[prefix][2](arg, idk_score, wrong_score)

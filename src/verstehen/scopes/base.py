@@ -8,6 +8,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 
 Outcome = Literal["correct", "partial", "wrong", "idk", "unparsed"]
+TaskKind = Literal["classify", "generate", "edit"]  # the use tasks of a concept (Potemkin paper)
+TASK_KINDS: tuple[TaskKind, ...] = ("classify", "generate", "edit")
 
 
 @dataclass(frozen=True)
@@ -15,7 +17,8 @@ class Question:
     """One question of a scope, asked in one phrasing.
 
     `id` names the content, not the wording: two phrasings of one question share it.
-    `answer` and `data` are JSON values the scope's scorer needs.
+    `answer` and `data` are JSON values the scope's scorer needs; `max_tokens`, when set,
+    overrides the scope's `answer_tokens` for this question.
     """
 
     id: str
@@ -24,6 +27,7 @@ class Question:
     phrasing: int = 0
     family: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)

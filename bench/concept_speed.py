@@ -1,0 +1,80 @@
+"""Concept items: generate and grade 10,000 items of each concept and task on one core (< 10 s).
+
+For every exactly-graded scope and each task (classify, generate, edit) this draws N items
+through the certification scope and grades one reply per item: the right Yes/No for classify,
+and for generate and edit the item's reference reply (a reply the generator knows to be right),
+so the checker runs its full accepting path. It prints CPU seconds per 10,000 items, the ratio
+to the 10 s target, and the share of replies graded right (100% is also a consistency check of
+generators against checkers). One-time loads (the pronouncing dictionary, nashpy) are timed
+apart. The process pins itself to one core where the OS allows it.
+
+Run: python bench/concept_speed.py [--items 10000] [--scope game-theory/pure-nash ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from verstehen.domains.registry import EXACT_SCOPES, concept_tasks
+from verstehen.scopes.base import TASK_KINDS, Question
+from verstehen.scopes.concepts import ConceptScope
+
+TARGET_SECONDS = 10.0
+
+
+def reply_for(question: Question) -> str:
+    """A reply that should grade right: the true Yes/No, or the item's reference reply."""
+    if question.family == "classify":
+        return "ANSWER: " + ("Yes" if question.answer else "No")
+    return str(question.data["item"]["reference"])
+
+
+def time_task(scope: ConceptScope, items: int, seed: int) -> tuple[float, float]:
+    """CPU seconds to sample and grade `items` questions, and the share graded right."""
+    rng = np.random.default_rng(seed)
+    right = 0
+    started = time.process_time()
+    for _ in range(items):
+        question = scope.sample(rng)
+        right += scope.grade(question, reply_for(question)).score == 1.0
+    return time.process_time() - started, right / items
+
+
+def main() -> int:
+    """Time every scope and task; print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--scope", action="append", choices=sorted(EXACT_SCOPES))
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    scale = 10_000 / args.items
+    print(f"{'scope':<36} {'task':<9} {'load s':>7} {'s/10k':>7} {'ratio':>6} {'right':>7}")
+    worst = 0.0
+    for name in args.scope or list(EXACT_SCOPES):
+        started = time.process_time()
+        tasks = concept_tasks(name)
+        assert tasks is not None, name
+        scopes = {kind: ConceptScope(tasks, (kind,)) for kind in TASK_KINDS}
+        time_task(scopes["classify"], 1, args.seed)  # loads dictionaries and libraries
+        load = time.process_time() - started
+        for kind, scope in scopes.items():
+            seconds, right = time_task(scope, args.items, args.seed)
+            per_10k = seconds * scale
+            worst = max(worst, per_10k)
+            print(f"{name:<36} {kind:<9} {load:>7.2f} {per_10k:>7.2f} "
+                  f"{per_10k / TARGET_SECONDS:>6.2f} {right:>7.1%}")
+            load = 0.0
+    verdict = "PASS" if worst < TARGET_SECONDS else "MISS"
+    print(f"\nslowest: {worst:.2f} CPU s per 10,000 items against the {TARGET_SECONDS:.0f} s "
+          f"target (ratio {worst / TARGET_SECONDS:.2f}): {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Exactly-graded concept domains: checkers, generators and use-task items."""

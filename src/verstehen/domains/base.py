@@ -1,0 +1,78 @@
+"""What an exactly-graded concept offers: items for the three use tasks, rendering and grading.
+
+An `Item` is content only (JSON data); `render` turns it into a prompt in one of the concept's
+phrasings, so a certification rephrase check can ask the same item again in other words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from verstehen.scopes.base import TASK_KINDS, Graded, TaskKind
+
+__all__ = ["TASK_KINDS", "ConceptTasks", "Item", "TaskKind", "grade_yes_no"]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One use-task question about a concept.
+
+    `answer` is the expected classification (True/False) for classify items and None for
+    generate and edit items, whose replies the checker grades. `data` holds JSON values only:
+    everything `render` and `grade` need (a game's payoffs as fraction strings, constraints,
+    the masked poem, ...).
+    """
+
+    kind: TaskKind
+    answer: bool | None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ConceptTasks(Protocol):
+    """The classify / generate / edit items of one exactly-graded concept."""
+
+    key: str        # catalog key, e.g. "game-theory/strict-dominance"
+    name: str       # the concept's name as prompts say it, e.g. "strict dominance"
+    phrasings: int  # render() accepts 0 <= phrasing < phrasings (at least 2)
+
+    def classify_item(self, rng: np.random.Generator, positive: bool) -> Item:
+        """A yes/no item whose true answer is `positive`."""
+        ...
+
+    def generate_item(self, rng: np.random.Generator) -> Item:
+        """Ask for a new instance under constraints drawn from rng."""
+        ...
+
+    def edit_item(self, rng: np.random.Generator, make_instance: bool) -> Item:
+        """Ask to change a given example so it becomes an instance (or stops being one)."""
+        ...
+
+    def render(self, item: Item, phrasing: int) -> str:
+        """The prompt text of `item` in one phrasing; phrasings never change the content."""
+        ...
+
+    def max_tokens(self, item: Item) -> int:
+        """Enough answer tokens for the reply the prompt asks for."""
+        ...
+
+    def grade(self, item: Item, reply: str) -> Graded:
+        """Score a reply: 1 right, 0 ridiculous; unreadable replies are "unparsed" with a reason."""
+        ...
+
+
+def grade_yes_no(item: Item, reply: str) -> Graded:
+    """Grade a classify reply against `item.answer`: right 1, wrong 0, unreadable 0 "unparsed"."""
+    from verstehen.parse import is_idk, parse_yes_no
+
+    said = parse_yes_no(reply)
+    if said is None:
+        if is_idk(reply):
+            return Graded(0.0, "idk", None, "the reply professes not to know")
+        return Graded(0.0, "unparsed", None, "no Yes/No answer found in the reply")
+    if said == item.answer:
+        return Graded(1.0, "correct", said)
+    return Graded(0.0, "wrong", said, f"answered {'Yes' if said else 'No'}")

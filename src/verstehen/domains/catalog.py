@@ -1,0 +1,137 @@
+"""The Potemkin paper's 32 concepts (its Table 3) in three domains, with definitions of our own.
+
+`name` is the paper's spelling (it keys the published benchmark's rows); `scope` names the
+certification scope when verstehen grades the concept exactly by code, and is None when the
+concept needs a judge model or human labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Grading = Literal["exact", "judge"]
+
+DOMAINS = {
+    "literary": "Literary techniques",
+    "game-theory": "Game theory",
+    "psych": "Psychological biases",
+}
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One concept of the catalog."""
+
+    key: str          # "<domain>/<slug>", e.g. "game-theory/pure-nash"
+    name: str         # as the paper writes it, e.g. "Pure Nash Equilibrium"
+    definition: str
+    scope: str | None = None  # the exactly-graded scope, when there is one
+
+    @property
+    def domain(self) -> str:
+        """The domain slug: literary, game-theory or psych."""
+        return self.key.split("/", 1)[0]
+
+    @property
+    def grading(self) -> Grading:
+        """"exact" when a checker grades the use tasks, else "judge" (a judge model or people)."""
+        return "exact" if self.scope else "judge"
+
+
+def _c(key: str, name: str, definition: str, scope: str | None = None) -> Concept:
+    return Concept(key, name, definition, scope)
+
+
+CONCEPTS: tuple[Concept, ...] = (
+    _c("literary/haiku", "Haiku",
+       "A poem of three lines whose syllables number five, seven and five.", "poetry/haiku"),
+    _c("literary/shakespearean-sonnet", "Shakespearean Sonnet",
+       "Fourteen lines of iambic pentameter: three quatrains rhymed ABAB CDCD EFEF and a closing "
+       "rhymed couplet GG.", "poetry/shakespearean-sonnet"),
+    _c("literary/analogy", "Analogy",
+       "Explaining or arguing from a likeness: what holds of one thing is carried over to another "
+       "thing that resembles it in the relevant respect."),
+    _c("literary/paradox", "Paradox",
+       "A statement that seems to contradict itself yet, on reflection, holds a truth."),
+    _c("literary/anacoluthon", "Anacoluthon",
+       "A sentence that abandons the grammatical structure it began with and continues in another, "
+       "for effect."),
+    _c("literary/asyndeton", "Asyndeton",
+       "Leaving out the conjunctions between a series of words or clauses (\"I came, I saw, I "
+       "conquered\")."),
+    _c("literary/hyperbaton", "Hyperbaton",
+       "Departing from the usual order of words to put emphasis on some of them."),
+    _c("literary/synesis", "Synesis",
+       "Agreement that follows the meaning of a word rather than its grammatical form (\"the crowd "
+       "were cheering\")."),
+    _c("literary/accismus", "Accismus",
+       "Pretending to refuse or to be indifferent to something one in fact wants."),
+    _c("literary/slant-rhyme", "Slant Rhyme",
+       "Two words whose endings sound alike without rhyming perfectly: from the last stressed "
+       "vowel on, either the vowel or the closing consonants differ.", "poetry/slant-rhyme"),
+    _c("literary/enthymeme", "Enthymeme",
+       "An argument that leaves one of its premises unstated, for the listener to supply."),
+    _c("literary/anapest", "Anapest",
+       "A metrical foot of two unstressed syllables followed by a stressed one (da-da-DUM).",
+       "poetry/anapest"),
+    _c("game-theory/strict-dominance", "Strict Dominance",
+       "A strategy that gives its player a strictly higher payoff than each of the player's other "
+       "strategies, whatever the other players do.", "game-theory/strict-dominance"),
+    _c("game-theory/iterated-dominance", "Iterated Dominance",
+       "Removing strictly dominated strategies one after another, each time in the game that the "
+       "earlier removals left, until none is dominated.", "game-theory/iterated-dominance"),
+    _c("game-theory/weak-dominance", "Weak Dominance",
+       "A strategy that does at least as well as each other strategy against everything the other "
+       "players may do, and strictly better against something.", "game-theory/weak-dominance"),
+    _c("game-theory/pure-nash", "Pure Nash Equilibrium",
+       "A choice of one strategy per player from which no player can gain by switching alone.",
+       "game-theory/pure-nash"),
+    _c("game-theory/mixed-nash", "Mixed Strategy Nash Equilibrium",
+       "A probability mix over strategies for each player such that no player can raise their "
+       "expected payoff by changing their mix alone.", "game-theory/mixed-nash"),
+    _c("game-theory/pareto-optimality", "Pareto Optimality",
+       "An outcome no other outcome improves on for one player without making another worse off.",
+       "game-theory/pareto-optimality"),
+    _c("game-theory/best-response", "Best Response",
+       "A strategy giving its player the highest expected payoff against the other players' given "
+       "strategies.", "game-theory/best-response"),
+    _c("game-theory/zero-sum", "Zero-Sum Game",
+       "A game in which, in every outcome, the payoffs of the players add up to zero.",
+       "game-theory/zero-sum"),
+    _c("game-theory/symmetric", "Symmetric Game",
+       "A game whose payoffs depend on the strategies played and not on who plays them: swapping "
+       "the players swaps their payoffs.", "game-theory/symmetric"),
+    _c("psych/fundamental-attribution-error", "Fundamental Attribution Error",
+       "Explaining what others do by their character while overlooking the situation they are in."),
+    _c("psych/black-and-white-thinking", "Black and White Thinking",
+       "Seeing things in extremes, all good or all bad, with nothing in between."),
+    _c("psych/sunk-cost-fallacy", "Sunk Cost Fallacy",
+       "Continuing something because of what has already been spent on it, rather than because of "
+       "what continuing will bring."),
+    _c("psych/ikea-effect", "IKEA Effect",
+       "Valuing a thing more because one has built or assembled it oneself."),
+    _c("psych/pseudocertainty-effect", "Pseudocertainty Effect",
+       "Choosing as if an outcome were certain when it is certain only given an earlier, uncertain "
+       "stage."),
+    _c("psych/endowment-effect", "Endowment Effect",
+       "Valuing a thing more merely because one owns it."),
+    _c("psych/naive-cynicism", "Naive Cynicism",
+       "Expecting others to be more driven by self-interest and bias than oneself."),
+    _c("psych/normalcy-bias", "Normalcy Bias",
+       "Underrating a threat by assuming that things will go on as they always have."),
+    _c("psych/spotlight-effect", "Spotlight Effect",
+       "Believing that others notice one's appearance and actions far more than they do."),
+    _c("psych/illusory-superiority", "Illusory Superiority",
+       "Rating one's own abilities or qualities above those of the average person."),
+    _c("psych/catastrophizing", "Catastrophizing",
+       "Expecting the worst conceivable outcome and treating it as likely."),
+)
+
+BY_KEY = {c.key: c for c in CONCEPTS}
+BY_NAME = {c.name.lower(): c for c in CONCEPTS}
+
+
+def concept_by_name(name: str) -> Concept | None:
+    """The concept whose paper name is `name` (case-insensitive), or None."""
+    return BY_NAME.get(name.strip().lower())
