@@ -16,7 +16,7 @@ from verstehen.engine.cache import Cache
 from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed
-from verstehen.procedures.certify import CertifyPlan, question_at, run_certify
+from verstehen.procedures.certify import CertifyPlan, by_family, question_at, run_certify
 from verstehen.procedures.explain import run_explained
 from verstehen.scopes import get_scope
 from verstehen.stats.certify import Criterion
@@ -215,3 +215,12 @@ def test_idk_scores_the_scope_idk_score(tmp_path: Path, make_reply: Callable[[st
     assert big["verdict"]["mean_score"] == pytest.approx(0.2)
     assert big["verdict"]["ridiculous_rate"] == 0.0
     assert small["verdict"]["ridiculous_rate"] == 1.0
+
+
+def test_by_family_means_and_standard_errors() -> None:
+    """Family a = [1, 0, 1, 1]: mean 3/4, sample variance 1/4, SE sqrt(1/4 / 4) = 1/4."""
+    records = [{"family": "a", "score": s} for s in (1.0, 0.0, 1.0, 1.0)]
+    records.append({"family": "b", "score": 0.5})
+    out = by_family(records)
+    assert out["a"] == pytest.approx({"n": 4, "mean": 0.75, "se": 0.25, "ridiculous": 0.25})
+    assert out["b"] == {"n": 1, "mean": 0.5, "se": 0.0, "ridiculous": 0.0}

@@ -125,6 +125,10 @@ def show(summary: dict[str, Any], *, as_json: bool) -> None:
         print("\n".join(explain(scope["verdict"])))
         outcomes = ", ".join(f"{k} {v}" for k, v in scope["outcomes"].items())
         print(f"  answers: {outcomes}")
+        families = scope.get("by_family") or {}
+        if len(families) > 1:
+            print("  by family: " + "; ".join(
+                f"{f} {g['mean']:.3f} ± {g['se']:.3f} (n {g['n']})" for f, g in families.items()))
         if scope["unparsed_reasons"]:
             top = next(iter(scope["unparsed_reasons"]))
             print(f"  unparsed answers, most common reason: {top}")

@@ -138,6 +138,7 @@ def scope_summary(scope: Scope, records: list[dict[str, Any]], verdict: Verdict 
     """The scope's part of summary.json."""
     outcomes = Counter(r["outcome"] for r in records if r["outcome"] is not None)
     reasons = Counter(r["reason"] for r in records if r["outcome"] == "unparsed")
+    scored = [r for r in records if r["score"] is not None]
     return {
         "scope": scope.name,
         "asked": len(records),
@@ -145,5 +146,21 @@ def scope_summary(scope: Scope, records: list[dict[str, Any]], verdict: Verdict 
         "verdict": verdict.to_dict() if verdict else None,
         "outcomes": dict(sorted(outcomes.items())),
         "unparsed_reasons": dict(reasons.most_common(5)),
+        "by_family": by_family(scored),
         "rephrase": rephrased,
     }
+
+
+def by_family(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Mean score with its standard error, share ridiculous and n, per question family."""
+    groups: dict[str, list[float]] = {}
+    for r in records:
+        groups.setdefault(str(r["family"]), []).append(float(r["score"]))
+    out = {}
+    for family, scores in sorted(groups.items()):
+        n = len(scores)
+        mean = sum(scores) / n
+        var = sum((x - mean) ** 2 for x in scores) / (n - 1) if n > 1 else 0.0
+        out[family] = {"n": n, "mean": mean, "se": math.sqrt(var / n),
+                       "ridiculous": sum(x == 0.0 for x in scores) / n}
+    return out
