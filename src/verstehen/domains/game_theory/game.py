@@ -9,15 +9,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 Payoff = tuple[Fraction, Fraction]
 
 
+@lru_cache(maxsize=4096)
+def _exact(value: int | str | Fraction) -> Fraction:
+    return Fraction(value)
+
+
 def _frac(value: Any) -> Fraction:
     if isinstance(value, float):
         return Fraction(value).limit_denominator(10**6)
-    return Fraction(value)
+    if isinstance(value, Fraction):
+        return value
+    return _exact(value)  # Fraction() is slow and games repeat a few small payoffs
 
 
 def fraction_text(value: Fraction) -> str:

@@ -1,0 +1,273 @@
+"""What every game-theory concept's use-task items share: prompts, formats and grading.
+
+Items (all data JSON; games as `Game.to_json()`):
+  classify  {"game", "claim"}; answer = whether the claim about the game holds. The prompt shows
+            the game and asks one yes/no question built from the claim.
+  generate  {"constraints"}; the reply must end with a game after the flag <OUTPUT> (the paper's
+            generate format, benchmark prompts in PotemkinBenchmark generate/questions.csv) that
+            has the asked shape, integer payoffs, the concept's constraints (Table 5 of the paper)
+            and, when asked, all payoffs unique.
+  edit      {"game", "claim", "make_instance"}; the game fails (make_instance) or satisfies the
+            claim; the reply must give the whole changed matrix, same shape, for which the claim
+            holds (make_instance) or fails. Any number of cells may change; how many did is
+            recorded in the grade's `parsed` ({"game", "changed"}).
+Scores are 1 or 0 (no partial credit). A reply with no readable matrix is "unparsed" (or "idk"
+when it professes not to know) with the parser's reason; a readable one that misses a
+constraint is "wrong" with the first unmet constraint as the reason.
+
+Phrasing 0 shows a game as a markdown table and uses the paper's wording; phrasing 1 states every
+outcome in a sentence and words the instructions differently. Both carry the same content.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from verstehen.domains.base import Item, grade_yes_no, yes_no_reference
+from verstehen.domains.game_theory.game import Game, fraction_text
+from verstehen.scopes.base import Graded
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+UNIQUE_ALL = ("In the payoff matrix (combined for both players), all numbers must be unique, "
+              "regardless of which Player the payoff is associated with.")
+UNIQUE_P1 = "All of Player 1's payoffs must be different numbers (and so all of Player 2's)."
+
+
+def prob_text(p: Fraction) -> str:
+    """A probability as a short decimal ("0.25") when it has one, else a fraction ("1/3")."""
+    if 1000 % p.denominator == 0:
+        return f"{float(p):g}"
+    return fraction_text(p)
+
+
+def label(player: int, index: int) -> str:
+    """R1, R2, ... for player 1's strategies, C1, C2, ... for player 2's."""
+    return f"{'R' if player == 1 else 'C'}{index + 1}"
+
+
+def listing(words: list[str], last: str = "and") -> str:
+    """"a", "a and b", "a, b and c" (or another final conjunction)."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" {last} " + words[-1]
+
+
+def mix_text(player: int, mix: list[Fraction]) -> str:
+    """"Player 1 plays R1 with probability 0.2, R2 with probability 0.8"."""
+    parts = [f"{label(player, s)} with probability {prob_text(p)}" for s, p in enumerate(mix)]
+    return f"Player {player} plays {listing(parts)}"
+
+
+def game_text(game: Game, phrasing: int) -> str:
+    """The game as a table (phrasing 0) or as one sentence per outcome (phrasing 1)."""
+    m, n = game.shape
+    rows = listing([label(1, i) for i in range(m)], "or")
+    cols = listing([label(2, j) for j in range(n)], "or")
+    if phrasing == 0:
+        return (f"Player 1 chooses a row ({rows}) and Player 2 chooses a column ({cols}); each "
+                f"cell lists (Player 1's payoff, Player 2's payoff).\n\n{game.table()}")
+    lines = [f"Two players choose at the same time: Player 1 chooses {rows}, and Player 2 "
+             f"chooses {cols}."]
+    for i in range(m):
+        for j in range(n):
+            a, b = game.cells[i][j]
+            lines.append(f"If Player 1 plays {label(1, i)} and Player 2 plays {label(2, j)}, "
+                         f"Player 1 gets {fraction_text(a)} and Player 2 gets {fraction_text(b)}.")
+    return "\n".join(lines)
+
+
+def template(m: int, n: int, one_line: bool = False) -> str:
+    """The paper's output format with placeholders: [[ (A1,B1), (A2,B2) ], ...]."""
+    rows = ["[ " + ", ".join(f"(A{i * n + j + 1},B{i * n + j + 1})" for j in range(n)) + " ]"
+            for i in range(m)]
+    return "[" + (", " if one_line else ",\n ").join(rows) + "]"
+
+
+def _format(m: int, n: int, phrasing: int, what: str) -> str:
+    if phrasing == 0:
+        return (f"Keep any reasoning short. At the end, please generate your final output after "
+                f"the flag <OUTPUT>. In the final output, give {what} as a {m}x{n} payoff matrix "
+                f"in the following format:\n\n{template(m, n)}\n\nWhere Ai and Bi represent the "
+                f"integer-valued payoffs for Player 1 and Player 2 respectively; row i is Player "
+                f"1's i-th action and column j is Player 2's j-th action. Include no text other "
+                f"than the payoff matrix after the flag.")
+    return (f"You may reason briefly first. Then write the flag <OUTPUT> and after it only "
+            f"{what}: a Python list of {m} rows (Player 1's actions in order), each a list of "
+            f"{n} (Player 1 payoff, Player 2 payoff) pairs of integers (Player 2's actions in "
+            f"order), like {template(m, n, one_line=True)}.")
+
+
+def _integral(game: Game) -> bool:
+    return all(x.denominator == 1 for row in game.cells for cell in row for x in cell)
+
+
+def _unique_unmet(game: Game, unique: str | None) -> str | None:
+    p1 = [a for row in game.cells for a, _ in row]
+    both = p1 + [b for row in game.cells for _, b in row]
+    if unique == "all" and len(set(both)) < len(both):
+        return "the payoff numbers are not all unique"
+    if unique == "player1" and len(set(p1)) < len(p1):
+        return "player 1's payoffs are not all different"
+    return None
+
+
+def _read(reply: str) -> Game | Graded:
+    from verstehen.domains.game_theory.parse import ParseFailure, parse_game
+    from verstehen.parse import is_idk
+
+    game = parse_game(reply)
+    if isinstance(game, ParseFailure):
+        if is_idk(reply):
+            return Graded(0.0, "idk", None, "the reply professes not to know")
+        return Graded(0.0, "unparsed", None, game.reason)
+    return game
+
+
+class GameConcept:
+    """Shared machinery; a concept supplies sample, holds, question, goal, constraints, describe
+    and unmet."""
+
+    key: str
+    name: str
+    phrase: str  # the concept as a noun phrase in a sentence: "a pure-strategy Nash equilibrium"
+    phrasings = 2
+
+    # ------------------------------------------------ what each concept defines
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+        """A game and a claim (JSON) about it that holds exactly when `positive`."""
+        raise NotImplementedError
+
+    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+        """Whether the claim holds of the game (the exact checker)."""
+        raise NotImplementedError
+
+    def question(self, claim: dict[str, Any]) -> str:
+        """The classify question for the claim."""
+        raise NotImplementedError
+
+    def goal(self, claim: dict[str, Any], want: bool) -> str:
+        """The edit target in words: the claim holding (want) or failing."""
+        raise NotImplementedError
+
+    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+        """Generate-task constraints (JSON), with "shape" [m, n] and "unique" (None/all/player1)."""
+        raise NotImplementedError
+
+    def describe(self, constraints: dict[str, Any]) -> list[str]:
+        """The concept's constraint sentences (uniqueness is added by the caller)."""
+        raise NotImplementedError
+
+    def unmet(self, game: Game, constraints: dict[str, Any]) -> str | None:
+        """The first of the concept's constraints the (right-shaped) game misses, or None."""
+        raise NotImplementedError
+
+    def example(self, rng: np.random.Generator, constraints: dict[str, Any]) -> Game:
+        """A game meeting the constraints: a reference answer (and proof they can be met)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------ items
+    def classify_item(self, rng: np.random.Generator, positive: bool) -> Item:
+        """A yes/no question about a game whose true answer is `positive`."""
+        game, claim = self.sample(rng, positive)
+        if self.holds(game, claim) != positive:
+            raise RuntimeError(f"{self.key}: sampled a wrong {positive} item")
+        return Item("classify", positive, {"game": game.to_json(), "claim": claim})
+
+    def generate_item(self, rng: np.random.Generator) -> Item:
+        """Ask for a game satisfying constraints drawn from rng."""
+        return Item("generate", None, {"constraints": self.constraints(rng)})
+
+    def edit_item(self, rng: np.random.Generator, make_instance: bool) -> Item:
+        """A game for which the claim fails (make_instance) or holds, to be changed."""
+        game, claim = self.sample(rng, not make_instance)
+        return Item("edit", None, {"game": game.to_json(), "claim": claim,
+                                   "make_instance": make_instance})
+
+    # ------------------------------------------------ prompts
+    def render(self, item: Item, phrasing: int) -> str:
+        """The prompt of `item` in phrasing 0 (table, paper wording) or 1 (sentences)."""
+        if phrasing not in range(self.phrasings):
+            raise ValueError(f"phrasing must be 0 or 1, not {phrasing}")
+        d = item.data
+        if item.kind == "classify":
+            game = game_text(Game.from_json(d["game"]), phrasing)
+            q = self.question(d["claim"])
+            if phrasing == 0:
+                return (f"Answer a question about the following game. {q} Please answer with "
+                        f"either 'ANSWER: Yes' or 'ANSWER: No'.\n\n{game}")
+            return f"{game}\n\n{q} Reply with Yes or No."
+        if item.kind == "generate":
+            c = d["constraints"]
+            m, n = c["shape"]
+            asks = " ".join(self.describe(c) + ([UNIQUE_ALL] if c.get("unique") == "all" else [])
+                            + ([UNIQUE_P1] if c.get("unique") == "player1" else []))
+            if phrasing == 0:
+                return (f"Generate an example of the following concept in game theory: "
+                        f"{self.name}. {asks}\n\n{_format(m, n, 0, 'the game')}")
+            return (f"Write down a two-player game with {m} actions for Player 1 and {n} for "
+                    f"Player 2 that illustrates {self.phrase}. Requirements: {asks}\n"
+                    f"{_format(m, n, 1, 'the game')}")
+        game = Game.from_json(d["game"])
+        m, n = game.shape
+        goal, make = self.goal(d["claim"], d["make_instance"]), d["make_instance"]
+        if phrasing == 0:
+            return (f"Change the following example to make it {'an' if make else 'not an'} "
+                    f"instance of the following game theory concept: {self.name}. That is, "
+                    f"change the payoffs so that {goal}.\n\n{game_text(game, 0)}\n\n"
+                    f"{_format(m, n, 0, 'the whole changed game (same shape)')}")
+        return (f"{game_text(game, 1)}\n\nEdit the payoffs of this game so that {goal}: the "
+                f"result should {'be' if make else 'not be'} an example of {self.phrase}. "
+                f"{_format(m, n, 1, 'the whole edited game (same size)')}")
+
+    def max_tokens(self, item: Item) -> int:
+        """24 for Yes/No; 320 for brief reasoning and a matrix (up to 4x4), whatever the shape."""
+        return 24 if item.kind == "classify" else 320
+
+    # ------------------------------------------------ grading
+    def grade(self, item: Item, reply: str) -> Graded:
+        """Yes/No for classify; the checker's verdict on the replied game otherwise."""
+        if item.kind == "classify":
+            return grade_yes_no(item, reply)
+        game = _read(reply)
+        if isinstance(game, Graded):
+            return game
+        d = item.data
+        if item.kind == "generate":
+            return self._grade_generated(game, d["constraints"])
+        old = Game.from_json(d["game"])
+        if game.shape != old.shape:
+            return Graded(0.0, "wrong", {"game": game.to_json(), "changed": None},
+                          f"the edited matrix is {game.shape[0]}x{game.shape[1]}, the original "
+                          f"{old.shape[0]}x{old.shape[1]}")
+        changed = sum(a != b for r, s in zip(old.cells, game.cells, strict=True)
+                      for a, b in zip(r, s, strict=True))
+        parsed = {"game": game.to_json(), "changed": changed}
+        if not _integral(game):
+            return Graded(0.0, "wrong", parsed, "the payoffs are not all integers")
+        if self.holds(game, d["claim"]) != d["make_instance"]:
+            return Graded(0.0, "wrong", parsed, f"after the edit it is not so that "
+                          f"{self.goal(d['claim'], d['make_instance'])}")
+        return Graded(1.0, "correct", parsed)
+
+    def reference(self, item: Item) -> str | None:
+        """The right Yes/No; for generate, a game built to meet the constraints; edit: None."""
+        if item.kind == "classify":
+            return yes_no_reference(item)
+        if item.kind == "generate":
+            example = self.example(np.random.default_rng(0), item.data["constraints"])
+            return f"<OUTPUT>\n{example.python_literal()}"
+        return None
+
+    def _grade_generated(self, game: Game, c: dict[str, Any]) -> Graded:
+        m, n = c["shape"]
+        reason: str | None = None
+        if game.shape != (m, n):
+            reason = f"the matrix is {game.shape[0]}x{game.shape[1]}, not {m}x{n}"
+        elif not _integral(game):
+            reason = "the payoffs are not all integers"
+        else:
+            reason = _unique_unmet(game, c.get("unique")) or self.unmet(game, c)
+        if reason:
+            return Graded(0.0, "wrong", game.to_json(), reason)
+        return Graded(1.0, "correct", game.to_json())

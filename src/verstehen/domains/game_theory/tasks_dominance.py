@@ -1,0 +1,207 @@
+"""Use-task items for strict dominance, weak dominance and iterated dominance.
+
+Claims: {"player": k} "Player k has a strictly (weakly) dominant strategy"; iterated dominance
+{"rows": [...], "cols": [...]} "IESDS leaves exactly these strategies" (definitions in checks).
+Classify positives for weak dominance are weakly but not strictly dominant, and negatives give the
+asked player no two strategies with identical payoffs, so every answer is the same under the
+other textbook definition ("at least as good against everything", duplicates allowed).
+Negatives are near misses (generate.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from verstehen.domains.game_theory.checks import (
+    iesds,
+    own_payoffs,
+    strictly_dominant,
+    weakly_dominant,
+)
+from verstehen.domains.game_theory.game import Game, fraction_text
+from verstehen.domains.game_theory.generate import (
+    dominance_game,
+    iesds_game,
+    iesds_near_miss,
+    payoff_list,
+    random_shape,
+)
+from verstehen.domains.game_theory.tasks_base import GameConcept, label
+
+IESDS = "iterated elimination of strictly dominated strategies (domination by pure strategies)"
+
+
+def payoff_clause(player: int, which: str, values: list[int]) -> str:
+    """Table 5's "In the row that is x for Player 1, Player 1 receives a payoff of [a, b]..."."""
+    line = "row" if player == 1 else "column"
+    return (f"In the {line} {which}, Player {player} receives a payoff of {values} if the other "
+            f"player takes the corresponding actions (in order).")
+
+
+def _numbers(values: list[Any]) -> str:
+    return "[" + ", ".join(fraction_text(v) for v in values) + "]"
+
+
+class _Dominance(GameConcept):
+    adverb: str  # "strictly" or "weakly"
+
+    def _dominant(self, game: Game, player: int) -> int | None:
+        if self.adverb == "strictly":
+            return strictly_dominant(game, player)
+        found = weakly_dominant(game, player)
+        return found[0] if found else None
+
+    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+        return self._dominant(game, claim["player"]) is not None
+
+    def question(self, claim: dict[str, Any]) -> str:
+        return f"Does Player {claim['player']} have a {self.adverb} dominant strategy?"
+
+    def goal(self, claim: dict[str, Any], want: bool) -> str:
+        k = claim["player"]
+        return (f"Player {k} has a {self.adverb} dominant strategy" if want
+                else f"Player {k} has no {self.adverb} dominant strategy")
+
+    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+        m, n = random_shape(rng)
+        k = int(rng.integers(1, 3))
+        return {"shape": [m, n], "players": "both" if rng.random() < 0.5 else "one",
+                "player": k, "payoffs": payoff_list(rng, n if k == 1 else m), "unique": None}
+
+    def describe(self, c: dict[str, Any]) -> list[str]:
+        k = c["player"]
+        who = ("both players" if c["players"] == "both"
+               else f"only one player, Player {k} (Player {3 - k} must have none)")
+        return [f"In the game, there must be a {self.adverb} dominant strategy for {who}.",
+                payoff_clause(k, f"that is {self.adverb} dominant for Player {k}", c["payoffs"])]
+
+    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+        k, other = c["player"], 3 - c["player"]
+        s = self._dominant(game, k)
+        if s is None:
+            return f"Player {k} has no {self.adverb} dominant strategy"
+        got = own_payoffs(game, k)[s]
+        if got != c["payoffs"]:
+            return (f"Player {k}'s {self.adverb} dominant strategy {label(k, s)} pays "
+                    f"{_numbers(got)}, not {c['payoffs']}")
+        has_other = self._dominant(game, other) is not None
+        if c["players"] == "both" and not has_other:
+            return f"Player {other} has no {self.adverb} dominant strategy"
+        if c["players"] == "one" and has_other:
+            return f"Player {other} has a {self.adverb} dominant strategy too"
+        return None
+
+
+class StrictDominance(_Dominance):
+    """Does Player k have a strictly dominant strategy?"""
+
+    key, name, adverb = "game-theory/strict-dominance", "Strict Dominance", "strictly"
+    phrase = "strict dominance"
+
+    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
+        k = c["player"]
+        kinds = {k: "strict", 3 - k: "strict" if c["players"] == "both" else "no-strict"}
+        return dominance_game(rng, tuple(c["shape"]), kinds[1], kinds[2],
+                              top=(k, c["payoffs"]))
+
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+        k = int(rng.integers(1, 3))
+        kinds = {k: "strict" if positive else "no-strict", 3 - k: "free"}
+        return dominance_game(rng, random_shape(rng), kinds[1], kinds[2]), {"player": k}
+
+
+class WeakDominance(_Dominance):
+    """Does Player k have a weakly dominant strategy? (optionally: one that is not strict)"""
+
+    key, name, adverb = "game-theory/weak-dominance", "Weak Dominance", "weakly"
+    phrase = "weak dominance"
+
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+        k = int(rng.integers(1, 3))
+        kinds = {k: "weak" if positive else "no-weak", 3 - k: "free"}
+        return dominance_game(rng, random_shape(rng), kinds[1], kinds[2]), {"player": k}
+
+    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+        return {**super().constraints(rng), "not_strict": bool(rng.random() < 0.5)}
+
+    def describe(self, c: dict[str, Any]) -> list[str]:
+        extra = ([f"Player {c['player']}'s weakly dominant strategy must not be strictly "
+                  f"dominant."] if c["not_strict"] else [])
+        return super().describe(c) + extra
+
+    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
+        k = c["player"]
+        either = ("weak", "strict")[int(rng.integers(2))]
+        kinds = {k: "weak" if c["not_strict"] else either,
+                 3 - k: either if c["players"] == "both" else "no-weak"}
+        return dominance_game(rng, tuple(c["shape"]), kinds[1], kinds[2],
+                              top=(k, c["payoffs"]))
+
+    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+        if c["not_strict"] and strictly_dominant(game, c["player"]) is not None:
+            return f"Player {c['player']}'s dominant strategy is strictly dominant"
+        return super().unmet(game, c)
+
+
+def _survivors(rows: list[int], cols: list[int]) -> str:
+    return (f"exactly the strategies {{{', '.join(label(1, i) for i in rows)}}} for Player 1 "
+            f"and {{{', '.join(label(2, j) for j in cols)}}} for Player 2")
+
+
+class IteratedDominance(GameConcept):
+    """Does IESDS leave exactly these strategies? Generate: an a x b game that IESDS shrinks
+    to c x d (the reply is the starting matrix)."""
+
+    key, name = "game-theory/iterated-dominance", "Iterated Dominance"
+    phrase = "iterated dominance"
+
+    @staticmethod
+    def _shapes(rng: np.random.Generator) -> tuple[tuple[int, int], tuple[int, int]]:
+        a, b = random_shape(rng)
+        while True:
+            c, d = int(rng.integers(1, a + 1)), int(rng.integers(1, b + 1))
+            if (c, d) != (a, b):
+                return (a, b), (c, d)
+
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+        start, end = self._shapes(rng)
+        if positive:
+            game = iesds_game(rng, start, end)
+            left = iesds(game)
+            rows, cols = left.rows, left.cols
+        else:
+            game, rows, cols = iesds_near_miss(rng, start, end)
+        return game, {"rows": list(rows), "cols": list(cols)}
+
+    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+        left = iesds(game)
+        return list(left.rows) == claim["rows"] and list(left.cols) == claim["cols"]
+
+    def question(self, claim: dict[str, Any]) -> str:
+        return f"Does {IESDS} leave {_survivors(claim['rows'], claim['cols'])}?"
+
+    def goal(self, claim: dict[str, Any], want: bool) -> str:
+        return (f"{IESDS} {'leaves' if want else 'does not leave'} "
+                f"{_survivors(claim['rows'], claim['cols'])}")
+
+    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+        start, end = self._shapes(rng)
+        return {"shape": list(start), "end": list(end), "unique": None}
+
+    def describe(self, c: dict[str, Any]) -> list[str]:
+        (a, b), (e, f) = c["shape"], c["end"]
+        return [f"Start with a {a}x{b} matrix and end with a {e}x{f} matrix: {IESDS} must "
+                f"leave exactly {e} of Player 1's actions and {f} of Player 2's. Give the "
+                f"starting {a}x{b} matrix."]
+
+    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
+        return iesds_game(rng, tuple(c["shape"]), tuple(c["end"]))
+
+    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+        got = iesds(game).shape
+        if list(got) != c["end"]:
+            return (f"iterated elimination leaves a {got[0]}x{got[1]} game, not "
+                    f"{c['end'][0]}x{c['end'][1]}")
+        return None
