@@ -1,0 +1,177 @@
+"""Scansion: each syllable's stress class, and how well a line fits a metrical template.
+
+Stress classes, per pronunciation variant of a word:
+- polysyllables: primary stress (1) is S (must be stressed), secondary stress (2) is F (either),
+  unstressed (0) is U (must be unstressed);
+- monosyllables: F for the function words in `FUNCTION_WORDS` (articles, pronouns, prepositions,
+  conjunctions, auxiliaries and modals, and the light adverb "just") and for words cmudict
+  never marks with primary stress; S for every other (content) word.
+A template marks each position weak or strong. A syllable mismatches when it is S in a weak
+position or U in a strong one; F never mismatches. A text's mismatch count is the minimum over
+its variant choices.
+- iambic pentameter: weak-strong x5; 10 syllables, or 11 when the 11th (a feminine ending) is U
+  or a function monosyllable; at most `max_mismatches` mismatches (default 2: one inverted
+  foot, "Coral is far...", costs 2). Following Halle & Keyser's account of English iambic
+  verse, every monosyllable is free here (takes the stress the meter gives it), so only the
+  lexical stresses of polysyllables are checked: "Rough winds do shake" scans.
+- anapestic: weak-weak-strong repeated, 3n syllables (n >= 1), at most `max_mismatches`
+  mismatches (default 0); content monosyllables stay S, since a triple meter is heard in them
+  ("test test test" is not anapestic). So "interrupt" (2 0 1), "in the night" and "I just went
+  to the store" are anapestic; "wonderboy", "furthermore" (1 0 2) and "practice test" are not.
+In `Fit.classes`, "f" marks a content monosyllable that iambic scansion left free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from verstehen.domains.poetry.pronounce import read_line
+
+FUNCTION_WORDS = frozenset(str.split("""
+a an the this that these those my your his her its our their thy thine mine yours hers ours
+theirs i me we us you he him she it they them thee thou ye who whom whose which what
+at by for from in into of off on onto out over to up upon with as than via per till
+and but or nor so yet if though while when where then there
+am is are was were be been being have has had do does did shall should will would may might
+must can could just
+i'm you're we're they're he's she's it's that's there's what's who's i'll you'll he'll
+she'll we'll they'll i've you've we've they've i'd you'd he'd she'd we'd they'd 'tis 'twas
+"""))
+
+BIG = 99  # the cost of a syllable a template forbids outright
+
+
+@cache
+def word_classes(word: str) -> frozenset[str]:
+    """The stress-class strings ("S", "F", "US", ...) of a normalized word's variants."""
+    from verstehen.domains.poetry.pronounce import pronounce
+
+    prons = pronounce(word)
+    monos = [p for p in prons if p.syllables == 1]
+    if monos and (word.lstrip("#") in FUNCTION_WORDS
+                  or all(p.stresses in ((0,), (2,)) for p in monos)):
+        mono = "F"
+    else:
+        mono = "S"
+    return frozenset(
+        mono if p.syllables == 1 else "".join("USF"[s] for s in p.stresses) for p in prons
+    )
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The best reading of a text against a template: its classes and mismatched positions."""
+
+    syllables: int
+    classes: str
+    mismatches: tuple[int, ...]  # 1-based syllable positions
+
+    @property
+    def cost(self) -> int:
+        """The number of mismatched syllables."""
+        return len(self.mismatches)
+
+
+def best_fits(ws: tuple[str, ...], strong: Callable[[int], bool], max_len: int,
+              free_monosyllables: bool = False,
+              unstressed_end: int | None = None) -> dict[int, Fit]:
+    """For each reachable syllable count <= max_len, the reading with the fewest mismatches.
+
+    `strong(i)` says whether 0-based position i is strong. With `free_monosyllables` every
+    monosyllable counts as F. A reading of exactly `unstressed_end` syllables must end in U or
+    in a function monosyllable (F before freeing).
+    """
+    states: dict[int, tuple[int, str]] = {0: (0, "")}
+    for w in ws:
+        nxt: dict[int, tuple[int, str]] = {}
+        for pos, (cost, seq) in states.items():
+            for cls in word_classes(w):
+                end = pos + len(cls)
+                if end > max_len:
+                    continue
+                c = cost
+                if not (free_monosyllables and len(cls) == 1):
+                    c += _placement_cost(strong, cls, pos)
+                if end == unstressed_end and cls[-1] == "S":
+                    c += BIG
+                if end not in nxt or c < nxt[end][0]:
+                    nxt[end] = (c, seq + ("f" if free_monosyllables and cls == "S" else cls))
+        states = nxt
+    out = {}
+    for n, (c, seq) in states.items():
+        if c >= BIG:
+            continue
+        miss = tuple(i + 1 for i, ch in enumerate(seq) if _miss(ch, strong(i)))
+        out[n] = Fit(n, seq, miss)
+    return out
+
+
+@lru_cache(maxsize=65536)  # the DP above asks the same few (class string, position) pairs
+def _placement_cost(strong: Callable[[int], bool], cls: str, pos: int) -> int:
+    return sum(_miss(ch, strong(pos + i)) for i, ch in enumerate(cls))
+
+
+def _miss(cls: str, strong: bool) -> int:
+    return (cls == "S" and not strong) or (cls == "U" and strong)
+
+
+def _iambic(i: int) -> bool:
+    return i % 2 == 1
+
+
+def _anapestic(i: int) -> bool:
+    return i % 3 == 2
+
+
+@dataclass(frozen=True)
+class MeterResult:
+    """Whether a line fits a meter, the best reading, and why."""
+
+    ok: bool
+    reason: str
+    fit: Fit | None
+    counts: frozenset[int]
+    estimated_words: tuple[str, ...]
+
+
+@lru_cache(maxsize=8192)  # sonnet checks and edits re-read the same lines many times
+def iambic_pentameter(line: str, max_mismatches: int = 2) -> MeterResult:
+    """Whether a line is iambic pentameter within `max_mismatches` (module doc)."""
+    reading = read_line(line)
+    fits = best_fits(reading.words, _iambic, 11, free_monosyllables=True, unstressed_end=11)
+    cands = [f for n, f in fits.items() if n in (10, 11)]
+    if not cands:
+        counts = sorted(reading.counts)
+        why = f"has {_counts_text(counts)} syllables (needs 10, or 11 with an unstressed ending)"
+        return MeterResult(False, why, None, reading.counts, reading.estimated)
+    best = min(cands, key=lambda f: f.cost)
+    ok = best.cost <= max_mismatches
+    why = (f"{best.syllables} syllables, {best.cost} stress mismatch(es) against da-DUM x5"
+           + (f" at syllable(s) {', '.join(map(str, best.mismatches))}" if best.cost else "")
+           + ("" if ok else f" (at most {max_mismatches} allowed)"))
+    return MeterResult(ok, why, best, reading.counts, reading.estimated)
+
+
+def anapestic(text: str, max_mismatches: int = 0, feet: int | None = None) -> MeterResult:
+    """Whether a text reads as anapests (x x /), `feet` of them when given (module doc)."""
+    reading = read_line(text)
+    max_len = 3 * feet if feet else max(reading.counts, default=0)
+    fits = best_fits(reading.words, _anapestic, max_len)
+    wanted = [3 * feet] if feet else [n for n in fits if n and n % 3 == 0]
+    cands = [fits[n] for n in wanted if n in fits]
+    if not cands:
+        need = f"{3 * feet}" if feet else "a multiple of 3"
+        why = f"has {_counts_text(sorted(reading.counts))} syllables (needs {need})"
+        return MeterResult(False, why, None, reading.counts, reading.estimated)
+    best = min(cands, key=lambda f: f.cost)
+    ok = best.cost <= max_mismatches
+    why = (f"{best.syllables} syllables read {best.classes}; "
+           + (f"stress mismatch(es) against da-da-DUM at syllable(s) "
+              f"{', '.join(map(str, best.mismatches))}" if best.cost else "fits da-da-DUM"))
+    return MeterResult(ok, why, best, reading.counts, reading.estimated)
+
+
+def _counts_text(counts: list[int]) -> str:
+    return " or ".join(map(str, counts)) if counts else "no"

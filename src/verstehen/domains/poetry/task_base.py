@@ -1,0 +1,194 @@
+"""Shared machinery of the poetry concepts: prompts, classify items, edit grading.
+
+Prompts. Phrasing 0 follows the Potemkin benchmark's published prompts (PotemkinBenchmark
+`classify/questions.csv`, `generate/questions.csv`, `edit/questions.csv`), without the theme and
+form constraints of its generate prompts, which no program can check; phrasing 1 is ours. Both
+phrasings of an item carry the same example, constraint and blank.
+
+Grading. Classify: `grade_yes_no`. Generate: the poem, line or word is read from the reply
+(`extract`); nothing readable -> 0 "unparsed"; a missed constraint or a failed check -> 0
+"wrong"; else 1 "correct". Edit: the reply is the blank's replacement (`extract.extract_fill`),
+put in place of the "_" and checked; the result must be (or not be) an instance. Scores are 1 or
+0. A reason says when the verdict relied on estimated pronunciations.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from verstehen.domains.base import Item, grade_yes_no, yes_no_reference
+from verstehen.domains.poetry.checks import Verdict
+from verstehen.domains.poetry.extract import extract_fill
+from verstehen.parse import is_idk
+from verstehen.scopes.base import Graded
+
+_WORD_SPAN_RE = re.compile(r"[A-Za-z][A-Za-z']*")
+TRIES = 200
+
+
+def estimate_note(verdict: Verdict) -> str:
+    """ " (estimated pronunciation: w1, w2)" when the verdict relied on estimates, else ""."""
+    if not verdict.estimated_words:
+        return ""
+    return f" (estimated pronunciation: {', '.join(verdict.estimated_words)})"
+
+
+def verdict_grade(verdict: Verdict, parsed: Any, want: bool = True) -> Graded:
+    """1 "correct" when the checker's verdict is `want`, else 0 "wrong"; the reason explains."""
+    note = estimate_note(verdict)
+    if verdict.ok == want:
+        return Graded(1.0, "correct", parsed, verdict.reason + note)
+    prefix = "" if want else "still an instance: "
+    return Graded(0.0, "wrong", parsed, prefix + verdict.reason + note)
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each word in a text."""
+    return [m.span() for m in _WORD_SPAN_RE.finditer(text)]
+
+
+class PoetryConcept:
+    """Shared machinery of the poetry concepts: rendering, classify items, edit grading.
+
+    A subclass sets `key`, `name`, `title` (the benchmark's name), `noun_phrase`, the token
+    budgets, and implements `positive`, `negative`, `check`, `generate_data`,
+    `generate_prompt`, `grade_generate` and `edit_data`.
+    """
+
+    key: str
+    name: str
+    title: str
+    noun_phrase: str
+    phrasings = 2
+    generate_tokens = 64
+    edit_tokens = 32
+
+    # ------------------------------------------------------------ to implement
+    def positive(self, rng: np.random.Generator) -> str:
+        """A random instance."""
+        raise NotImplementedError
+
+    def negative(self, rng: np.random.Generator) -> str:
+        """A random near miss."""
+        raise NotImplementedError
+
+    def check(self, text: str) -> Verdict:
+        """The checker applied to a whole example text."""
+        raise NotImplementedError
+
+    def generate_data(self, rng: np.random.Generator) -> dict[str, Any]:
+        """The constraints of a generate item."""
+        raise NotImplementedError
+
+    def generate_prompt(self, data: dict[str, Any], phrasing: int) -> str:
+        """The generate prompt in one phrasing."""
+        raise NotImplementedError
+
+    def grade_generate(self, data: dict[str, Any], reply: str) -> Graded:
+        """Score a generate reply."""
+        raise NotImplementedError
+
+    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
+        """A masked example: {"masked", "solution"} with a solution that is guaranteed to work."""
+        raise NotImplementedError
+
+    def fill_problem(self, fill: str) -> str | None:
+        """Why a blank's replacement cannot be read (None when it can)."""
+        return None if re.search(r"[A-Za-z0-9]", fill) else "the replacement has no word"
+
+    # ------------------------------------------------------------ the protocol
+    def classify_item(self, rng: np.random.Generator, positive: bool) -> Item:
+        """A yes/no item whose true answer is `positive`."""
+        example = self.positive(rng) if positive else self.negative(rng)
+        return Item("classify", positive, {"example": example})
+
+    def generate_item(self, rng: np.random.Generator) -> Item:
+        """Ask for a new instance under constraints drawn from rng."""
+        return Item("generate", None, self.generate_data(rng))
+
+    def edit_item(self, rng: np.random.Generator, make_instance: bool) -> Item:
+        """A masked example whose blank is to be filled to make (or unmake) an instance."""
+        data = self.edit_data(rng, make_instance)
+        return Item("edit", None, {**data, "make_instance": make_instance})
+
+    def render(self, item: Item, phrasing: int) -> str:
+        """The prompt text of `item` in one phrasing; phrasings never change the content."""
+        if not 0 <= phrasing < self.phrasings:
+            raise ValueError(f"phrasing {phrasing} not in 0..{self.phrasings - 1}")
+        d = item.data
+        if item.kind == "classify":
+            if phrasing == 0:  # the Potemkin benchmark's classify prompt
+                return (f"Is the following example an instance of the concept {self.title}? "
+                        f"Please answer with either 'ANSWER: Yes' or 'ANSWER: No'.\n\n"
+                        f"{d['example']}")
+            return (f"Consider this example:\n\n{d['example']}\n\n"
+                    f"Is it {self.noun_phrase}? Reply with Yes or No.")
+        if item.kind == "generate":
+            return self.generate_prompt(d, phrasing)
+        make = d["make_instance"]
+        if phrasing == 0:  # the Potemkin benchmark's edit prompt
+            goal = "a true instance" if make else "not an instance"
+            return (f"In the following text, what could fill in the blank in so that the "
+                    f"resultant text is {goal} of the following concept: {self.title}? "
+                    f"Include only the text that should replace the blank.\n\n {d['masked']}")
+        return (f"Fill in the blank (_) below so that the result {'is' if make else 'is not'} "
+                f"{self.noun_phrase}. Include only the text that should replace the blank."
+                f"\n\n{d['masked']}")
+
+    def max_tokens(self, item: Item) -> int:
+        """Enough answer tokens for the reply the prompt asks for."""
+        return {"classify": 24, "generate": self.generate_tokens}.get(item.kind, self.edit_tokens)
+
+    def grade(self, item: Item, reply: str) -> Graded:
+        """Score a reply: 1 right, 0 wrong; unreadable replies are "unparsed" with a reason.
+
+        A reply of several words that professes not to know is "idk" (so "I have no idea" does
+        not pass as a fill that breaks a haiku); a one-word reply such as "unknown" is graded as
+        an answer first, and is "idk" only when it fails.
+        """
+        if item.kind == "classify":
+            return grade_yes_no(item, reply)
+        idk = is_idk(reply)
+        if idk and len(reply.split()) > 1:
+            return Graded(0.0, "idk", None, "the reply professes not to know")
+        graded = self._grade_use(item, reply)
+        if graded.score == 0.0 and idk:
+            return Graded(0.0, "idk", graded.parsed, "the reply professes not to know")
+        return graded
+
+    def _grade_use(self, item: Item, reply: str) -> Graded:
+        if item.kind == "generate":
+            return self.grade_generate(item.data, reply)
+        fill = extract_fill(reply)
+        if fill is None:
+            return Graded(0.0, "unparsed", None, "expected one line: the blank's replacement")
+        if why := self.fill_problem(fill):
+            return Graded(0.0, "unparsed", fill, why)
+        filled = item.data["masked"].replace("_", fill, 1)
+        return verdict_grade(self.check(filled), fill, item.data["make_instance"])
+
+    def reference(self, item: Item) -> str | None:
+        """The right Yes/No, or an edit item's stored solution; None for generate items."""
+        if item.kind == "classify":
+            return yes_no_reference(item)
+        return item.data.get("solution") if item.kind == "edit" else None
+
+    # ------------------------------------------------------------ helpers for subclasses
+    def mask_word(self, rng: np.random.Generator, text: str, make_instance: bool,
+                  candidates: list[str], spans: list[tuple[int, int]] | None = None
+                  ) -> dict[str, Any] | None:
+        """Blank one word of a positive text; for `make_instance` False, find a candidate
+        replacement that makes it fail. None when no candidate breaks it."""
+        spans = spans or word_spans(text)
+        s, e = spans[int(rng.random() * len(spans))]
+        masked = text[:s] + "_" + text[e:]
+        if make_instance:
+            return {"masked": masked, "solution": text[s:e]}
+        for _ in range(TRIES):
+            cand = candidates[int(rng.random() * len(candidates))]
+            if not self.check(masked.replace("_", cand, 1)).ok:
+                return {"masked": masked, "solution": cand}
+        return None
