@@ -187,3 +187,24 @@ def test_concept_scope_errors() -> None:
         get_scope("poetry/limerick")
 
 
+
+
+def test_reference_replies_grade_right_and_an_idk_word_can_be_an_answer() -> None:
+    """Every reference a concept builds passes its own checker (generators agree with checkers)."""
+    rng = np.random.default_rng(11)
+    for name in EXACT_SCOPES:
+        scope = get_scope(name)
+        referenced = 0
+        for _ in range(30):
+            q = scope.sample(rng)
+            reference = scope.tasks.reference(scope.item_of(q))
+            if reference is not None:
+                referenced += 1
+                graded = scope.grade(q, reference)
+                assert graded.score == 1.0 and graded.outcome == "correct", (name, q.data, graded)
+        assert referenced >= 10, name  # classify items always have one
+    anapest = concept_tasks("poetry/anapest")
+    assert anapest is not None
+    item = Item("edit", None, {"masked": "My _ souvenir", "make_instance": True})
+    assert anapest.grade(item, "unknown").outcome == "correct"  # un-KNOWN SOU-ve-NIR... read
+    assert anapest.grade(item, "I don't know").outcome == "idk"

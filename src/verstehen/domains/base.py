@@ -13,7 +13,7 @@ import numpy as np
 
 from verstehen.scopes.base import TASK_KINDS, Graded, TaskKind
 
-__all__ = ["TASK_KINDS", "ConceptTasks", "Item", "TaskKind", "grade_yes_no"]
+__all__ = ["TASK_KINDS", "ConceptTasks", "Item", "TaskKind", "grade_yes_no", "yes_no_reference"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,18 @@ class ConceptTasks(Protocol):
     def grade(self, item: Item, reply: str) -> Graded:
         """Score a reply: 1 right, 0 ridiculous; unreadable replies are "unparsed" with a reason."""
         ...
+
+    def reference(self, item: Item) -> str | None:
+        """A reply the checker grades right, when the concept can build one (None otherwise).
+
+        For tests and benchmarks only: it is never shown to a model.
+        """
+        ...
+
+
+def yes_no_reference(item: Item) -> str:
+    """The right reply to a classify item, in the paper's format."""
+    return "ANSWER: " + ("Yes" if item.answer else "No")
 
 
 def grade_yes_no(item: Item, reply: str) -> Graded:
