@@ -7,6 +7,7 @@ from fractions import Fraction as F
 import pytest
 
 from verstehen.domains.game_theory.checks import (
+    as_mix,
     best_responses,
     check_elimination,
     expected_payoffs,
@@ -184,3 +185,12 @@ def test_zero_sum_and_symmetric_definitions() -> None:
     assert not is_symmetric(Game.of([[(1, 1), (2, 2), (3, 3)], [(2, 2), (1, 1), (0, 0)]]))
     with pytest.raises(ValueError):
         nash_partner(RPS, 1, (F(1, 3),) * 3)
+
+
+def test_decimal_probabilities_are_read_exactly() -> None:
+    """0.1/0.9 as floats do not sum to 1 in binary; as decimals they do (Matching Pennies)."""
+    pennies = Game.of([[(1, -1), (-1, 1)], [(-1, 1), (1, -1)]])
+    assert as_mix((0.1, 0.9), 2) == (F(1, 10), F(9, 10))
+    assert as_mix((0.3, 0.7), 2) == (F(3, 10), F(7, 10))
+    assert is_nash(pennies, (0.5, 0.5), (0.5, 0.5))
+    assert not is_nash(pennies, (0.1, 0.9), (0.5, 0.5))  # player 2 then strictly prefers C1

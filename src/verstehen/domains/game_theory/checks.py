@@ -170,8 +170,11 @@ def check_elimination(game: Game, steps: Sequence[Sequence[int]], *,
 # ---------------------------------------------------------------- best responses and equilibria
 
 def as_mix(values: Sequence[Any], size: int) -> Mix:
-    """A validated mixed strategy over `size` strategies (ValueError if it is not one)."""
-    mix = tuple(Fraction(v) for v in values)
+    """A validated mixed strategy over `size` strategies (ValueError if it is not one).
+
+    Floats are read as the decimals they print as (0.1 is 1/10), so 0.1 + 0.9 sums to 1.
+    """
+    mix = tuple(Fraction(str(v)) if isinstance(v, float) else Fraction(v) for v in values)
     if len(mix) != size:
         raise ValueError(f"a mixed strategy here needs {size} probabilities, not {len(mix)}")
     if any(p < 0 for p in mix) or sum(mix) != 1:
