@@ -79,3 +79,11 @@ def test_vocabulary_words_are_unambiguous() -> None:
     entries = lexicon().entries
     assert len(entries) > 600
     assert all(len(word_classes(e.word)) == 1 for e in entries)
+
+
+def test_vocabulary_has_no_word_that_reads_as_not_knowing() -> None:
+    """A stored solution such as "unknown" would be graded as an "I don't know" reply."""
+    from verstehen.domains.poetry.lexicon import lexicon
+    from verstehen.parse import is_idk
+
+    assert not [e.word for e in lexicon().entries if is_idk(e.word)]

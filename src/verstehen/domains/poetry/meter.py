@@ -75,13 +75,13 @@ class Fit:
 
 
 def best_fits(ws: tuple[str, ...], strong: Callable[[int], bool], max_len: int,
-              free_monosyllables: bool = False,
-              unstressed_end: int | None = None) -> dict[int, Fit]:
+              free_monosyllables: bool = False, unstressed_end: int | None = None,
+              lengths: frozenset[int] | None = None) -> dict[int, Fit]:
     """For each reachable syllable count <= max_len, the reading with the fewest mismatches.
 
     `strong(i)` says whether 0-based position i is strong. With `free_monosyllables` every
     monosyllable counts as F. A reading of exactly `unstressed_end` syllables must end in U or
-    in a function monosyllable (F before freeing).
+    in a function monosyllable (F before freeing). `lengths`, when given, keeps only those counts.
     """
     states: dict[int, tuple[int, str]] = {0: (0, "")}
     for w in ws:
@@ -101,7 +101,7 @@ def best_fits(ws: tuple[str, ...], strong: Callable[[int], bool], max_len: int,
         states = nxt
     out = {}
     for n, (c, seq) in states.items():
-        if c >= BIG:
+        if c >= BIG or (lengths is not None and n not in lengths):
             continue
         miss = tuple(i + 1 for i, ch in enumerate(seq) if _miss(ch, strong(i)))
         out[n] = Fit(n, seq, miss)
@@ -136,11 +136,15 @@ class MeterResult:
     estimated_words: tuple[str, ...]
 
 
+_PENTAMETER_LENGTHS = frozenset((10, 11))
+
+
 @lru_cache(maxsize=8192)  # sonnet checks and edits re-read the same lines many times
 def iambic_pentameter(line: str, max_mismatches: int = 2) -> MeterResult:
     """Whether a line is iambic pentameter within `max_mismatches` (module doc)."""
     reading = read_line(line)
-    fits = best_fits(reading.words, _iambic, 11, free_monosyllables=True, unstressed_end=11)
+    fits = best_fits(reading.words, _iambic, 11, free_monosyllables=True, unstressed_end=11,
+                     lengths=_PENTAMETER_LENGTHS)
     cands = [f for n, f in fits.items() if n in (10, 11)]
     if not cands:
         counts = sorted(reading.counts)

@@ -259,11 +259,13 @@ def estimate(word: str) -> Pronunciation:
 
 
 @cache
+@cache
 def is_estimated(word: str) -> bool:
     """True when the word's pronunciation is not from the dictionary."""
     return any(p.estimated for p in pronounce(word))
 
 
+@cache
 def syllable_counts(word: str) -> frozenset[int]:
     """The syllable counts of a word's variants."""
     return frozenset(p.syllables for p in pronounce(word))
@@ -275,11 +277,12 @@ def read_line(text: str) -> LineReading:
     ws = words(text)
     prons = tuple(pronounce(w) for w in ws)
     fixed, counts = 0, {0}
-    for ps in prons:
-        if len(ps) == 1:
-            fixed += ps[0].syllables
+    for w in ws:
+        sizes = syllable_counts(w)
+        if len(sizes) == 1:
+            fixed += next(iter(sizes))
         else:
-            counts = {c + p.syllables for c in counts for p in ps}
+            counts = {c + k for c in counts for k in sizes}
     estimated = tuple(dict.fromkeys(w.lstrip("#") for w in ws if is_estimated(w)))
     return LineReading(tuple(ws), prons, frozenset(c + fixed for c in counts), estimated)
 

@@ -145,17 +145,15 @@ class PoetryConcept:
     def grade(self, item: Item, reply: str) -> Graded:
         """Score a reply: 1 right, 0 wrong; unreadable replies are "unparsed" with a reason.
 
-        A reply of several words that professes not to know is "idk" (so "I have no idea" does
-        not pass as a fill that breaks a haiku); a one-word reply such as "unknown" is graded as
-        an answer first, and is "idk" only when it fails.
+        A reply that professes not to know is "idk" when it fails, and also when it "succeeds"
+        at breaking an instance (any words break a haiku, "I have no idea" included); a reply
+        that makes an instance counts as one whatever words it starts with ("Unknown boat...").
         """
         if item.kind == "classify":
             return grade_yes_no(item, reply)
-        idk = is_idk(reply)
-        if idk and len(reply.split()) > 1:
-            return Graded(0.0, "idk", None, "the reply professes not to know")
         graded = self._grade_use(item, reply)
-        if graded.score == 0.0 and idk:
+        breaking = item.kind == "edit" and not item.data["make_instance"]
+        if (graded.score == 0.0 or breaking) and is_idk(reply):
             return Graded(0.0, "idk", graded.parsed, "the reply professes not to know")
         return graded
 

@@ -29,10 +29,12 @@ def fill_words() -> tuple[str, ...]:
     return tuple(e.word for e in lexicon().entries if e.tag in ("noun", "adj", "verb", "adv"))
 
 
+@cache
 def _nouns() -> tuple[str, ...]:
     return tuple(e.word for e in lexicon().entries if e.tag == "noun")
 
 
+@cache
 def _end_words() -> tuple[str, ...]:
     return tuple(e.word for g in gen._end_groups() for e in g)
 

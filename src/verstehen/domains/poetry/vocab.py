@@ -57,7 +57,7 @@ safe salty sandy secret sharp shiny short shy silent silly simple sleepy slim sl
 smooth snowy soft solid sour spare steep sticky still strange strong sudden sunny sweet swift
 tall tame tender thick thin tiny tired tough warm weak wet white wide wild windy wise wooden
 yellow young
-alone awake asleep alive afraid complete sincere serene divine unknown absurd
+alone awake asleep alive afraid complete sincere serene divine absurd
 supreme extreme intense immense profound aloof
 """)
 
