@@ -81,14 +81,23 @@ def _last_word(text: str) -> str | None:
     return ws[-1] if ws else None
 
 
-def perfect_rhyme(a: str, b: str) -> Verdict:
-    """Whether the last words of two texts rhyme perfectly."""
+def _pair(a: str, b: str) -> tuple[str, str, tuple[str, ...]] | Verdict:
+    """The last words of two texts and their estimated words, or why they cannot be compared."""
     wa, wb = _last_word(a), _last_word(b)
     if not wa or not wb:
         return Verdict(False, "a word is missing")
     est = _estimated([wa, wb])
     if not rhyme_keys(wa) or not rhyme_keys(wb):
         return Verdict(False, "no known pronunciation to compare", est)
+    return wa, wb, est
+
+
+def perfect_rhyme(a: str, b: str) -> Verdict:
+    """Whether the last words of two texts rhyme perfectly."""
+    pair = _pair(a, b)
+    if isinstance(pair, Verdict):
+        return pair
+    wa, wb, est = pair
     if is_perfect_rhyme(wa, wb):
         return Verdict(True, f'"{wa}" and "{wb}" rhyme perfectly', est)
     return Verdict(False, f'"{wa}" and "{wb}" do not rhyme perfectly', est)
@@ -96,12 +105,10 @@ def perfect_rhyme(a: str, b: str) -> Verdict:
 
 def slant(a: str, b: str) -> Verdict:
     """Whether the last words of two texts form a slant rhyme (assonance or consonance)."""
-    wa, wb = _last_word(a), _last_word(b)
-    if not wa or not wb:
-        return Verdict(False, "a word is missing")
-    est = _estimated([wa, wb])
-    if not rhyme_keys(wa) or not rhyme_keys(wb):
-        return Verdict(False, "no known pronunciation to compare", est)
+    pair = _pair(a, b)
+    if isinstance(pair, Verdict):
+        return pair
+    wa, wb, est = pair
     if wa == wb:
         return Verdict(False, "the same word twice", est)
     if is_perfect_rhyme(wa, wb):
