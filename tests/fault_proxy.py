@@ -95,8 +95,9 @@ class FaultProxy:
                 elif fault == "500":
                     writer.write(reply(500))
                 else:
-                    writer.write(await self._forward(method, path, body))
-                    self.forwarded += 1
+                    response = await self._forward(method, path, body)
+                    self.forwarded += 1  # before the client can see the reply and read the count
+                    writer.write(response)
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
