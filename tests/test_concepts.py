@@ -73,6 +73,10 @@ def test_concepts_command_lists_every_concept_with_its_grading(cli_env: dict[str
 def test_concepts_command_bad_input(cli_env: dict[str, str]) -> None:
     user_error(["concepts", "--domain", "psych", "--exact"], cli_env, "no concept matches")
     user_error(["concepts", "--domain", "chemistry"], cli_env, "--domain", "chemistry")
+    user_error(["certify", "--scope", "poetry/haiku", "--explanations", "--questions", "2"],
+               cli_env, "poetry/haiku", "drop --explanations")
+    user_error(["certify", "--scope", "game-theory/zero-sum/define", "--questions", "2"],
+               cli_env, "unknown scope 'game-theory/zero-sum/define'")
 
 
 # ---------------------------------------------------------------- the scope wrapper
