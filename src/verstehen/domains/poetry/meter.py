@@ -86,18 +86,18 @@ def best_fits(ws: tuple[str, ...], strong: Callable[[int], bool], max_len: int,
     states: dict[int, tuple[int, str]] = {0: (0, "")}
     for w in ws:
         nxt: dict[int, tuple[int, str]] = {}
+        options = _options(w, free_monosyllables)
         for pos, (cost, seq) in states.items():
-            for cls in word_classes(w):
-                end = pos + len(cls)
+            for cls, size, free, label in options:
+                end = pos + size
                 if end > max_len:
                     continue
-                c = cost
-                if not (free_monosyllables and len(cls) == 1):
-                    c += _placement_cost(strong, cls, pos)
+                c = cost if free else cost + _placement_cost(strong, cls, pos)
                 if end == unstressed_end and cls[-1] == "S":
                     c += BIG
-                if end not in nxt or c < nxt[end][0]:
-                    nxt[end] = (c, seq + ("f" if free_monosyllables and cls == "S" else cls))
+                best = nxt.get(end)
+                if best is None or c < best[0]:
+                    nxt[end] = (c, seq + label)
         states = nxt
     out = {}
     for n, (c, seq) in states.items():
@@ -106,6 +106,14 @@ def best_fits(ws: tuple[str, ...], strong: Callable[[int], bool], max_len: int,
         miss = tuple(i + 1 for i, ch in enumerate(seq) if _miss(ch, strong(i)))
         out[n] = Fit(n, seq, miss)
     return out
+
+
+@cache
+def _options(word: str, free_monosyllables: bool) -> tuple[tuple[str, int, bool, str], ...]:
+    """A word's readings for `best_fits`: (class string, syllables, costs nothing, label)."""
+    return tuple((cls, len(cls), free_monosyllables and len(cls) == 1,
+                  "f" if free_monosyllables and cls == "S" else cls)
+                 for cls in sorted(word_classes(word)))
 
 
 @lru_cache(maxsize=65536)  # the DP above asks the same few (class string, position) pairs
