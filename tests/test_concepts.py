@@ -210,5 +210,6 @@ def test_reference_replies_grade_right_and_an_idk_word_can_be_an_answer() -> Non
     anapest = concept_tasks("poetry/anapest")
     assert anapest is not None
     item = Item("edit", None, {"masked": "My _ souvenir", "make_instance": True})
-    assert anapest.grade(item, "unknown").outcome == "correct"  # un-KNOWN SOU-ve-NIR... read
+    # my un-KNOWN | sou-ve-NIR: two anapests (cmudict: unknown AH0 N OW1, souvenir 2 0 1)
+    assert anapest.grade(item, "unknown").outcome == "correct"
     assert anapest.grade(item, "I don't know").outcome == "idk"

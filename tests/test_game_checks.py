@@ -192,5 +192,6 @@ def test_decimal_probabilities_are_read_exactly() -> None:
     pennies = Game.of([[(1, -1), (-1, 1)], [(-1, 1), (1, -1)]])
     assert as_mix((0.1, 0.9), 2) == (F(1, 10), F(9, 10))
     assert as_mix((0.3, 0.7), 2) == (F(3, 10), F(7, 10))
+    assert as_mix((1 / 3, 1 / 3, 1 / 3), 3) == (F(1, 3),) * 3
     assert is_nash(pennies, (0.5, 0.5), (0.5, 0.5))
     assert not is_nash(pennies, (0.1, 0.9), (0.5, 0.5))  # player 2 then strictly prefers C1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -16,6 +15,7 @@ from verstehen.engine.store import RunStore
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.scopes.base import Question, Scope
 from verstehen.stats.certify import INCONCLUSIVE, Criterion, Verdict, certify
+from verstehen.stats.rates import mean_se, rate_se
 from verstehen.stats.sequential import certify_at_look, checkpoints
 
 
@@ -127,10 +127,8 @@ async def rephrase_check(asker: Asker, records: list[dict[str, Any]],
     if asker.errors:
         return None
     differ = sum(a["score"] != b["score"] for a, b in zip(chosen, again, strict=True))
-    n = len(chosen)
-    rate = differ / n
-    return {"n": n, "disagreements": differ, "rate": rate,
-            "se": math.sqrt(rate * (1 - rate) / n)}
+    rate, se = rate_se(differ, len(chosen))
+    return {"n": len(chosen), "disagreements": differ, "rate": rate, "se": se}
 
 
 def scope_summary(scope: Scope, records: list[dict[str, Any]], verdict: Verdict | None,
@@ -158,9 +156,7 @@ def by_family(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
         groups.setdefault(str(r["family"]), []).append(float(r["score"]))
     out = {}
     for family, scores in sorted(groups.items()):
-        n = len(scores)
-        mean = sum(scores) / n
-        var = sum((x - mean) ** 2 for x in scores) / (n - 1) if n > 1 else 0.0
-        out[family] = {"n": n, "mean": mean, "se": math.sqrt(var / n),
-                       "ridiculous": sum(x == 0.0 for x in scores) / n}
+        mean, se = mean_se(scores)
+        out[family] = {"n": len(scores), "mean": mean, "se": se,
+                       "ridiculous": sum(x == 0.0 for x in scores) / len(scores)}
     return out

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 
@@ -64,7 +63,7 @@ class ConceptScope:
 
     def rephrase(self, question: Question, phrasing: int) -> Question:
         """The same item in another phrasing."""
-        return replace(self._question(self.item_of(question), phrasing), id=question.id)
+        return self._question(self.item_of(question), phrasing)
 
     @staticmethod
     def item_of(question: Question) -> Item:

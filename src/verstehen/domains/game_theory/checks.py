@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from verstehen.domains.game_theory.game import Game
+from verstehen.domains.game_theory.game import Game, to_fraction
 
 Mix = tuple[Fraction, ...]
 Profile = tuple[Mix, Mix]
@@ -172,9 +172,9 @@ def check_elimination(game: Game, steps: Sequence[Sequence[int]], *,
 def as_mix(values: Sequence[Any], size: int) -> Mix:
     """A validated mixed strategy over `size` strategies (ValueError if it is not one).
 
-    Floats are read as the decimals they print as (0.1 is 1/10), so 0.1 + 0.9 sums to 1.
+    Values are read by `Game`'s `to_fraction`: 0.1 is 1/10, so 0.1 + 0.9 sums to 1.
     """
-    mix = tuple(Fraction(str(v)) if isinstance(v, float) else Fraction(v) for v in values)
+    mix = tuple(to_fraction(v) for v in values)
     if len(mix) != size:
         raise ValueError(f"a mixed strategy here needs {size} probabilities, not {len(mix)}")
     if any(p < 0 for p in mix) or sum(mix) != 1:

@@ -20,7 +20,9 @@ def _exact(value: int | str | Fraction) -> Fraction:
     return Fraction(value)
 
 
-def _frac(value: Any) -> Fraction:
+def to_fraction(value: Any) -> Fraction:
+    """An exact value from an int, Fraction, "a/b" string or float (nearest with denominator
+    up to 10**6, so 0.1 is 1/10 and 1/3 as a float is 1/3)."""
     if isinstance(value, float):
         return Fraction(value).limit_denominator(10**6)
     if isinstance(value, Fraction):
@@ -50,7 +52,7 @@ class Game:
     @classmethod
     def of(cls, rows: Sequence[Sequence[Sequence[Any]]]) -> Game:
         """Build from nested rows of (p1, p2) pairs of ints, Fractions, floats or "a/b" strings."""
-        return cls(tuple(tuple((_frac(a), _frac(b)) for a, b in row) for row in rows))
+        return cls(tuple(tuple((to_fraction(a), to_fraction(b)) for a, b in row) for row in rows))
 
     @classmethod
     def from_json(cls, data: Sequence[Sequence[Sequence[str]]]) -> Game:
