@@ -15,6 +15,7 @@ put in place of the "_" and checked; the result must be (or not be) an instance.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -176,7 +177,7 @@ class PoetryConcept:
 
     # ------------------------------------------------------------ helpers for subclasses
     def mask_word(self, rng: np.random.Generator, text: str, make_instance: bool,
-                  candidates: list[str], spans: list[tuple[int, int]] | None = None
+                  candidates: Sequence[str], spans: list[tuple[int, int]] | None = None
                   ) -> dict[str, Any] | None:
         """Blank one word of a positive text; for `make_instance` False, find a candidate
         replacement that makes it fail. None when no candidate breaks it."""

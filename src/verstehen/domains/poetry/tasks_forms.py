@@ -59,7 +59,7 @@ class _Form(PoetryConcept):
 
     def _edit_by_word(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
         while True:
-            found = self.mask_word(rng, self.positive(rng), make_instance, list(fill_words()))
+            found = self.mask_word(rng, self.positive(rng), make_instance, fill_words())
             if found:
                 return found
 
@@ -155,7 +155,7 @@ class ShakespeareanSonnet(_Form):
             start = sum(len(x) + 1 for x in lines[:k])
             span = word_spans(lines[k])[-1]
             spans = [(start + span[0], start + span[1])]
-            if found := self.mask_word(rng, text, make_instance, list(fill_words()), spans):
+            if found := self.mask_word(rng, text, make_instance, fill_words(), spans):
                 return found
 
 
@@ -217,7 +217,7 @@ class IambicPentameter(_Line):
     def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
         """An iambic line with one word blanked."""
         while True:
-            found = self.mask_word(rng, self.positive(rng), make_instance, list(fill_words()))
+            found = self.mask_word(rng, self.positive(rng), make_instance, fill_words())
             if found:
                 return found
 
@@ -264,6 +264,6 @@ class Anapest(_Line):
     def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
         """An anapestic phrase with one word blanked."""
         while True:
-            found = self.mask_word(rng, self.positive(rng), make_instance, list(fill_words()))
+            found = self.mask_word(rng, self.positive(rng), make_instance, fill_words())
             if found:
                 return found
