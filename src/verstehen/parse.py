@@ -302,13 +302,15 @@ _YES_NO_CUE_RE = re.compile(
     r"\banswer\s*(?:is|:|=)?\s*[*_`'\"]*\s*(?P<word>yes|no)\b", re.I
 )
 _LEADING_YES_NO_RE = re.compile(r"^[\s*_`'\"#>(\[]*(?P<word>yes|no)\b", re.I)
+_BARE_YES_NO_RE = re.compile(r"^[\s*_`'\"#>(\[]*(?P<word>yes|no)[\s*_`'\".!)\]]*$", re.I)
 
 
 def parse_yes_no(text: str) -> bool | None:
     """Yes -> True, No -> False, None when the reply commits to neither.
 
     The last "ANSWER: Yes/No" (or "the answer is no") wins; otherwise a reply that starts with
-    yes or no; a yes or no elsewhere in prose is not read, since "there is no ..." is not an answer.
+    yes or no, or whose last line is a bare yes or no; a yes or no elsewhere in prose is not
+    read, since "there is no ..." is not an answer.
     """
     body = answer_text(text)
     cues = list(_YES_NO_CUE_RE.finditer(body))
@@ -317,4 +319,77 @@ def parse_yes_no(text: str) -> bool | None:
     lead = _LEADING_YES_NO_RE.match(body)
     if lead:
         return lead.group("word").lower() == "yes"
-    return None
+    lines = [line for line in body.splitlines() if line.strip()]
+    last = _BARE_YES_NO_RE.match(lines[-1]) if lines else None
+    return None if last is None else last.group("word").lower() == "yes"
+
+
+# ---------------------------------------------------------------- final tags and verdicts
+
+FINAL_TAG = "FINAL ANSWER:"
+_EMPHASIS = r"[*_`#\s]*"
+
+
+def _tag_re(tag: str) -> re.Pattern[str]:
+    words = [re.escape(w) for w in tag.rstrip(":").split()]
+    colon = r"\s*:" if tag.rstrip().endswith(":") else ""
+    return re.compile(_EMPHASIS + r"\s+".join(words) + r"[*_`]*" + colon + r"[*_`]*", re.I)
+
+
+def after_final_tag(text: str, tag: str = FINAL_TAG) -> str | None:
+    """The text after the last `tag` (any case, markdown emphasis allowed), or None without one."""
+    body = answer_text(text)
+    found = list(_tag_re(tag).finditer(body))
+    if not found:
+        return None
+    return body[found[-1].end():].strip()
+
+
+_VERDICT_RE = re.compile(r"\b(?P<word>incorrect|not\s+correct|correct)\b", re.I)
+
+
+def parse_correct_incorrect(text: str, tag: str = FINAL_TAG) -> bool | None:
+    """A judge's grade: "correct" -> True, "incorrect" -> False, None when it gives neither.
+
+    The words after the last final tag count; without a tag, the last non-empty line does.
+    """
+    region = after_final_tag(text, tag)
+    if region is None:
+        lines = [line for line in answer_text(text).splitlines() if line.strip()]
+        region = lines[-1] if lines else ""
+    match = _VERDICT_RE.search(region)
+    if match is None:
+        return None
+    return match.group("word").lower() == "correct"
+
+
+_NUMBERED_RE = re.compile(
+    r"^\s*[*_#]*\s*(?:question\s*)?(?P<n>\d{1,2})\s*[.):]\s*[*_]*\s*(?P<text>.*)$", re.I)
+_BULLET_RE = re.compile(r"^\s*[-*•]\s+(?P<text>\S.*)$")
+
+
+def numbered_items(text: str, limit: int | None = None) -> list[str]:
+    """The items of a numbered list ("1. ...", "2) ...", "Question 3: ..."), else of a bulleted one.
+
+    Lines after an item's first line belong to it until the next item or a blank line.
+    """
+    lines = answer_text(text).splitlines()
+    items = _collect(lines, _NUMBERED_RE) or _collect(lines, _BULLET_RE)
+    cleaned = [re.sub(r"\s+", " ", item.replace("**", "")).strip() for item in items]
+    cleaned = [item for item in cleaned if item]
+    return cleaned[:limit] if limit is not None else cleaned
+
+
+def _collect(lines: list[str], start: re.Pattern[str]) -> list[str]:
+    items: list[str] = []
+    open_item = False
+    for line in lines:
+        match = start.match(line)
+        if match:
+            items.append(match.group("text"))
+            open_item = True
+        elif not line.strip():
+            open_item = False
+        elif open_item:
+            items[-1] += " " + line.strip()
+    return items

@@ -70,6 +70,10 @@ class MCQScope:
         item = self.items[int(rng.integers(len(self.items)))]
         return self._question(item, int(rng.integers(self.phrasings)))
 
+    def question_for(self, item: MCQItem, phrasing: int = 0) -> Question:
+        """The question of one item in one phrasing."""
+        return self._question(item, phrasing)
+
     def _question(self, item: MCQItem, phrasing: int) -> Question:
         return Question(id=item.id, prompt=_prompt(item, phrasing), answer=item.answer,
                         phrasing=phrasing,
