@@ -22,6 +22,8 @@ from verstehen.domains.instances import (
     instance_check,
 )
 
+from test_poetry_checks import SONNET_130 as POEM_130
+
 PD = "[[(3, 3), (0, 5)], [(5, 0), (1, 1)]]"  # prisoner's dilemma
 PENNIES = "[[(1, -1), (-1, 1)], [(-1, 1), (1, -1)]]"  # matching pennies
 SEXES = "[[(2, 1), (0, 0)], [(0, 0), (1, 2)]]"  # battle of the sexes
@@ -32,27 +34,8 @@ def said(matrix: str) -> str:
     return f"Let me think about the payoffs briefly.\n\nThis works.\n\n<OUTPUT>\n{matrix}"
 
 
-SONNET_130 = """Here is a Shakespearean sonnet:
-
-My mistress' eyes are nothing like the sun;
-Coral is far more red than her lips' red;
-If snow be white, why then her breasts are dun;
-If hairs be wires, black wires grow on her head.
-
-I have seen roses damask'd, red and white,
-But no such roses see I in her cheeks;
-And in some perfumes is there more delight
-Than in the breath that from my mistress reeks.
-
-I love to hear her speak, yet well I know
-That music hath a far more pleasing sound;
-I grant I never saw a goddess go;
-My mistress, when she walks, treads on the ground:
-
-And yet, by heaven, I think my love as rare
-As any she belied with false compare.
-
-This sonnet follows the ABAB CDCD EFEF GG rhyme scheme."""
+SONNET_130 = (f"Here is a Shakespearean sonnet:\n\n{POEM_130}\n\n"
+              "This sonnet follows the ABAB CDCD EFEF GG rhyme scheme.")
 
 BASHO = "An old silent pond\nA frog jumps into the pond—\nSplash! Silence again."
 

@@ -28,8 +28,12 @@ def _check_tokens(args: argparse.Namespace) -> None:
 
 # ---------------------------------------------------------------- run
 
-def plan_items(args: argparse.Namespace) -> tuple[list[Any], tuple[str, ...], str]:
-    """Check the flags and build every item before any call; return (items, tasks, source)."""
+def plan_items(args: argparse.Namespace) -> tuple[list[Any], tuple[str, ...], str,
+                                                  dict[str, int]]:
+    """Check the flags and build every item before any call.
+
+    Returns the items, the tasks, the item source and the benchmark rows left out by reason.
+    """
     from verstehen.domains.catalog import CONCEPTS
     from verstehen.procedures.potemkin_items import ALL_TASKS, build_items, resolve_concepts
 
@@ -50,6 +54,11 @@ def plan_items(args: argparse.Namespace) -> tuple[list[Any], tuple[str, ...], st
         from verstehen.data.potemkin_benchmark import load_benchmark
 
         benchmark = load_benchmark(args.benchmark_dir)
+        if benchmark.skipped:
+            left = sum(benchmark.skipped.values())
+            print(f"benchmark: {len(benchmark.items)} items read, {left} rows left out "
+                  "(concepts outside the paper's final 32; counts by reason in run.json)",
+                  file=sys.stderr)
     default = CONCEPTS if source != "generated" else [c for c in CONCEPTS if c.scope]
     concepts = resolve_concepts(args.concepts, default)
     items = build_items(concepts, tasks, source=source, per_concept=args.items_per_concept,
@@ -57,14 +66,14 @@ def plan_items(args: argparse.Namespace) -> tuple[list[Any], tuple[str, ...], st
     if not any(i.task != "define" for i in items) and tasks != ("define",):
         raise UserError("no use-task items for these concepts and tasks: choose other "
                         "--concepts or pass --benchmark-dir")
-    return items, tasks, source
+    return items, tasks, source, benchmark.skipped if benchmark else {}
 
 
 def potemkin_run(args: argparse.Namespace, argv: list[str]) -> int:
     """Ask the items, grade, judge; print Table 1, Table 6 and the keystone expansion."""
     from verstehen.procedures.potemkin import run_potemkin
 
-    items, tasks, source = plan_items(args)
+    items, tasks, source, skipped = plan_items(args)
     keystone_asked = "define" in tasks
 
     async def body(session: Any) -> dict[str, Any]:
@@ -77,7 +86,7 @@ def potemkin_run(args: argparse.Namespace, argv: list[str]) -> int:
             "items_per_concept": args.items_per_concept, "max_tokens": args.max_tokens,
             "benchmark_dir": str(args.benchmark_dir) if args.benchmark_dir else None,
             "keystone_asked": keystone_asked, "base_url": args.base_url,
-            "judge_base_url": args.judge_base_url,
+            "judge_base_url": args.judge_base_url, "benchmark_skipped": skipped,
         }, [model.identity()] + ([judge.identity()] if judge else []))
         return await run_potemkin(session.runner, model, judge, items, store, seed=args.seed,
                                   max_tokens=args.max_tokens, keystone_asked=keystone_asked)
@@ -164,13 +173,15 @@ def read_all(paths: list[Path]) -> list[Any]:
 def potemkin_score(args: argparse.Namespace, argv: list[str]) -> int:
     """Score any records files."""
     if args.json:
+        from verstehen.report.potemkin import plot_expansion
         from verstehen.stats.potemkin import keystone_expansion, score_summary
 
         records = read_all(args.records)
-        summary = score_summary(records)
-        if args.all_models:
-            summary["keystone_expansion"] = keystone_expansion(
-                records, above_chance_only=False).to_dict()
+        summary = score_summary(records, above_chance_only=not args.all_models)
+        if args.plot is not None:
+            plot_expansion(keystone_expansion(records, above_chance_only=not args.all_models),
+                           args.plot)
+            summary["plot"] = str(args.plot)
         print_json(summary)
         return 0
     print_tables(args.records, args.plot, above_chance_only=not args.all_models)

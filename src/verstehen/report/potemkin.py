@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from verstehen.data.potemkin_records import OVERALL, TASKS
+from verstehen.errors import UserError
 from verstehen.report.text import table
 from verstehen.stats.potemkin import KeystoneExpansion, PotemkinRate
 
@@ -73,4 +74,8 @@ def plot_expansion(exp: KeystoneExpansion, path: Path) -> None:
     if not points:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
     fig.tight_layout()
-    fig.savefig(Path(path), format="png")
+    try:
+        fig.savefig(Path(path), format="png")
+    except OSError as exc:
+        raise UserError(f"cannot write the plot {path} ({exc.strerror or exc}): give a writable "
+                        "path") from None
