@@ -115,6 +115,7 @@ def test_annotate_round_trip_and_score(potemkin_run: tuple[dict, dict[str, str]]
     done = run_cli(["annotate", "import", run, str(out), "--json"], env)
     assert done.returncode == 0, done.stderr
     after = json.loads(done.stdout)
+    assert after["usage"] == summary["usage"]  # the asking run's facts survive the recompute
     assert after["keystones"][0]["keystone"] is True
     judged = summary["keystones"][0]["keystone"]
     assert after["agreement"].get("judge_vs_human", {"n": 0})["n"] == int(judged is not None)

@@ -260,7 +260,9 @@ def _brute(pairs: list[tuple[list[int], list[int]]], k: int, next_uses: int) -> 
             if not all(classify[i] for i in chosen):
                 continue
             rest = [x for i, x in enumerate(uses) if i not in chosen]
-            m = min(next_uses, len(rest))
+            if len(rest) < next_uses:  # too few answers left to judge: the pair is left out
+                break
+            m = next_uses
             draws = list(itertools.combinations(rest, m))
             weight += Fraction(1, len(first))
             hit += Fraction(sum(all(d) for d in draws), len(first) * len(draws))
@@ -275,10 +277,9 @@ def test_expansion_two_pairs_against_comb_and_brute_force() -> None:
     # k=1: p1 weight 2/3, then 1/6; p2 weight C(2,1)/C(2,1) = 1, then C(2,2)/C(2,2) = 1
     assert exp.points[1].share == pytest.approx((2 / 3 * 1 / 6 + 1) / (2 / 3 + 1))
     assert exp.points[1].share == pytest.approx(2 / 3)
-    # k=2: p1 weight 1/3, then 0; p2 weight 1, m = min(2, 1) = 1, C(1,1)/C(1,1) = 1
-    assert exp.points[2].share == pytest.approx(1 / (1 / 3 + 1))
-    assert exp.points[2].n_eff == pytest.approx(4 / 3)
-    assert exp.points[2].se == pytest.approx(math.sqrt(3 / 4 * 1 / 4 / (4 / 3)))
+    # k=2: p1 weight 1/3, then 0; p2 has one answer left, fewer than 2: left out
+    assert (exp.points[2].share, exp.points[2].se) == (0.0, 0.0)
+    assert exp.points[2].n_eff == pytest.approx(1 / 3) and exp.points[2].pairs == 1
     # k=3: p1 counted with weight 0, p2 left out (K=2)
     assert (exp.points[3].share, exp.points[3].pairs) == (None, 1)
     pairs = [([1, 1, 0], [1, 0]), ([1, 1], [1])]
@@ -303,9 +304,9 @@ def test_expansion_keeps_only_models_above_chance() -> None:
                                above_chance_only=False)
     assert (every.models, every.dropped_models) == (["Coin", "M", "Quiet"], [])
     # k=0, all pass: M's p1 3/10, p2 1; Coin 1 of 3 uses right: C(1,2)/C(3,2) = 0;
-    # Quiet one use, right: m = min(2, 1) = 1, C(1,1)/C(1,1) = 1
-    assert every.points[0].share == pytest.approx((3 / 10 + 1 + 0 + 1) / 4)
-    assert every.to_dict()["points"][0]["pairs"] == 4
+    # Quiet has one use answer, fewer than the 2 to draw: left out
+    assert every.points[0].share == pytest.approx((3 / 10 + 1 + 0) / 3)
+    assert every.to_dict()["points"][0]["pairs"] == 3
 
 
 # ---------------------------------------------------------------- agreement and clusters

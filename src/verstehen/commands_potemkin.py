@@ -61,6 +61,9 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     score.add_argument("--plot", type=Path, default=None, help="write the keystone plot (PNG)")
     score.add_argument("--all-models", action="store_true",
                        help="keystone expansion over every model, not only those above chance")
+    score.add_argument("--next-uses", type=int, default=10, metavar="N",
+                       help="keystone expansion: understood = the next N use answers all right "
+                            "(default 10, the paper's)")
     score.add_argument("--json", action="store_true")
 
     inc = sub.add_parser("incoherence", parents=[_run_flags(engine)],

@@ -134,7 +134,8 @@ def show_run(summary: dict[str, Any], folder: Path, *, as_json: bool) -> None:
 
 # ---------------------------------------------------------------- score
 
-def print_tables(path: Path | list[Path], plot: Path | None, *, above_chance_only: bool) -> None:
+def print_tables(path: Path | list[Path], plot: Path | None, *, above_chance_only: bool,
+                 next_uses: int = 10) -> None:
     """Table 1, Table 6 and the keystone expansion of records files."""
     from verstehen.report.potemkin import (
         expansion_text,
@@ -149,7 +150,8 @@ def print_tables(path: Path | list[Path], plot: Path | None, *, above_chance_onl
     print(table1_text(table1(records)))
     print("\nPer domain (paper Table 6)")
     print(table6_text(table6(records)))
-    expansion = keystone_expansion(records, above_chance_only=above_chance_only)
+    expansion = keystone_expansion(records, above_chance_only=above_chance_only,
+                                   next_uses=next_uses)
     print("\nKeystone expansion (paper Figure 4)")
     print(expansion_text(expansion))
     if plot is not None:
@@ -172,19 +174,22 @@ def read_all(paths: list[Path]) -> list[Any]:
 
 def potemkin_score(args: argparse.Namespace, argv: list[str]) -> int:
     """Score any records files."""
+    if args.next_uses < 1:
+        raise UserError(f"--next-uses must be at least 1, not {args.next_uses}")
+    chance = not args.all_models
     if args.json:
         from verstehen.report.potemkin import plot_expansion
         from verstehen.stats.potemkin import keystone_expansion, score_summary
 
         records = read_all(args.records)
-        summary = score_summary(records, above_chance_only=not args.all_models)
+        summary = score_summary(records, above_chance_only=chance, next_uses=args.next_uses)
         if args.plot is not None:
-            plot_expansion(keystone_expansion(records, above_chance_only=not args.all_models),
-                           args.plot)
+            plot_expansion(keystone_expansion(records, above_chance_only=chance,
+                                              next_uses=args.next_uses), args.plot)
             summary["plot"] = str(args.plot)
         print_json(summary)
         return 0
-    print_tables(args.records, args.plot, above_chance_only=not args.all_models)
+    print_tables(args.records, args.plot, above_chance_only=chance, next_uses=args.next_uses)
     return 0
 
 

@@ -188,8 +188,18 @@ def summarize_run(store: RunStore, *, keystone_asked: bool = True) -> dict[str, 
             if a["outcome"] == "unparsed").most_common(5)),
         "agreement": agreement(answers, judges, humans),
     }
+    summary |= _run_facts(store)
     store.write_summary(summary)
     return summary
+
+
+def _run_facts(store: RunStore) -> dict[str, Any]:
+    """Wall seconds and usage of the run that asked, kept when labels are imported later."""
+    path = store.path / "summary.json"
+    if not path.exists():
+        return {}
+    before = json.loads(path.read_text(encoding="utf-8"))
+    return {k: before[k] for k in ("seconds", "usage") if k in before}
 
 
 def _keystones(answers: dict[str, dict[str, Any]], grades: dict[str, tuple[bool | None, str]],

@@ -106,10 +106,11 @@ def keystone_expansion(records: Sequence[UseRecord], ks: Iterable[int] = range(5
     answers right, the share that get the next `next_uses` random use answers all right.
 
     Per (model, concept) with K parsed classify answers (c correct) and U parsed use answers of
-    all tasks (u correct): P_pass = C(c,k)/C(K,k); then m = min(next_uses, U-k) of the other
-    U-k answers are drawn, P_understood = C(u-k,m)/C(U-k,m). share = Σ P_pass·P_understood /
-    Σ P_pass. Pairs with K < k or m = 0 are left out at that k. The SE sqrt(share(1-share)/
-    n_eff), with n_eff = Σ P_pass, is an approximation that treats n_eff as a sample size.
+    all tasks (u correct): P_pass = C(c,k)/C(K,k); then m = next_uses of the other U-k answers
+    are drawn, P_understood = C(u-k,m)/C(U-k,m). share = Σ P_pass·P_understood / Σ P_pass.
+    Pairs with K < k, or with fewer than next_uses answers left (U-k < m), are left out at k.
+    The SE sqrt(share(1-share)/n_eff), with n_eff = Σ P_pass, is an approximation that treats
+    n_eff as a sample size.
     With `above_chance_only`, only models whose classify accuracy (keystone passed, parsed)
     is above 1/2 count; a model with no such answers is dropped.
     """
@@ -153,8 +154,8 @@ def _point(k: int, counts: list[tuple[int, int, int, int]], next_uses: int) -> E
     weight = hit = 0.0
     pairs = 0
     for n_cls, c, n_use, u in counts:  # K, c, U, u of the docstring above
-        m = min(next_uses, n_use - k)
-        if n_cls < k or m <= 0:
+        m = next_uses
+        if n_cls < k or n_use - k < m:
             continue
         pairs += 1
         p_pass = math.comb(c, k) / math.comb(n_cls, k)
