@@ -228,3 +228,47 @@ def test_two_servers_of_one_model_name_get_a_limit_each(cache_path):
     run(both())
     assert counter.peak == 2
     assert len(first.calls) == len(second.calls) == 5  # different base URLs: no shared cache
+
+
+
+class SlowModel(ScriptedModel):
+    """Takes a moment per call, so that two calls overlap."""
+
+    async def generate(self, messages, params):
+        """Wait, then reply as the script says."""
+        await asyncio.sleep(0.02)
+        return await super().generate(messages, params)
+
+
+def test_identical_calls_in_flight_are_paid_once(cache_path):
+    """Two identical requests at once: one provider call, the same answer, the second a hit."""
+    model = SlowModel()
+
+    async def both():
+        runner = Runner(Cache(cache_path))
+        first, second = await asyncio.gather(runner.generate(model, user("same")),
+                                             runner.generate(model, user("same")))
+        return runner, first, second
+
+    runner, first, second = run(both())
+    assert model.calls == ["same"]
+    assert first.value.text == second.value.text == "answer to same"
+    assert (first.cached, second.cached) == (False, True)
+    assert runner.usage["scripted/m"].cache_hits == 1
+
+
+def test_a_failed_call_in_flight_fails_its_twin_without_a_second_call(cache_path):
+    """The waiting twin gets the first call's error; nothing is cached, so a later call retries."""
+    model = SlowModel(script=lambda prompt, attempt: CallFailed("bad request"))
+
+    async def both():
+        runner = Runner(Cache(cache_path), retry=FAST)
+        pair = await asyncio.gather(runner.generate(model, user("x")),
+                                    runner.generate(model, user("x")))
+        later = await runner.generate(model, user("x"))
+        return pair, later
+
+    (first, second), later = run(both())
+    assert first.error == second.error == "bad request"
+    assert model.calls == ["x", "x"]  # one for the overlapping pair, one for the later call
+    assert later.error == "bad request"

@@ -216,3 +216,26 @@ def test_selfjudge_rate_pools_judgments_and_clusters_the_se(tmp_path: Path) -> N
     assert summary["judge_accepts_correct"] == {"n": 4, "rate": 1.0}
     assert summary["judge_rejects_altered"] == {"n": 4, "rate": 0.5}
     assert summary["untagged_answers"] == 0 and summary["unchanged_alterations"] == 0
+
+
+def test_judge_prompts_show_definition_question_and_answer() -> None:
+    """The judge sees the catalog definition, the exact question and the reply; its template
+    names the paper's annotation screens as its source."""
+    from verstehen.procedures.potemkin import judge_prompt
+    from verstehen.procedures.potemkin_items import UseItem, define_item
+    from verstehen.prompts import template
+
+    ikea = BY_KEY["psych/ikea-effect"]
+    use = UseItem("x", ikea, "edit", "benchmark", "What line of dialogue ...?", "judge", 64)
+    text = judge_prompt(use, "  'I built it myself, so it is priceless.'  ")
+    assert ikea.definition in text and "What line of dialogue ...?" in text
+    assert "'I built it myself, so it is priceless.'\n" in text
+    assert "satisfying all of the criteria in the question" in text and "{" not in text
+    define = judge_prompt(define_item(ikea, None), "Liking what you build.")
+    assert "define IKEA Effect correctly" in define and ikea.definition in define
+    assert define_item(ikea, None).prompt == ("What is IKEA Effect, the concept from "
+                                              "psychological biases? Define it.")
+    for name in ("judge_use", "judge_define", "selfjudge_questions", "classify"):
+        assert "Mancoridis" in Path(__file__).parents[1].joinpath(
+            "src/verstehen/prompts/potemkin", f"{name}.txt").read_text()
+        assert not template(f"potemkin/{name}").startswith("#")

@@ -91,6 +91,8 @@ class Runner:
         # limits per identity: one endpoint shares a limit, two servers of one name do not
         self._limits: dict[tuple[tuple[str, str], ...], asyncio.Semaphore] = {}
         self._rng = random.Random()  # jitter only; never experiment randomness
+        # calls under way by key: an identical call made meanwhile waits for the first one
+        self._inflight: dict[str, asyncio.Future[tuple[Any, str | None]]] = {}
 
     async def generate(
         self,
@@ -154,11 +156,22 @@ class Runner:
         usage = self._usage(model)
         usage.calls += 1
         stored = self.cache.get(key)
+        if stored is None and key in self._inflight:  # paid once, even when asked twice at once
+            stored, error = await asyncio.shield(self._inflight[key])
+            if error is not None:
+                usage.errors += 1
+                self.progress.advance(cached=False, error=True)
+                return CallResult(error=error, key=key)
         if stored is not None:
             usage.cache_hits += 1
             self.progress.advance(cached=True, error=False)
             return CallResult(stored, cached=True, key=key)
-        result = await self._attempt(model, call)
+        waiting = self._inflight[key] = asyncio.get_running_loop().create_future()
+        try:
+            result = await self._attempt(model, call)
+        finally:
+            del self._inflight[key]
+        waiting.set_result((result.value, result.error))
         result.key = key
         if result.ok:
             self.cache.put(key, model.name, kind, result.value)
