@@ -54,11 +54,6 @@ def plan_items(args: argparse.Namespace) -> tuple[list[Any], tuple[str, ...], st
         from verstehen.data.potemkin_benchmark import load_benchmark
 
         benchmark = load_benchmark(args.benchmark_dir)
-        if benchmark.skipped:
-            left = sum(benchmark.skipped.values())
-            print(f"benchmark: {len(benchmark.items)} items read, {left} rows left out "
-                  "(concepts outside the paper's final 32; counts by reason in run.json)",
-                  file=sys.stderr)
     default = CONCEPTS if source != "generated" else [c for c in CONCEPTS if c.scope]
     concepts = resolve_concepts(args.concepts, default)
     items = build_items(concepts, tasks, source=source, per_concept=args.items_per_concept,
@@ -66,7 +61,12 @@ def plan_items(args: argparse.Namespace) -> tuple[list[Any], tuple[str, ...], st
     if not any(i.task != "define" for i in items) and tasks != ("define",):
         raise UserError("no use-task items for these concepts and tasks: choose other "
                         "--concepts or pass --benchmark-dir")
-    return items, tasks, source, benchmark.skipped if benchmark else {}
+    if benchmark is None:
+        return items, tasks, source, {}
+    left = sum(benchmark.skipped.values())
+    print(f"benchmark: {len(benchmark.items)} items read, {left} rows left out (concepts "
+          "outside the paper's final 32; counts by reason in run.json)", file=sys.stderr)
+    return items, tasks, source, benchmark.skipped
 
 
 def potemkin_run(args: argparse.Namespace, argv: list[str]) -> int:
