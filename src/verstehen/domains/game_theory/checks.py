@@ -270,7 +270,7 @@ def mixed_nash(game: Game) -> list[Profile]:
     floating-point search misses some equilibria even of games without ties (in 67 of 900
     random 2x2 to 4x4 games; e.g. [[(6,-28),(-7,-4),(-5,-12)],[(12,18),(23,-29),(-25,19)]]
     with x = (6/7, 1/7), y = (0, 2/5, 3/5)). Grading never relies on it;
-    `verstehen.domains.instances` decides existence exactly.
+    `supports.mixed_supports` decides exactly whether a mixed equilibrium exists.
     """
     import nashpy
     import numpy as np
