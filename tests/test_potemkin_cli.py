@@ -56,6 +56,10 @@ def test_score_errors(cli_env: dict[str, str], tmp_path: Path) -> None:
     user_error(["potemkin", "score", str(bad)], cli_env, "keystone")
     bad.write_text(HEADER + "m,lit,Haiku,classify,1,1\nm,lit,Haiku,edit,0,1\n")
     user_error(["potemkin", "score", str(bad)], cli_env, "Haiku")
+    waiting = tmp_path / "run"  # a run folder whose definitions nobody graded yet
+    waiting.mkdir()
+    (waiting / "potemkin-records.csv").write_text(HEADER)
+    user_error(["potemkin", "score", str(waiting)], cli_env, "no graded use answers yet")
 
 
 @pytest.mark.parametrize(("args", "needle"), [

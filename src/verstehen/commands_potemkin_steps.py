@@ -167,7 +167,13 @@ def read_all(paths: list[Path]) -> list[Any]:
 
     records = []
     for path in paths:
-        records += read_records(path / RECORDS_FILE if path.is_dir() else path)
+        if path.is_dir():
+            file = path / RECORDS_FILE
+            if file.is_file() and len(file.read_text(encoding="utf-8").splitlines()) < 2:
+                raise UserError(f"{path} has no graded use answers yet: grade its definitions "
+                                f"(`verstehen annotate export {path}`, or rerun with --judge)")
+            path = file
+        records += read_records(path)
     check_keystones(records)
     return records
 
