@@ -239,3 +239,21 @@ def test_judge_prompts_show_definition_question_and_answer() -> None:
         assert "Mancoridis" in Path(__file__).parents[1].joinpath(
             "src/verstehen/prompts/potemkin", f"{name}.txt").read_text()
         assert not template(f"potemkin/{name}").startswith("#")
+
+
+def test_a_failed_judge_call_counts_as_failed_and_leaves_the_keystone_open(
+        tmp_path: Path) -> None:
+    """The judge's server fails for good: the run reports one failed call, grades nothing."""
+    from verstehen.errors import CallFailed
+
+    concepts = resolve_concepts([CONCEPT], [])
+    items = build_items(concepts, ("define", "classify"), source="generated", per_concept=1,
+                        seed=0, benchmark=None)
+    model = ScriptedModel("scripted/answerer", reply=lambda p: "ANSWER: Yes")
+    judge = ScriptedModel("scripted/judge", script=lambda p, a: CallFailed("401 bad key"))
+    summary = run(run_potemkin(Runner(Cache(tmp_path / "c.sqlite")), model, judge, items,
+                               new_store(tmp_path), seed=0, max_tokens=None,
+                               keystone_asked=True))
+    assert summary["failed_calls"] == 1
+    assert summary["grades_by"]["ungraded"] == 1
+    assert summary["waiting_for_keystone"] == {"classify": 1}

@@ -121,7 +121,7 @@ def show_run(summary: dict[str, Any], folder: Path, *, as_json: bool) -> None:
               f"(n {a['n']})")
     if "table1" in summary:
         print()
-        print_tables(folder / summary["records_file"], None, above_chance_only=True)
+        print_tables([folder / summary["records_file"]], None, above_chance_only=True)
         if summary.get("plot"):
             print(f"plot: {folder / summary['plot']}")
     else:
@@ -134,7 +134,7 @@ def show_run(summary: dict[str, Any], folder: Path, *, as_json: bool) -> None:
 
 # ---------------------------------------------------------------- score
 
-def print_tables(path: Path | list[Path], plot: Path | None, *, above_chance_only: bool,
+def print_tables(paths: list[Path], plot: Path | None, *, above_chance_only: bool,
                  next_uses: int = 10) -> None:
     """Table 1, Table 6 and the keystone expansion of records files."""
     from verstehen.report.potemkin import (
@@ -145,7 +145,7 @@ def print_tables(path: Path | list[Path], plot: Path | None, *, above_chance_onl
     )
     from verstehen.stats.potemkin import keystone_expansion, table1, table6
 
-    records = read_all(path if isinstance(path, list) else [path])
+    records = read_all(paths)
     print("Potemkin rate per model and task (paper Table 1)")
     print(table1_text(table1(records)))
     print("\nPer domain (paper Table 6)")

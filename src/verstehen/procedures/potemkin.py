@@ -150,7 +150,7 @@ def summarize_run(store: RunStore, *, keystone_asked: bool = True) -> dict[str, 
     """Write potemkin-records.csv, the plot and summary.json of a run folder; return the summary."""
     answers, judges = latest(store)
     humans = read_annotations(store)
-    failed = sum(a["error"] is not None for a in answers.values())
+    failed = sum(r["error"] is not None for r in [*answers.values(), *judges.values()])
     grades: dict[str, tuple[bool | None, str]] = {}
     for item_id, answer in answers.items():
         if answer["error"] is None:
