@@ -257,3 +257,31 @@ def test_a_failed_judge_call_counts_as_failed_and_leaves_the_keystone_open(
     assert summary["failed_calls"] == 1
     assert summary["grades_by"]["ungraded"] == 1
     assert summary["waiting_for_keystone"] == {"classify": 1}
+
+
+def test_selfjudge_tells_failed_judge_calls_from_unreadable_grades(tmp_path: Path) -> None:
+    """Judging the altered answer fails (a server error), judging the original says 'maybe':
+    two skips with two different reasons, one failed call, no rate."""
+    from verstehen.errors import CallFailed
+
+    path = tmp_path / "dev.jsonl"
+    path.write_text(json.dumps({"id": "q1", "question": {"stem": "Stem?", "choices": [
+        {"label": lab, "text": f"choice {lab}"} for lab in "ABCDE"]}, "answerKey": "A"}) + "\n")
+
+    def reply(system: str, user: str) -> str:
+        if not system:
+            return "1. Related?" if "other questions" in user else "A"
+        if system.startswith("You are an expert tutor. You may think"):
+            return "FINAL ANSWER: good"
+        if system.startswith("Modify"):
+            return "FINAL ANSWER: bad"
+        if "Answer: bad" in user:
+            raise CallFailed("500 from the judge")
+        return "FINAL ANSWER: maybe"
+
+    store = new_store(tmp_path, "potemkin-selfjudge")
+    summary = run(run_selfjudge(Runner(Cache(tmp_path / "c.sqlite")), SystemAwareModel(reply),
+                                MCQScope(path), store, SelfJudgePlan(questions=1,
+                                                                     subquestions=1)))
+    assert summary["skipped"] == {"unparseable grade": 1, "judge call failed": 1}
+    assert summary["failed_calls"] == 1 and summary["potemkin_rate"] is None

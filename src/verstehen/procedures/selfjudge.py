@@ -74,6 +74,7 @@ class SelfJudge:
                            "text": text, "outcome": graded.outcome, "parsed": graded.parsed})
         if graded.outcome != "correct":
             return
+        self.runner.progress.add_total(1)
         stem = item.stem.strip() + "\n" + "\n".join(
             f"{label}. {choice}" for label, choice in zip(item.labels, item.choices, strict=True))
         concept = (item.subject or "").replace("_", " ") or "the subject of this question"
@@ -85,6 +86,7 @@ class SelfJudge:
         related = numbered_items(written, self.plan.subquestions)
         self.store.append({"kind": "questions", "question_id": item.id, "prompt": ask,
                            "text": written, "questions": related})
+        self.runner.progress.add_total(4 * len(related))  # answer, alter, judge both
         await asyncio.gather(*(self.related(item.id, j, q) for j, q in enumerate(related)))
 
     async def related(self, question_id: str, index: int, question: str) -> None:
@@ -132,7 +134,7 @@ async def run_selfjudge(runner: Runner, model: Model, scope: MCQScope, store: Ru
                         plan: SelfJudgePlan) -> dict[str, Any]:
     """Run the procedure over the picked questions and summarize."""
     items = pick(scope, plan)
-    runner.progress.add_total(len(items) * (2 + 4 * plan.subquestions))
+    runner.progress.add_total(len(items))  # later steps are added as questions qualify
     judge = SelfJudge(runner, model, store, plan)
     await asyncio.gather(*(judge.original(scope, item) for item in items))
     summary = summarize_selfjudge(list(store.records()))
@@ -156,10 +158,11 @@ def summarize_selfjudge(records: list[dict[str, Any]]) -> dict[str, Any]:
     on_correct, on_altered = [0, 0], [0, 0]
     for r in related:
         tally = per_question.setdefault(r["question_id"], [0, 0])
-        for verdict, expected, bucket in ((r["judged_original"], True, on_correct),
-                                          (r["judged_altered"], False, on_altered)):
+        for verdict, said, expected, bucket in (
+                (r["judged_original"], r["judge_texts"][0], True, on_correct),
+                (r["judged_altered"], r["judge_texts"][1], False, on_altered)):
             if verdict is None:
-                skipped["unparseable grade"] += 1
+                skipped["unparseable grade" if said is not None else "judge call failed"] += 1
                 continue
             tally[0] += verdict == expected
             tally[1] += 1
