@@ -78,8 +78,11 @@ def potemkin_run(args: argparse.Namespace, argv: list[str]) -> int:
 
     async def body(session: Any) -> dict[str, Any]:
         model = session.open_model(args.model, base_url=args.base_url)
-        judge = session.open_model(args.judge, base_url=args.judge_base_url) \
-            if args.judge else None
+        judge = None
+        if args.judge == args.model and args.judge_base_url == args.base_url:
+            judge = model  # the model judging itself: one instance, not two copies in memory
+        elif args.judge:
+            judge = session.open_model(args.judge, base_url=args.judge_base_url)
         store = _store(args, argv, "potemkin-run", {
             "model": args.model, "judge": args.judge, "tasks": list(tasks), "source": source,
             "concepts": sorted({i.concept.key for i in items}), "items": len(items),
@@ -87,7 +90,7 @@ def potemkin_run(args: argparse.Namespace, argv: list[str]) -> int:
             "benchmark_dir": str(args.benchmark_dir) if args.benchmark_dir else None,
             "keystone_asked": keystone_asked, "base_url": args.base_url,
             "judge_base_url": args.judge_base_url, "benchmark_skipped": skipped,
-        }, [model.identity()] + ([judge.identity()] if judge else []))
+        }, [model.identity()] + ([judge.identity()] if judge and judge is not model else []))
         return await run_potemkin(session.runner, model, judge, items, store, seed=args.seed,
                                   max_tokens=args.max_tokens, keystone_asked=keystone_asked)
 
