@@ -11,10 +11,13 @@ import os
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from verstehen import __version__
 from verstehen.errors import UserError
+
+if TYPE_CHECKING:
+    from verstehen.engine.session import Session
 
 EXIT_USER_ERROR = 2
 EXIT_CALL_FAILED = 1
@@ -42,6 +45,16 @@ def engine_flags() -> argparse.ArgumentParser:
     flags.add_argument("--max-attempts", type=int, default=6,
                        help="attempts per call on 429, 5xx, timeouts (default 6)")
     return flags
+
+
+def session_from(args: argparse.Namespace, progress_label: str | None = None) -> Session:
+    """A session configured by engine_flags; progress shows unless --no-progress was given."""
+    from verstehen.engine.session import Session
+
+    if getattr(args, "no_progress", False):
+        progress_label = None
+    return Session.start(cache_path=args.cache, max_connections=args.max_connections,
+                         max_attempts=args.max_attempts, progress_label=progress_label)
 
 
 def generation_flags() -> argparse.ArgumentParser:

@@ -8,9 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from verstehen.cli import EXIT_CALL_FAILED, print_json, run_async
+from verstehen.cli import EXIT_CALL_FAILED, print_json, run_async, session_from
 from verstehen.engine.cache import Cache
-from verstehen.engine.session import Session
 from verstehen.engine.store import RunStore, default_runs_dir
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, PROVIDERS
@@ -57,8 +56,7 @@ def cmd_ask(args: argparse.Namespace, argv: list[str]) -> int:
     messages.append({"role": "user", "content": args.prompt})
 
     async def ask() -> int:
-        session = Session.start(cache_path=args.cache, max_connections=args.max_connections,
-                                max_attempts=args.max_attempts)
+        session = session_from(args)
         try:
             model = session.open_model(args.model, base_url=args.base_url)
             started = time.monotonic()
@@ -98,10 +96,7 @@ def cmd_batch(args: argparse.Namespace, argv: list[str]) -> int:
     items = load_prompts(Path(args.prompts))
 
     async def batch() -> int:
-        session = Session.start(
-            cache_path=args.cache, max_connections=args.max_connections,
-            max_attempts=args.max_attempts,
-            progress_label=None if args.no_progress else f"batch {args.model}")
+        session = session_from(args, f"batch {args.model}")
         try:
             model = session.open_model(args.model, base_url=args.base_url)
             run = store if args.resume is not None else RunStore.create(

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from verstehen.cli import EXIT_CALL_FAILED, Parser
+from verstehen.cli import EXIT_CALL_FAILED, Parser, session_from
 from verstehen.errors import UserError
 
 TASK_LIST = "define,classify,generate,edit"
@@ -131,11 +131,7 @@ def cmd_annotate(args: argparse.Namespace, argv: list[str]) -> int:
 async def in_session(args: argparse.Namespace, label: str,
                      body: Callable[[Any], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
     """Open a session, run `body(session)`, close; add wall seconds and usage to the summary."""
-    from verstehen.engine.session import Session
-
-    session = Session.start(cache_path=args.cache, max_connections=args.max_connections,
-                            max_attempts=args.max_attempts,
-                            progress_label=None if args.no_progress else label)
+    session = session_from(args, label)
     started = time.monotonic()
     try:
         summary = await body(session)

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any
 
-from verstehen.cli import EXIT_CALL_FAILED, print_json, run_async
+from verstehen.cli import EXIT_CALL_FAILED, print_json, run_async, session_from
 from verstehen.engine.session import Session
 from verstehen.engine.store import RunStore, default_runs_dir
 from verstehen.errors import UserError
@@ -63,10 +63,7 @@ def run_scopes(args: argparse.Namespace, argv: list[str], criterion: Criterion,
     model_name = args.model or DEFAULT_MODEL
 
     async def go() -> int:
-        session = Session.start(
-            cache_path=args.cache, max_connections=args.max_connections,
-            max_attempts=args.max_attempts,
-            progress_label=None if args.no_progress else f"{command} {model_name}")
+        session = session_from(args, f"{command} {model_name}")
         started = time.monotonic()
         try:
             model = session.open_model(model_name, base_url=args.base_url)
