@@ -272,3 +272,14 @@ def test_a_failed_call_in_flight_fails_its_twin_without_a_second_call(cache_path
     assert first.error == second.error == "bad request"
     assert model.calls == ["x", "x"]  # one for the overlapping pair, one for the later call
     assert later.error == "bad request"
+
+
+def test_a_session_opens_each_model_once(cache_path):
+    """Opening the same name (and base URL) again gives the instance already open."""
+    from verstehen.engine.session import Session
+
+    session = Session.start(cache_path=cache_path)
+    first = session.open_model("local/smollm2-135m")
+    assert session.open_model("local/smollm2-135m") is first
+    assert session.models == [first]
+    run(session.close())

@@ -78,11 +78,8 @@ def potemkin_run(args: argparse.Namespace, argv: list[str]) -> int:
 
     async def body(session: Any) -> dict[str, Any]:
         model = session.open_model(args.model, base_url=args.base_url)
-        judge = None
-        if args.judge == args.model and args.judge_base_url == args.base_url:
-            judge = model  # the model judging itself: one instance, not two copies in memory
-        elif args.judge:
-            judge = session.open_model(args.judge, base_url=args.judge_base_url)
+        judge = session.open_model(args.judge, base_url=args.judge_base_url) \
+            if args.judge else None
         store = _store(args, argv, "potemkin-run", {
             "model": args.model, "judge": args.judge, "tasks": list(tasks), "source": source,
             "concepts": sorted({i.concept.key for i in items}), "items": len(items),

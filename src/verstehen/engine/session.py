@@ -19,6 +19,7 @@ class Session:
 
     runner: Runner
     models: list[Model] = field(default_factory=list)
+    _opened: dict[tuple[str, str | None], Model] = field(default_factory=dict, repr=False)
 
     @classmethod
     def start(
@@ -43,7 +44,13 @@ class Session:
         return cls(runner)
 
     def open_model(self, name: str, *, base_url: str | None = None) -> Model:
-        """Build a model, checking first that an explicit base URL answers."""
+        """Build a model, checking first that an explicit base URL answers.
+
+        Asking again for the same name and base URL returns the model already open (a model
+        judging itself is one instance, not two copies of its weights).
+        """
+        if (name, base_url) in self._opened:
+            return self._opened[(name, base_url)]
         provider, _ = split_name(name)
         if base_url is not None:
             if provider == "local":
@@ -53,6 +60,7 @@ class Session:
         else:
             model = get_model(name)
         self.models.append(model)
+        self._opened[(name, base_url)] = model
         return model
 
     async def close(self) -> None:
