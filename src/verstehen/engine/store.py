@@ -119,11 +119,12 @@ class RunStore:
                 if line.endswith("\n"):
                     yield json.loads(line)
 
-    def rewrite(self, records: list[dict[str, Any]]) -> None:
-        """Replace records.jsonl with these records, atomically."""
-        tmp = self.path / ".records.jsonl.tmp"
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
-        tmp.replace(self.records_path)
+    def rewrite(self, records: list[dict[str, Any]], name: str = "records.jsonl") -> None:
+        """Replace a JSONL file of the run (records.jsonl unless named) with rows, atomically."""
+        tmp = self.path / f".{name}.tmp"
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
+                       encoding="utf-8")
+        tmp.replace(self.path / name)
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         """Write summary.json (replacing it atomically)."""

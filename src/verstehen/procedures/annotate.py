@@ -7,7 +7,6 @@ checkers). Labels land in the run folder's annotations.jsonl; people's labels be
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 from verstehen.domains.catalog import BY_KEY
@@ -79,8 +78,5 @@ def import_labels(store: RunStore, path: Path) -> tuple[int, int]:
                                 "label the file exported from this run")
             new[row["id"]] = label
     merged = read_annotations(store) | new
-    lines = "".join(json.dumps({"id": k, "label": v}) + "\n" for k, v in merged.items())
-    tmp = store.path / f".{ANNOTATIONS_FILE}.tmp"
-    tmp.write_text(lines, encoding="utf-8")
-    tmp.replace(store.path / ANNOTATIONS_FILE)
+    store.rewrite([{"id": k, "label": v} for k, v in merged.items()], ANNOTATIONS_FILE)
     return len(new), len(merged)

@@ -28,7 +28,8 @@ from verstehen.prompts import prompt
 from verstehen.scopes.mcq import MCQScope
 from verstehen.stats.potemkin import clustered_rate
 
-TOKENS = {"original": 16, "questions": 512, "answer": 512, "corrupt": 512, "judge": 384}
+TOKENS = {"original": MCQScope.answer_tokens, "questions": 512, "answer": 512, "corrupt": 512,
+          "judge": 384}
 
 
 @dataclass(frozen=True)
