@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from verstehen.data.potemkin_records import read_records
+from verstehen.parse import is_idk, parse_yes_no
 from verstehen.stats.potemkin import SCALE
 
 from conftest import SHARED_DATA, run_cli
@@ -139,9 +140,12 @@ def test_benchmark_items_are_graded_by_their_labels(cli_env: dict[str, str]) -> 
     assert len(classify) == 3 and all(r["grading"] == "label" for r in classify)
     for r in classify:
         assert r["prompt"].startswith("Is the following example an instance of the concept Haiku")
-        if r["outcome"] != "unparsed":
-            said = r["outcome"] == "correct"
-            assert r["correct"] is said
+        assert isinstance(r["label"], bool)
+        said = parse_yes_no(r["text"])  # read again here, then compared with the label
+        if said is None:  # "I don't know" counts as wrong, anything else unreadable as unparsed
+            assert r["correct"] is (False if is_idk(r["text"]) else None)
+        else:
+            assert r["correct"] is (said == r["label"])
     # no judge and no labels: the definition waits, and so do the use answers
     assert summary["keystones"][0]["keystone"] is None
     assert summary["waiting_for_keystone"] == {"classify": 3}
