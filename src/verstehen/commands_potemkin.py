@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from verstehen.cli import EXIT_CALL_FAILED, Parser, session_from
+from verstehen.cli import Parser
 from verstehen.errors import UserError
 
 TASK_LIST = "define,classify,generate,edit"
@@ -125,27 +123,4 @@ def cmd_annotate(args: argparse.Namespace, argv: list[str]) -> int:
     summary = summarize_run(store, keystone_asked=store.info()["config"]["keystone_asked"])
     print(f"{read} labels read, {stored} stored in {store.path}", file=sys.stderr)
     show_run(summary, store.path, as_json=args.json)
-    return 0
-
-
-async def in_session(args: argparse.Namespace, label: str,
-                     body: Callable[[Any], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
-    """Open a session, run `body(session)`, close; add wall seconds and usage to the summary."""
-    session = session_from(args, label)
-    started = time.monotonic()
-    try:
-        summary = await body(session)
-    finally:
-        await session.close()
-    summary["seconds"] = round(time.monotonic() - started, 1)
-    summary["usage"] = session.runner.usage_summary()
-    return summary
-
-
-def exit_code(summary: dict[str, Any]) -> int:
-    """1 when calls failed (rerun to retry them: finished ones come from the cache), else 0."""
-    if summary.get("failed_calls"):
-        print(f"{summary['failed_calls']} calls failed; rerun the same command to retry them",
-              file=sys.stderr)
-        return EXIT_CALL_FAILED
     return 0

@@ -7,18 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from verstehen.cli import print_json, run_async
-from verstehen.commands_potemkin import exit_code, in_session
-from verstehen.engine.store import RunStore, default_runs_dir
+from verstehen.cli import print_json
+from verstehen.commands_common import create_store, finish_run
 from verstehen.errors import UserError
-
-
-def _store(args: argparse.Namespace, argv: list[str], command: str, config: dict[str, Any],
-           models: list[dict[str, str]]) -> RunStore:
-    store = RunStore.create(args.runs_dir or default_runs_dir(), command=command,
-                            argv=argv, config=config, seed=args.seed, models=models)
-    print(f"run folder: {store.path}", file=sys.stderr)
-    return store
 
 
 def _check_tokens(args: argparse.Namespace) -> None:
@@ -80,7 +71,7 @@ def potemkin_run(args: argparse.Namespace, argv: list[str]) -> int:
         model = session.open_model(args.model, base_url=args.base_url)
         judge = session.open_model(args.judge, base_url=args.judge_base_url) \
             if args.judge else None
-        store = _store(args, argv, "potemkin-run", {
+        store = create_store(args, argv, "potemkin-run", {
             "model": args.model, "judge": args.judge, "tasks": list(tasks), "source": source,
             "concepts": sorted({i.concept.key for i in items}), "items": len(items),
             "items_per_concept": args.items_per_concept, "max_tokens": args.max_tokens,
@@ -91,7 +82,7 @@ def potemkin_run(args: argparse.Namespace, argv: list[str]) -> int:
         return await run_potemkin(session.runner, model, judge, items, store, seed=args.seed,
                                   max_tokens=args.max_tokens, keystone_asked=keystone_asked)
 
-    return _finish(args, f"potemkin {args.model}", body,
+    return finish_run(args, f"potemkin {args.model}", body,
                    lambda s: show_run(s, Path(s["run"]), as_json=False))
 
 
@@ -217,30 +208,13 @@ def potemkin_incoherence(args: argparse.Namespace, argv: list[str]) -> int:
 
     async def body(session: Any) -> dict[str, Any]:
         model = session.open_model(args.model, base_url=args.base_url)
-        store = _store(args, argv, "potemkin-incoherence", {
+        store = create_store(args, argv, "potemkin-incoherence", {
             "model": args.model, "concepts": [c.key for c in concepts],
             "per_concept": plan.per_concept, "temperature": plan.temperature,
             "max_tokens": plan.max_tokens, "base_url": args.base_url}, [model.identity()])
         return await run_incoherence(session.runner, model, concepts, store, plan)
 
-    return _finish(args, f"incoherence {args.model}", body, show_incoherence)
-
-
-def _finish(args: argparse.Namespace, label: str, body: Any, show: Any) -> int:
-    summary: dict[str, Any] = {}
-
-    async def go() -> int:
-        summary.update(await in_session(args, label, body))
-        return 0
-
-    if (code := run_async(go())) != 0:
-        return code
-    RunStore(Path(summary["run"])).write_summary(summary)
-    if args.json:
-        print_json(summary)
-    else:
-        show(summary)
-    return exit_code(summary)
+    return finish_run(args, f"incoherence {args.model}", body, show_incoherence)
 
 
 def _rate(value: float | None, se: float | None, n: int) -> str:
@@ -287,7 +261,7 @@ def potemkin_selfjudge(args: argparse.Namespace, argv: list[str]) -> int:
 
     async def body(session: Any) -> dict[str, Any]:
         model = session.open_model(args.model, base_url=args.base_url)
-        store = _store(args, argv, "potemkin-selfjudge", {
+        store = create_store(args, argv, "potemkin-selfjudge", {
             "model": args.model, "benchmark": args.benchmark, "questions": plan.questions,
             "subquestions": plan.subquestions, "max_tokens": plan.max_tokens,
             "base_url": args.base_url}, [model.identity()])
@@ -295,7 +269,7 @@ def potemkin_selfjudge(args: argparse.Namespace, argv: list[str]) -> int:
         summary["model"] = args.model
         return summary
 
-    return _finish(args, f"selfjudge {args.model}", body, show_selfjudge)
+    return finish_run(args, f"selfjudge {args.model}", body, show_selfjudge)
 
 
 def show_selfjudge(summary: dict[str, Any]) -> None:
