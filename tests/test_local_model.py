@@ -114,3 +114,16 @@ def test_samples_differ_by_index_and_replay_from_cache(tmp_path):
     assert texts[3] == texts[0]
     fresh_texts, _ = run(draw(tmp_path / "b.sqlite", [0, 1, 2]))
     assert fresh_texts == texts[:3]  # seeds derived from (seed, index) reproduce samples
+
+
+def test_chat_text_is_the_prompt_generation_sees(model):
+    """The rendered chat template is ChatML (SmolLM2's), open for the assistant's turn, and
+    its token count is the prompt count llama.cpp reports for the same chat generation."""
+    messages = user("Answer the following question.\nWhat is a zorb?")
+    text = run(model.chat_text(messages))
+    assert text.startswith("<|im_start|>") and text.endswith("<|im_start|>assistant\n")
+    assert "<|im_start|>user\nAnswer the following question.\nWhat is a zorb?<|im_end|>" in text
+    out = run(model.generate(messages, GenerateParams(max_tokens=1)))
+    llm = model._model()
+    tokens = llm.tokenize(text.encode(), add_bos=bool(llm._model.add_bos_token()), special=True)
+    assert len(tokens) == out.usage.prompt_tokens

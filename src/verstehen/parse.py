@@ -33,6 +33,24 @@ def answer_text(text: str) -> str:
     return _THINK_RE.sub("", text, count=1).strip()
 
 
+# ---------------------------------------------------------------- refusals
+
+_REFUSAL_RE = re.compile(
+    r"\b(?:fictional|fictitious|imaginary|hypothetical|made up|not exist|doesnt exist|no such"
+    r"|not a real|not real|not a recogni[sz]ed|not a known|not aware of|not familiar"
+    r"|no information|no record|no known|cannot be answered|cant be answered|can not be answered"
+    r"|cannot answer|cant answer|unable to answer|cannot provide|i apologi[sz]e|im sorry"
+    r"|i am sorry)\b")
+
+
+def is_refusal(text: str) -> bool:
+    """Whether a reply declines to answer, e.g. by calling the concept fictional or unknown.
+
+    Read only where no choice was found: "A. ..., though the concept is fictional" is an answer.
+    """
+    return is_idk(text) or bool(_REFUSAL_RE.search(_idk_normal(text)))
+
+
 # ---------------------------------------------------------------- I don't know
 
 IDK_PHRASES = (

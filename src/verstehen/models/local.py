@@ -160,6 +160,26 @@ class LocalModel:
         llm = self._model()
         return [score_continuation(llm, context, c) for c in continuations]
 
+    async def chat_text(self, messages: list[Message]) -> str | None:
+        """The conversation in the GGUF's own chat template, open for the model's turn; None
+        when the file has no template (base models)."""
+        return await self._run(self._chat_text, messages)
+
+    def _chat_text(self, messages: list[Message]) -> str | None:
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        llm = self._model()
+        template = llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            return None
+
+        def text(token: int) -> str:
+            return llm._model.token_get_text(token) if token != -1 else ""
+
+        formatter = Jinja2ChatFormatter(template=template, eos_token=text(llm.token_eos()),
+                                        bos_token=text(llm.token_bos()))
+        return formatter(messages=list(messages)).prompt
+
     async def aclose(self) -> None:
         """Free the model and its thread."""
         if self._llm is not None:
