@@ -1,0 +1,123 @@
+"""The imagine commands from the command line without a model: matrix and analyze over hand-made
+run folders (numbers computed by hand), and bad input ending in one line and exit 2."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from verstehen.engine.store import RunStore
+
+from conftest import run_cli, user_error
+
+
+def make_run(tmp_path: Path, command: str, records: list[dict], config: dict | None = None
+             ) -> Path:
+    """A run folder holding `records`."""
+    store = RunStore.create(tmp_path / "made", command=command, argv=[], config=config or {},
+                            seed=0, models=[])
+    for record in records:
+        store.append(record)
+    return store.path
+
+
+def question(qid: str, qm: str, topic: str, stem: str, choices: list[str], answer: int,
+             status: str = "ok") -> dict:
+    """A question record."""
+    return {"kind": "question", "id": qid, "qm": qm, "qtype": "DQ", "content": "knowledge",
+            "topic": topic, "index": 0, "position": None, "context": None, "reply": "",
+            "status": status, "reason": None if status == "ok" else "no choices",
+            "stem": stem, "choices": choices, "answer": answer}
+
+
+def answer(qid: str, qm: str, am: str, outcome: str, chars: int = 40) -> dict:
+    """An answer record."""
+    return {"kind": "answer", "question_id": qid, "qm": qm, "am": am, "qtype": "DQ",
+            "content": "knowledge", "topic": "physics", "position": None,
+            "question_chars": chars, "correct_rank": 0, "outcome": outcome, "score": None}
+
+
+def answers_run(tmp_path: Path) -> Path:
+    """QM q1 answered by a1: 3 correct, 1 wrong, 1 refused; by a2: 1 correct, 1 unparsed."""
+    rows = [answer(f"x{i}", "q1", "a1", o)
+            for i, o in enumerate(["correct", "correct", "correct", "wrong", "refused"])]
+    rows += [answer("x0", "q1", "a2", "correct"), answer("x1", "q1", "a2", "unparsed")]
+    return make_run(tmp_path, "imagine-answer", rows, {"questions": []})
+
+
+def test_matrix_numbers_are_the_hand_computed_rates(cli_env, tmp_path):
+    run = answers_run(tmp_path)
+    done = run_cli(["imagine", "matrix", str(run), "--out", str(tmp_path / "fig")], cli_env)
+    assert done.returncode == 0, done.stderr
+    rows = {r["am"]: r for r in csv.DictReader((tmp_path / "fig" / "matrix.csv").open())}
+    # a1: κ = 3/4, α = 4/5; a2: κ = 1/1, α = 1/1, one unparsed
+    assert float(rows["a1"]["kappa"]) == 0.75 and float(rows["a1"]["alpha"]) == 0.8
+    assert float(rows["a1"]["kappa_se"]) == (0.75 * 0.25 / 4) ** 0.5
+    assert rows["a2"]["unparsed"] == "1" and float(rows["a2"]["kappa"]) == 1.0
+    assert (tmp_path / "fig" / "matrix.png").read_bytes()[:4] == b"\x89PNG"
+    assert "0.75" in done.stdout and "0.80" in done.stdout
+
+
+def test_matrix_json_and_default_folder(cli_env, tmp_path):
+    run = answers_run(tmp_path)
+    done = run_cli(["imagine", "matrix", str(run), "--json"], cli_env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert {(r["am"], r["answered"], r["declined"]) for r in out["matrix"]} == {
+        ("a1", 4, 1), ("a2", 1, 0)}
+    assert Path(out["matrix_png"]) == run / "matrix.png"
+
+
+def test_analyze_length_ranks_and_similarity(cli_env, tmp_path):
+    # q1's answers: longest twice ("ccccc" among a/bb/ddd), shortest once -> [1/3, 0, 0, 2/3]
+    qs = [question("a", "q1", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 2),
+          question("b", "q1", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 2),
+          question("c", "q1", "law", "court of zorbs", ["a", "bb", "ccc", "dddd"], 0),
+          question("d", "q2", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 1),
+          question("e", "q1", "law", "broken", [], 0, status="dropped")]
+    run = make_run(tmp_path, "imagine-generate", qs)
+    done = run_cli(["imagine", "analyze", str(run), "--json"], cli_env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    ranks = out["length_ranks"]["q1 DQ"]
+    assert ranks == [1 / 3, 0.0, 0.0, 2 / 3]
+    assert out["length_ranks"]["q2 DQ"] == [0.0, 1.0, 0.0, 0.0]
+    sims = out["similarity"]["DQ questions"]
+    # q1 and q2 share only physics, where all three questions have the same text: cosine 1
+    assert abs(sims["q1 | q2"] - 1.0) < 1e-9
+    assert (run / "length-ranks.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_bad_input_is_one_line_and_exit_2(cli_env, tmp_path):
+    user_error(["imagine", "generate", "--kind", "bogus"], cli_env, "--kind", "bogus")
+    user_error(["imagine", "generate", "--kind", "sequential", "--content", "story"], cli_env,
+               "sequential")
+    user_error(["imagine", "generate", "--per-topic", "0"], cli_env, "--per-topic")
+    user_error(["imagine", "generate", "--topics", " , "], cli_env, "--topics")
+    user_error(["imagine", "answer", "--questions", str(tmp_path)], cli_env, "not a run folder")
+    answers = answers_run(tmp_path)
+    user_error(["imagine", "answer", "--questions", str(answers)], cli_env, "imagine-answer")
+    questions = make_run(tmp_path, "imagine-generate",
+                         [question("a", "q1", "law", "x", ["a", "b", "c", "d"], 0)])
+    user_error(["imagine", "answer", "--questions", str(questions), "--method", "free"],
+               cli_env, "--judge")
+    user_error(["imagine", "answer", "--questions", str(questions), "--method", "perplexity",
+                "--choice-e"], cli_env, "--choice-e")
+    user_error(["imagine", "answer", "--questions", str(questions), "--method", "letter",
+                "--prompt-variant", "cot"], cli_env, "--prompt-variant")
+    dropped = make_run(tmp_path, "imagine-generate",
+                       [question("e", "q1", "law", "x", [], 0, status="dropped")])
+    user_error(["imagine", "answer", "--questions", str(dropped)], cli_env, "no usable questions")
+    user_error(["imagine", "matrix", str(questions)], cli_env, "imagine-generate")
+    user_error(["imagine", "answer", "--questions", str(questions), "--model", "nope/x"],
+               cli_env, "nope")
+
+
+def test_pooled_runs_count_each_answer_once(cli_env, tmp_path):
+    """The same answer run given twice (or two runs of one command) is not double-counted."""
+    run = answers_run(tmp_path)
+    done = run_cli(["imagine", "matrix", str(run), str(run), "--json"], cli_env)
+    assert done.returncode == 0, done.stderr
+    rows = {r["am"]: r for r in json.loads(done.stdout)["matrix"]}
+    assert rows["a1"]["n"] == 5 and rows["a2"]["n"] == 2
