@@ -143,15 +143,24 @@ def test_shuffled_answers_are_graded_against_where_the_answer_landed(tmp_path):
     assert {r["correct_letter"] for r in records} != {"A"}  # the shuffle moved answers
 
 
+class FlatModel(ScriptedModel):
+    """Log-probability -1 for every continuation, whatever its length."""
+
+    async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
+        """-1 each."""
+        self.calls.append(context)
+        return [-1.0] * len(continuations)
+
+
 def test_letter_and_perplexity_methods(tmp_path):
-    # the scripted log-probability is minus the continuation's length: every " X" ties and
-    # the first (A) wins; per byte, -(len(c) + 1) / len(c) is highest for the longest choice
+    # every " X" ties and the first (A) wins; per byte, -1 / len(" " + c) is highest for the
+    # longest choice
     questions = [question("p0", 1, ("a", "bbbbbb", "cc", "ddd")),
                  question("p1", 0, ("aa", "bbbbbb", "cc", "ddd"))]
-    model = ScriptedModel("scripted/lp")
+    model = FlatModel("scripted/lp")
     letter, _ = answer_all(tmp_path / "l", [model], questions,
                            AnswerPlan(method="letter", shuffle=False))
-    assert cell(letter, "scripted/lp [letter, native order]")["kappa"] == 0.5  # A right for p1 only
+    assert cell(letter, "scripted/lp [letter, native order]")["kappa"] == 0.5  # A: p1 only
     ppl, records = answer_all(tmp_path / "p", [model], questions,
                               AnswerPlan(method="perplexity", shuffle=False))
     assert [r["chosen"] for r in records] == ["B", "B"]

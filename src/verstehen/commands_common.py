@@ -9,8 +9,22 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from verstehen.cli import EXIT_CALL_FAILED, print_json, run_async, session_from
+from verstehen.cli import EXIT_CALL_FAILED, Parser, print_json, run_async, session_from
 from verstehen.engine.store import RunStore, default_runs_dir
+
+
+def run_flags(engine: argparse.ArgumentParser) -> Parser:
+    """The engine flags plus what every run-making command takes: --max-tokens, --seed,
+    --runs-dir, --no-progress, --json."""
+    flags = Parser(add_help=False, parents=[engine])
+    flags.add_argument("--max-tokens", type=int, default=None,
+                       help="cap every reply's token budget (quick runs)")
+    flags.add_argument("--seed", type=int, default=0)
+    flags.add_argument("--runs-dir", type=Path, default=None,
+                       help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
+    flags.add_argument("--no-progress", action="store_true")
+    flags.add_argument("--json", action="store_true", help="print one JSON object")
+    return flags
 
 
 async def in_session(args: argparse.Namespace, label: str,

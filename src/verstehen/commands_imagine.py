@@ -9,20 +9,9 @@ from typing import Any
 from verstehen.cli import Parser
 
 
-def _common(engine: argparse.ArgumentParser) -> Parser:
-    flags = Parser(add_help=False, parents=[engine])
-    flags.add_argument("--max-tokens", type=int, default=None,
-                       help="cap every reply's token budget (quick runs)")
-    flags.add_argument("--seed", type=int, default=0)
-    flags.add_argument("--runs-dir", type=Path, default=None,
-                       help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
-    flags.add_argument("--no-progress", action="store_true")
-    flags.add_argument("--json", action="store_true", help="print one JSON object")
-    return flags
-
-
 def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     """Add `imagine` with its steps generate, answer, matrix and analyze."""
+    from verstehen.commands_common import run_flags
     from verstehen.models import DEFAULT_MODEL
     from verstehen.procedures.imagine_present import METHODS, VARIANTS
 
@@ -30,7 +19,7 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
                               "questions about made-up concepts (Zhou et al.)")
     sub = top.add_subparsers(dest="imagine_command", metavar="STEP", parser_class=Parser,
                              required=True)
-    gen = sub.add_parser("generate", parents=[_common(engine)],
+    gen = sub.add_parser("generate", parents=[run_flags(engine)],
                          help="a question model writes imaginary multiple-choice questions")
     gen.add_argument("--model", default=DEFAULT_MODEL,
                      help=f"the question model (default {DEFAULT_MODEL})")
@@ -48,7 +37,7 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     gen.add_argument("--temperature", type=float, default=1.0,
                      help="sampling temperature of the question model (default 1, the paper's)")
 
-    ans = sub.add_parser("answer", parents=[_common(engine)],
+    ans = sub.add_parser("answer", parents=[run_flags(engine)],
                          help="answer models answer the questions; QM x AM rates")
     ans.add_argument("--questions", nargs="+", type=Path, required=True, metavar="RUN",
                      help="run folders of `imagine generate`")

@@ -137,6 +137,7 @@ def load_questions(paths: list[Path]) -> list[dict[str, Any]]:
     for store, _ in read_runs(paths, (GENERATE,)):
         questions += [r for r in store.records()
                       if r["kind"] == "question" and r["status"] == "ok"]
+    questions = once_each(questions)
     if not questions:
         raise UserError("no usable questions in " + ", ".join(map(str, paths)) + ": every "
                         "reply was dropped (see the run's summary); generate more")

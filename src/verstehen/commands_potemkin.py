@@ -14,17 +14,11 @@ TASK_LIST = "define,classify,generate,edit"
 
 
 def _run_flags(engine: argparse.ArgumentParser) -> Parser:
+    from verstehen.commands_common import run_flags
     from verstehen.models import DEFAULT_MODEL
 
-    flags = Parser(add_help=False, parents=[engine])
+    flags = Parser(add_help=False, parents=[run_flags(engine)])
     flags.add_argument("--model", default=DEFAULT_MODEL, help=f"default {DEFAULT_MODEL}")
-    flags.add_argument("--max-tokens", type=int, default=None,
-                       help="cap every answer's token budget (quick runs)")
-    flags.add_argument("--seed", type=int, default=0)
-    flags.add_argument("--runs-dir", type=Path, default=None,
-                       help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
-    flags.add_argument("--no-progress", action="store_true")
-    flags.add_argument("--json", action="store_true", help="print one JSON object")
     return flags
 
 

@@ -119,11 +119,11 @@ async def _perplexity(runner: Runner, model: Model, shown: Shown, plan: AnswerPl
         context, framing = rendered + "Answer:", "chat template"
     else:  # a provider or a base model without a template: the same turn as plain text
         context, framing = turn[0]["content"] + "\nAnswer:", "plain text"
-    out = await runner.logprobs(model, context, [f" {c}" for c in shown.choices])
+    texts = [f" {c}" for c in shown.choices]
+    out = await runner.logprobs(model, context, texts)
     record.update(prompt=context, framing=framing, error=out.error)
     if out.ok:
-        per_byte = [lp / max(1, len(c.encode())) for lp, c in zip(out.value, shown.choices,
-                                                                  strict=True)]
+        per_byte = [lp / len(t.encode()) for lp, t in zip(out.value, texts, strict=True)]
         chosen = shown.letters[per_byte.index(max(per_byte))]
         record.update(logprobs=list(out.value), chosen=chosen,
                       outcome=_outcome(chosen, shown, plan))
