@@ -127,3 +127,30 @@ def test_chat_text_is_the_prompt_generation_sees(model):
     llm = model._model()
     tokens = llm.tokenize(text.encode(), add_bos=bool(llm._model.add_bos_token()), special=True)
     assert len(tokens) == out.usage.prompt_tokens
+
+
+def test_one_token_labels_share_one_evaluation(model):
+    """Fourteen one-token labels after a fresh context cost one decode of the context (not one
+    per label), and score what the one-at-a-time path scores; a longer label still works."""
+    from verstehen.models.local import score_continuation
+
+    llm = model._model()
+    context = "Answer this question as 'Yes' or 'No'. Question: Are clothes used for wearing?"
+    labels = [" Yes", " No", " True", " False", " Right", " Wrong", " Correct", " Incorrect",
+              " Positive", " Negative", " Pass", " Fail", " On", " Off", " Yes indeed"]
+    one = [c for c in labels if len(encode_pair(llm, context, c)[1]) == 1]
+    assert len(one) >= 12
+    decodes = []
+    real_decode = llm._ctx.decode
+    llm._ctx.decode = lambda batch: decodes.append(batch.batch.n_tokens) or real_decode(batch)
+    try:
+        fresh = context.replace("clothes", "boots")  # nothing of it after "Are" is cached
+        fast = run(model.logprobs(fresh, one))
+    finally:
+        llm._ctx.decode = real_decode
+    assert len(decodes) == 1  # the context once, then every label read from its logits
+    slow = [score_continuation(llm, fresh, c) for c in one]
+    assert fast == pytest.approx(slow, abs=2e-3)
+    mixed = run(model.logprobs(fresh, labels))
+    assert [mixed[labels.index(c)] for c in one] == pytest.approx(fast, abs=2e-3)
+    assert mixed[-1] < mixed[0]  # " Yes indeed" is " Yes" and then more

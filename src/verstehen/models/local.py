@@ -157,8 +157,7 @@ class LocalModel:
         return await self._run(self._logprobs, context, continuations)
 
     def _logprobs(self, context: str, continuations: list[str]) -> list[float]:
-        llm = self._model()
-        return [score_continuation(llm, context, c) for c in continuations]
+        return score_continuations(self._model(), context, continuations)
 
     async def chat_text(self, messages: list[Message]) -> str | None:
         """The conversation in the GGUF's own chat template, open for the model's turn; None
@@ -204,27 +203,56 @@ def encode_pair(llm: Any, context: str, continuation: str) -> tuple[list[int], l
     return context_tokens, whole[len(context_tokens) :]
 
 
+def score_continuations(llm: Any, context: str, continuations: list[str]) -> list[float]:
+    """log P(continuation | context) for each continuation; the one-token continuations of a
+    context share a single evaluation (a yes/no label costs no decode of its own)."""
+    scores = [0.0] * len(continuations)
+    one_token: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for i, continuation in enumerate(continuations):
+        context_tokens, continuation_tokens = encode_pair(llm, context, continuation)
+        if len(continuation_tokens) == 1:
+            one_token.setdefault(tuple(context_tokens), []).append((i, continuation_tokens[0]))
+        else:
+            scores[i] = _score_tokens(llm, context_tokens, continuation_tokens)
+    for context_tokens, wanted in one_token.items():
+        _check_length(llm, len(context_tokens) + 1)
+        last = len(context_tokens) - 1
+        (row,) = _decode_with_logits(llm, list(context_tokens), last, last)
+        log_probs = _log_softmax(row)
+        for i, token in wanted:
+            scores[i] = float(log_probs[token])
+    return scores
+
+
 def score_continuation(llm: Any, context: str, continuation: str) -> float:
     """log P(continuation | context), reusing the KV cache for a shared prefix."""
-    context_tokens, continuation_tokens = encode_pair(llm, context, continuation)
+    return _score_tokens(llm, *encode_pair(llm, context, continuation))
+
+
+def _check_length(llm: Any, n: int) -> None:
+    if n > llm.n_ctx():
+        raise UserError(f"{n} tokens exceed the model's context of {llm.n_ctx()}")
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    x = logits.astype(np.float64)
+    top = x.max()
+    return x - (top + np.log(np.exp(x - top).sum()))
+
+
+def _score_tokens(llm: Any, context_tokens: list[int], continuation_tokens: list[int]) -> float:
     if not continuation_tokens:
         return 0.0
     tokens = context_tokens + continuation_tokens
-    if len(tokens) > llm.n_ctx():
-        raise UserError(f"{len(tokens)} tokens exceed the model's context of {llm.n_ctx()}")
+    _check_length(llm, len(tokens))
     first = len(context_tokens) - 1  # logits here predict the first continuation token
-    rows = _decode_with_logits(llm, tokens, first)
-    total = 0.0
-    for offset, logits in enumerate(rows):
-        x = logits.astype(np.float64)
-        top = x.max()
-        log_norm = top + np.log(np.exp(x - top).sum())
-        total += float(x[tokens[first + offset + 1]] - log_norm)
-    return total
+    rows = _decode_with_logits(llm, tokens, first, len(tokens) - 2)
+    return sum(float(_log_softmax(logits)[tokens[first + offset + 1]])
+               for offset, logits in enumerate(rows))
 
 
-def _decode_with_logits(llm: Any, tokens: list[int], first: int) -> list[np.ndarray]:
-    """Evaluate `tokens`, returning logits rows for positions first .. len-2."""
+def _decode_with_logits(llm: Any, tokens: list[int], first: int, last: int) -> list[np.ndarray]:
+    """Evaluate `tokens`, returning the logits rows of positions first .. last."""
     import llama_cpp
 
     cached = list(llm.input_ids[: llm.n_tokens])
@@ -236,7 +264,6 @@ def _decode_with_logits(llm: Any, tokens: list[int], first: int) -> list[np.ndar
     start = min(common, first)  # logits of earlier evaluations are not kept
     llm._ctx.kv_cache_seq_rm(0, start, -1)
     llm.n_tokens = start
-    last = len(tokens) - 2
     n_vocab = llm.n_vocab()
     rows: list[np.ndarray] = []
     batch = llm._batch.batch
