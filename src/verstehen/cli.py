@@ -68,7 +68,7 @@ def generation_flags() -> argparse.ArgumentParser:
 
 # modules that add their own subcommands (add_parsers) and handle them (cmd_<name>)
 _EXTRA_COMMANDS = ("commands_certify", "commands_concepts", "commands_potemkin",
-                   "commands_imagine")
+                   "commands_imagine", "commands_consistency")
 
 
 def build_parser() -> Parser:

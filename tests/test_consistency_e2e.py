@@ -1,0 +1,107 @@
+"""`verstehen consistency` end to end on the embedded model: 20 CSQA dev questions with the
+shared ConceptNet edges. The checks are on the procedure's consistency with the data and its
+own records (negatives are not edges, anchors graded against the file, CC recomputed by a
+brute-force average precision), not on the model's quality."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED_DATA, run_cli
+
+CSQA = SHARED_DATA / "csqa" / "dev_rand_split.jsonl"
+KB = SHARED_DATA / "conceptnet" / "csqa_dev_edges_14rel.tsv"
+ARGS = ["consistency", "--questions", str(CSQA), "--kb", str(KB), "--limit", "20",
+        "--resamples", "200", "--no-progress", "--json"]
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not KB.is_file(), reason="the shared ConceptNet edges are absent")]
+
+
+@pytest.fixture(scope="module")
+def consistency_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict[str, str]]:
+    """One run over the first 20 dev questions, and its environment."""
+    tmp = tmp_path_factory.mktemp("consistency")
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    env.update(VERSTEHEN_CACHE=str(tmp / "calls.sqlite"), VERSTEHEN_RUNS_DIR=str(tmp / "runs"))
+    done = run_cli(ARGS, env, timeout=1500)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), env
+
+
+def records(summary: dict) -> list[dict]:
+    """The run's records."""
+    return [json.loads(x) for x in Path(summary["run"], "records.jsonl").read_text().splitlines()]
+
+
+def brute_ap(y: list[bool], s: list[float]) -> float:
+    """Average precision by its definition: at each distinct score, from the highest, the gain
+    in recall times the precision of predicting "correct" for every score at or above it."""
+    total, ap, previous_recall = sum(y), 0.0, 0.0
+    for t in sorted(set(s), reverse=True):
+        chosen = [yi for yi, si in zip(y, s, strict=True) if si >= t]
+        recall = sum(chosen) / total
+        ap += (recall - previous_recall) * sum(chosen) / len(chosen)
+        previous_recall = recall
+    return ap
+
+
+def test_negatives_are_never_edges_and_anchors_are_graded_by_the_file(consistency_run) -> None:
+    summary, _ = consistency_run
+    rows = records(summary)
+    with KB.open() as f:
+        edges = {(r["relation"], r["start"], r["end"]) for r in csv.DictReader(f, delimiter="\t")}
+    facts = [r for r in rows if r["kind"] == "fact"]
+    positives = {(f["relation"], f["c1"]) for f in facts if f["positive"]}
+    for f in facts:
+        assert ((f["relation"], f["c1"], f["c2"]) in edges) == f["positive"]
+        assert len(f["combos"]) == 35 and isinstance(f["said_yes"], bool)
+        if not f["positive"]:
+            assert (f["relation"], f["c1"]) in positives and f["c2"] != f["c1"]
+    keys = {json.loads(line)["id"]: json.loads(line)["answerKey"]
+            for line in CSQA.read_text().splitlines()[:20]}
+    anchors = [r for r in rows if r["kind"] == "anchor"]
+    assert sorted(a["id"] for a in anchors) == sorted(keys)
+    for a in anchors:
+        assert a["correct"] == (a["chosen"] == keys[a["id"]])
+        assert set(a["facts"]) <= {f["key"] for f in facts}
+
+
+def test_scores_follow_from_the_records(consistency_run) -> None:
+    summary, _ = consistency_run
+    rows = records(summary)
+    right = {r["key"]: (r["positive"], r["said_yes"] == r["positive"])
+             for r in rows if r["kind"] == "fact"}
+    y, s = [], []
+    for a in (r for r in rows if r["kind"] == "anchor"):
+        mine = [right[k] for k in a["facts"]]
+        pos = [ok for p, ok in mine if p]
+        neg = [ok for p, ok in mine if not p]
+        sides = [sum(x) / len(x) for x in (pos, neg) if x]
+        if sides and a["correct"] is not None:
+            y.append(a["correct"])
+            s.append(sum(sides) / len(sides))
+    cc = summary["consistency"]
+    assert cc["n"] == len(y) >= 15
+    assert cc["s_a"] == pytest.approx(sum(y) / len(y))
+    assert cc["s_b"] == pytest.approx(sum(s) / len(s))
+    if any(y):
+        assert cc["cc"] == pytest.approx(brute_ap(y, s))
+        assert cc["cc_low"] <= cc["cc"] <= cc["cc_high"]
+    for png in ("relations_png", "bias_png"):
+        assert Path(summary[png]).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_rerun_is_served_from_the_cache(consistency_run) -> None:
+    summary, env = consistency_run
+    done = run_cli(ARGS, env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    again = json.loads(done.stdout)
+    usage = again["usage"]["local/smollm2-135m"]
+    assert usage["calls"] == usage["cache_hits"] > 0
+    assert again["consistency"] == summary["consistency"]
