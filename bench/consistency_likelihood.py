@@ -9,7 +9,9 @@ Each background fact is asked 35 ways (5 meta-prompts x 7 label pairs): 23 disti
                               (what `verstehen consistency` sends): consecutive prompts share
                               their template's opening in the KV cache
 and prints label scores per second, the speed-up, and the projected time for 200 CSQA dev
-questions with the shared knowledge base. The scores of the three ways must agree.
+questions with the shared knowledge base, and the largest difference between the ways' scores
+(llama.cpp's quantized kernels give slightly different numbers for different batch shapes: up to
+a few tenths of a nat; measured 0.25 on 20 facts).
 
 Run: python bench/consistency_likelihood.py [--facts 40] [--data ../shared/data]
 """
