@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from verstehen.errors import UserError
+from verstehen.report.figures import new_figure, save_png
 from verstehen.report.text import table
 from verstehen.stats.consistency import LEVEL, Consistency
 
@@ -96,28 +96,10 @@ def bias_text(bias: dict[str, Any]) -> str:
             "likelihood")
 
 
-def _figure(width: float, height: float) -> Any:
-    # the Agg canvas directly, not pyplot: no global backend switch, no GUI
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=120, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def _save(fig: Any, path: Path) -> None:
-    try:
-        fig.savefig(Path(path), format="png")
-    except OSError as exc:
-        raise UserError(f"cannot write the plot {path} ({exc.strerror or exc}): give a writable "
-                        "path") from None
-
-
 def plot_relations(rel: dict[str, dict[str, Any]], path: Path) -> None:
     """Write paper Fig. 5 as a PNG: per relation, background S_B on r (x, ± SE) against the CC
     of that S_B (y, bootstrap interval), labelled, with the diagonal."""
-    fig = _figure(5.5, 5.0)
+    fig = new_figure(5.5, 5.0)
     ax = fig.add_subplot()
     ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1)
     shown = 0
@@ -140,13 +122,13 @@ def plot_relations(rel: dict[str, dict[str, Any]], path: Path) -> None:
                  fontsize=10)
     if not shown:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-    _save(fig, path)
+    save_png(fig, path)
 
 
 def plot_bias(bias: dict[str, Any], path: Path) -> None:
     """Write paper Fig. 6 as a PNG: accuracy on positive facts (said yes) and on negative facts
     (said no), bars for the majority vote and the best single combo, ± SE."""
-    fig = _figure(5.5, 4.0)
+    fig = new_figure(5.5, 4.0)
     ax = fig.add_subplot()
     sides = (("positive", "positive facts\n(said yes)"), ("negative", "negative facts\n(said no)"))
     styles = [("majority vote", bias["majority"], "tab:blue")]
@@ -167,4 +149,4 @@ def plot_bias(bias: dict[str, Any], path: Path) -> None:
     ax.set_ylabel("accuracy (± SE)")
     ax.set_title("Yes/no bias of the answers (paper Figure 6)", fontsize=10)
     fig.legend(loc="outside lower center", ncol=len(styles), fontsize=7)
-    _save(fig, path)
+    save_png(fig, path)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
-from verstehen.errors import UserError
+from verstehen.report.figures import new_figure, save_png
 from verstehen.stats.imagination import IQARates, sort_qtypes
 
 TITLES = {"DQ": "direct questions (DQ)", "CQ": "context questions (CQ)",
@@ -23,23 +22,6 @@ def short_name(model: str) -> str:
     return base.rsplit("/", 1)[-1] + suffix
 
 
-def _figure(width: float, height: float) -> Any:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height), dpi=120, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
-
-
-def _save(fig: Any, path: Path) -> None:
-    try:
-        fig.savefig(Path(path), format="png")
-    except OSError as exc:
-        raise UserError(f"cannot write the plot {path} ({exc.strerror or exc}): give a writable "
-                        "path") from None
-
-
 def plot_matrix(matrix: dict[tuple[str, str, str], IQARates], path: Path) -> None:
     """Write paper Fig. 2 as a PNG: κ and α heatmaps (rows AM, columns QM), one column per qtype;
     each cell shows the rate x 100 and its n."""
@@ -54,12 +36,12 @@ def plot_matrix(matrix: dict[tuple[str, str, str], IQARates], path: Path) -> Non
     # each heatmap: 0.5 in per QM column and 0.35 in per AM row, plus room for tick labels
     width = cols * (1.2 + 0.07 * am_chars + max(0.5 * len(qms), 1.8)) + 1.2
     height = 2 * (1.4 + 0.05 * qm_chars + 0.35 * len(ams))
-    fig = _figure(max(width, 4.0), max(height, 3.0))
+    fig = new_figure(max(width, 4.0), max(height, 3.0))
     if not qtypes:
         ax = fig.add_subplot()
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
-        _save(fig, path)
+        save_png(fig, path)
         return
     axes = fig.subplots(2, cols, squeeze=False)
     image = None
@@ -89,13 +71,13 @@ def plot_matrix(matrix: dict[tuple[str, str, str], IQARates], path: Path) -> Non
                 ax.set_ylabel("answer model")
             ax.set_title(f"{label} —\n{TITLES.get(qtype, qtype)}", fontsize=9)
     fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="rate")
-    _save(fig, path)
+    save_png(fig, path)
 
 
 def plot_length_ranks(dist: dict[tuple[str, str], list[float]], path: Path) -> None:
     """Write paper Fig. 5 as a PNG: per (QM, qtype), stacked bars of answer length ranks."""
     keys = list(dist)
-    fig = _figure(7.0, 1.5 + 0.35 * max(len(keys), 1))
+    fig = new_figure(7.0, 1.5 + 0.35 * max(len(keys), 1))
     ax = fig.add_subplot()
     labels = [f"{short_name(qm)} · {qtype}" for qm, qtype in keys]
     left = [0.0] * len(keys)
@@ -111,4 +93,4 @@ def plot_length_ranks(dist: dict[tuple[str, str], list[float]], path: Path) -> N
     if not keys:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
     fig.legend(loc="outside lower center", ncol=4, fontsize=8)
-    _save(fig, path)
+    save_png(fig, path)

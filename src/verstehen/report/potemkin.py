@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from verstehen.data.potemkin_records import OVERALL, TASKS
-from verstehen.errors import UserError
+from verstehen.report.figures import new_figure, save_png
 from verstehen.report.text import table
 from verstehen.stats.potemkin import KeystoneExpansion, PotemkinRate
 
@@ -56,12 +56,7 @@ def expansion_text(exp: KeystoneExpansion) -> str:
 
 def plot_expansion(exp: KeystoneExpansion, path: Path) -> None:
     """Write a PNG of share understood against keystone size k, with SE error bars."""
-    # the Agg canvas directly, not pyplot: no global backend switch, no GUI
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(5, 3.5), dpi=120)
-    FigureCanvasAgg(fig)
+    fig = new_figure(5, 3.5)
     ax = fig.add_subplot()
     points = [p for p in exp.points if p.share is not None]
     ax.errorbar([p.k for p in points], [p.share for p in points],
@@ -73,9 +68,4 @@ def plot_expansion(exp: KeystoneExpansion, path: Path) -> None:
     ax.set_title("Keystone expansion (paper Figure 4)")
     if not points:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-    fig.tight_layout()
-    try:
-        fig.savefig(Path(path), format="png")
-    except OSError as exc:
-        raise UserError(f"cannot write the plot {path} ({exc.strerror or exc}): give a writable "
-                        "path") from None
+    save_png(fig, path)

@@ -1,0 +1,28 @@
+"""What every PNG figure shares: a figure on matplotlib's Agg canvas, and a save that turns an
+unwritable path into one clear line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from verstehen.errors import UserError
+
+
+def new_figure(width: float, height: float) -> Any:
+    """A constrained-layout figure at 120 dpi on the Agg canvas (no pyplot, no GUI backend)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=120, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save_png(fig: Any, path: Path) -> None:
+    """Write the figure as PNG, or raise UserError naming the path."""
+    try:
+        fig.savefig(Path(path), format="png")
+    except OSError as exc:
+        raise UserError(f"cannot write the plot {path} ({exc.strerror or exc}): give a writable "
+                        "path") from None
