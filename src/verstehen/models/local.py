@@ -217,7 +217,10 @@ def score_continuations(llm: Any, context: str, continuations: list[str]) -> lis
     for context_tokens, wanted in one_token.items():
         _check_length(llm, len(context_tokens) + 1)
         last = len(context_tokens) - 1
-        (row,) = _decode_with_logits(llm, list(context_tokens), last, last)
+        # evaluated with one label token after it, as scoring that label alone would: llama.cpp's
+        # quantized kernels give slightly different logits for another batch shape
+        tokens = [*context_tokens, wanted[0][1]]
+        (row,) = _decode_with_logits(llm, tokens, last, last)
         log_probs = _log_softmax(row)
         for i, token in wanted:
             scores[i] = float(log_probs[token])
