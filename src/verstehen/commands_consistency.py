@@ -54,7 +54,8 @@ def _plan(args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
     items = load_mcq(args.questions)[: args.limit]
     kb = load_knowledge(args.kb, relations)
     plan = ConsistencyPlan(relations=relations, max_path_length=args.max_path_length,
-                           template_style=args.question_style, seed=args.seed)
+                           template_style=args.question_style, seed=args.seed,
+                           max_tokens=args.max_tokens)
     return plan, kb, build_anchors(items, kb, plan)
 
 

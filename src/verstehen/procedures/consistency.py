@@ -43,6 +43,11 @@ class ConsistencyPlan:
     max_path_length: int = 1
     template_style: str = "fixed"
     seed: int = 0
+    max_tokens: int | None = None  # caps the generation fallback's replies (16 tokens)
+
+    def reply_params(self) -> GenerateParams:
+        """Greedy decoding for a short generated answer (the fallback without logprobs)."""
+        return GenerateParams(max_tokens=min(16, self.max_tokens or 16), seed=self.seed)
 
 
 @dataclass(frozen=True)
@@ -112,18 +117,18 @@ async def _facts_by_likelihood(runner: Runner, model: Model, questions: dict[str
     return answers
 
 
-async def _fact_by_generation(runner: Runner, model: Model, question: str) -> dict[str, Any]:
+async def _fact_by_generation(runner: Runner, model: Model, question: str,
+                              params: GenerateParams) -> dict[str, Any]:
     asks = [render_meta(m, question, LABEL_PAIRS[0]) for m in meta_prompts()]
-    results = await asyncio.gather(*(runner.generate(model, user(a), GenerateParams(
-        max_tokens=16)) for a in asks))
+    results = await asyncio.gather(*(runner.generate(model, user(a), params) for a in asks))
     if failed := next((r for r in results if not r.ok), None):
         return {"said_yes": None, "combos": None, "error": failed.error}
     votes = [parse_yes_no(r.value.text) for r in results]
     return {"said_yes": vote_answer(votes), "combos": None, "votes": votes, "error": None}
 
 
-async def _anchor(runner: Runner, model: Model, item: MCQItem, likelihood: bool
-                  ) -> dict[str, Any]:
+async def _anchor(runner: Runner, model: Model, item: MCQItem, likelihood: bool,
+                  params: GenerateParams) -> dict[str, Any]:
     if likelihood:
         out = await runner.logprobs(model, f"Question: {item.stem}\nAnswer:",
                                     [f" {c}" for c in item.choices])
@@ -134,7 +139,7 @@ async def _anchor(runner: Runner, model: Model, item: MCQItem, likelihood: bool
                 "error": None}
     from verstehen.scopes.mcq import _prompt
 
-    out = await runner.generate(model, user(_prompt(item, 0)), GenerateParams(max_tokens=16))
+    out = await runner.generate(model, user(_prompt(item, 0)), params)
     if not out.ok:
         return {"chosen": None, "error": out.error}
     return {"chosen": parse_choice(out.value.text, item.labels, item.choices),
@@ -157,7 +162,8 @@ async def run_consistency(runner: Runner, model: Model, anchors: list[Anchor],
             answers = await _facts_by_likelihood(runner, model, questions)
         else:
             answers = dict(zip(questions, await asyncio.gather(
-                *(_fact_by_generation(runner, model, q) for q in questions.values())),
+                *(_fact_by_generation(runner, model, q, plan.reply_params())
+                  for q in questions.values())),
                 strict=True))
         for key, f in facts.items():
             store.append({"kind": "fact", "key": key, "relation": f.relation, "c1": f.c1,
@@ -165,7 +171,7 @@ async def run_consistency(runner: Runner, model: Model, anchors: list[Anchor],
                           "method": method, **answers[key]})
 
     async def anchor(a: Anchor) -> None:
-        answer = await _anchor(runner, model, a.item, likelihood)
+        answer = await _anchor(runner, model, a.item, likelihood, plan.reply_params())
         correct = None if answer["chosen"] is None else answer["chosen"] == a.item.answer
         store.append({"kind": "anchor", "id": a.item.id, "stem": a.item.stem,
                       "answer": a.item.answer, "concepts": list(a.concepts),
