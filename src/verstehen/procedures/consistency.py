@@ -137,9 +137,9 @@ async def _anchor(runner: Runner, model: Model, item: MCQItem, likelihood: bool,
         scores = list(out.value)
         return {"chosen": item.labels[scores.index(max(scores))], "logprobs": scores,
                 "error": None}
-    from verstehen.scopes.mcq import _prompt
+    from verstehen.scopes.mcq import mcq_prompt
 
-    out = await runner.generate(model, user(_prompt(item, 0)), params)
+    out = await runner.generate(model, user(mcq_prompt(item, 0)), params)
     if not out.ok:
         return {"chosen": None, "error": out.error}
     return {"chosen": parse_choice(out.value.text, item.labels, item.choices),

@@ -35,7 +35,8 @@ def _or_list(labels: list[str]) -> str:
     return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} or {labels[-1]}"
 
 
-def _prompt(item: MCQItem, phrasing: int) -> str:
+def mcq_prompt(item: MCQItem, phrasing: int) -> str:
+    """The question of one item in one of the TEMPLATES, choices lettered."""
     pairs = list(zip(item.labels, item.choices, strict=True))
     body = TEMPLATES[phrasing].format(
         stem=item.stem.strip(),
@@ -75,7 +76,7 @@ class MCQScope:
         return self._question(item, phrasing)
 
     def _question(self, item: MCQItem, phrasing: int) -> Question:
-        return Question(id=item.id, prompt=_prompt(item, phrasing), answer=item.answer,
+        return Question(id=item.id, prompt=mcq_prompt(item, phrasing), answer=item.answer,
                         phrasing=phrasing,
                         data={"labels": list(item.labels), "choices": list(item.choices)})
 
@@ -83,7 +84,7 @@ class MCQScope:
         """The same item in phrasing `phrasing`."""
         if not 0 <= phrasing < self.phrasings:
             raise ValueError(f"phrasing must be in [0, {self.phrasings}); got {phrasing}")
-        return replace(question, prompt=_prompt(self._by_id[question.id], phrasing),
+        return replace(question, prompt=mcq_prompt(self._by_id[question.id], phrasing),
                        phrasing=phrasing)
 
     def grade(self, question: Question, answer: str) -> Graded:
