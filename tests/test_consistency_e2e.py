@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -104,4 +105,8 @@ def test_rerun_is_served_from_the_cache(consistency_run) -> None:
     again = json.loads(done.stdout)
     usage = again["usage"]["local/smollm2-135m"]
     assert usage["calls"] == usage["cache_hits"] > 0
+    facts = sum(r["kind"] == "fact" for r in records(summary))
+    assert re.search(rf"\b{facts} distinct background facts to ask", done.stderr), done.stderr
+    # a fact shared by anchors is asked once: 23 prompts a fact, one call an anchor question
+    assert usage["calls"] == 23 * facts + 20
     assert again["consistency"] == summary["consistency"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -17,6 +18,7 @@ from verstehen.report.consistency import (
     plot_relations,
     relation_text,
 )
+from verstehen.report.figures import spread_labels
 from verstehen.stats.consistency import (
     AnchorResult,
     FactAnswer,
@@ -433,3 +435,20 @@ def test_plots_write_pngs(tmp_path):
     for name in ("rel.png", "empty.png", "bias.png", "bias1.png"):
         assert (tmp_path / name).read_bytes()[:8] == PNG
 
+
+
+def test_spread_labels_by_hand():
+    # three points at one height in a cluster stack up by the gap, lowest x first; a far point
+    # keeps its own height
+    heights = spread_labels([(0.5, 0.2), (0.51, 0.2), (0.9, 0.2), (0.49, 0.2)], gap=0.05,
+                            near=0.1)
+    assert heights == pytest.approx([0.25, 0.30, 0.2, 0.2])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=15))
+def test_spread_labels_never_overlap(points):
+    heights = spread_labels(points, gap=0.04, near=float("inf"))
+    assert all(h >= y for h, (_, y) in zip(heights, points, strict=True))
+    ordered = sorted(heights)
+    assert all(b - a >= 0.04 - 1e-9 for a, b in itertools.pairwise(ordered))

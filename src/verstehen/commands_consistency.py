@@ -84,8 +84,10 @@ def cmd_consistency(args: argparse.Namespace, argv: list[str]) -> int:
         summary.update(done, **write_figures(summary, store.path))
         return summary
 
-    print(f"{len(anchors)} questions, {len(kb)} knowledge-base edges; "
-          f"{sum(len(a.facts) for a in anchors)} background facts to ask", file=sys.stderr)
+    distinct = len({f.key for a in anchors for f in a.facts})
+    print(f"{len(anchors)} questions, {len(kb)} knowledge-base edges; {distinct} distinct "
+          f"background facts to ask ({sum(len(a.facts) for a in anchors)} over the anchors)",
+          file=sys.stderr)
     return finish_run(args, f"consistency {args.model}", body, _show)
 
 

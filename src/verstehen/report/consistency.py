@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from verstehen.report.figures import new_figure, save_png
+from verstehen.report.figures import new_figure, save_png, spread_labels
 from verstehen.report.text import table
 from verstehen.stats.consistency import LEVEL, Consistency
 
@@ -99,21 +99,22 @@ def bias_text(bias: dict[str, Any]) -> str:
 def plot_relations(rel: dict[str, dict[str, Any]], path: Path) -> None:
     """Write paper Fig. 5 as a PNG: per relation, background S_B on r (x, ± SE) against the CC
     of that S_B (y, bootstrap interval), labelled, with the diagonal."""
-    fig = new_figure(5.5, 5.0)
+    fig = new_figure(7.0, 5.0)
     ax = fig.add_subplot()
     ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1)
-    shown = 0
-    for r, e in rel.items():
-        x, y = e["background"]["mean"], e["cc"]["cc"]
-        if x is None or y is None:
-            continue
-        shown += 1
+    shown = {r: e for r, e in rel.items()
+             if e["background"]["mean"] is not None and e["cc"]["cc"] is not None}
+    points = [(e["background"]["mean"], e["cc"]["cc"]) for e in shown.values()]
+    # labels in one column right of the axes, spread apart, each with a line to its point
+    heights = spread_labels(points, gap=0.045, near=float("inf"))
+    for (r, e), (x, y), label_y in zip(shown.items(), points, heights, strict=True):
         low, high = e["cc"]["low"], e["cc"]["high"]
         yerr = [[y - low], [high - y]] if low is not None and high is not None else None
         ax.errorbar([x], [y], xerr=[e["background"]["se"] or 0.0], yerr=yerr, marker="o",
                     capsize=2, color="tab:blue", ecolor="0.7", linewidth=1)
-        ax.annotate(f"{r} (n={e['cc']['n']})", (x, y), textcoords="offset points",
-                    xytext=(4, 4), fontsize=7)
+        ax.annotate(f"{r} (n={e['cc']['n']})", (x, y), xytext=(1.04, label_y), fontsize=7,
+                    va="center", annotation_clip=False,
+                    arrowprops={"arrowstyle": "-", "color": "0.75", "linewidth": 0.5})
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_xlabel("background score S_B on the relation (± SE)")

@@ -26,3 +26,16 @@ def save_png(fig: Any, path: Path) -> None:
     except OSError as exc:
         raise UserError(f"cannot write the plot {path} ({exc.strerror or exc}): give a writable "
                         "path") from None
+
+
+def spread_labels(points: list[tuple[float, float]], gap: float, near: float
+                  ) -> list[float]:
+    """Label heights for points, each at or above its point, at least `gap` above the label of
+    any lower point within `near` horizontally (so labels of clustered points do not overlap)."""
+    heights: list[float | None] = [None] * len(points)
+    for i in sorted(range(len(points)), key=lambda k: (points[k][1], points[k][0])):
+        x, y = points[i]
+        below = [h for j, h in enumerate(heights)
+                 if h is not None and abs(points[j][0] - x) < near]
+        heights[i] = max([y, *(h + gap for h in below)])
+    return [h for h in heights if h is not None]
