@@ -436,19 +436,17 @@ def test_plots_write_pngs(tmp_path):
         assert (tmp_path / name).read_bytes()[:8] == PNG
 
 
-
 def test_spread_labels_by_hand():
-    # three points at one height in a cluster stack up by the gap, lowest x first; a far point
-    # keeps its own height
-    heights = spread_labels([(0.5, 0.2), (0.51, 0.2), (0.9, 0.2), (0.49, 0.2)], gap=0.05,
-                            near=0.1)
-    assert heights == pytest.approx([0.25, 0.30, 0.2, 0.2])
+    # ordered by height, then x: (0.49, 0.2) keeps 0.2, (0.5, 0.2) goes to 0.25, (0.9, 0.2) to
+    # 0.30, and (0.1, 0.4) keeps 0.4, being more than a gap above 0.30
+    heights = spread_labels([(0.5, 0.2), (0.9, 0.2), (0.1, 0.4), (0.49, 0.2)], gap=0.05)
+    assert heights == pytest.approx([0.25, 0.30, 0.4, 0.2])
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=15))
 def test_spread_labels_never_overlap(points):
-    heights = spread_labels(points, gap=0.04, near=float("inf"))
+    heights = spread_labels(points, gap=0.04)
     assert all(h >= y for h, (_, y) in zip(heights, points, strict=True))
     ordered = sorted(heights)
     assert all(b - a >= 0.04 - 1e-9 for a, b in itertools.pairwise(ordered))

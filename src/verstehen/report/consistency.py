@@ -106,7 +106,7 @@ def plot_relations(rel: dict[str, dict[str, Any]], path: Path) -> None:
              if e["background"]["mean"] is not None and e["cc"]["cc"] is not None}
     points = [(e["background"]["mean"], e["cc"]["cc"]) for e in shown.values()]
     # labels in one column right of the axes, spread apart, each with a line to its point
-    heights = spread_labels(points, gap=0.045, near=float("inf"))
+    heights = spread_labels(points, gap=0.045)
     for (r, e), (x, y), label_y in zip(shown.items(), points, heights, strict=True):
         low, high = e["cc"]["low"], e["cc"]["high"]
         yerr = [[y - low], [high - y]] if low is not None and high is not None else None

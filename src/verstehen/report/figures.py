@@ -3,6 +3,7 @@ unwritable path into one clear line."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +29,11 @@ def save_png(fig: Any, path: Path) -> None:
                         "path") from None
 
 
-def spread_labels(points: list[tuple[float, float]], gap: float, near: float
-                  ) -> list[float]:
-    """Label heights for points, each at or above its point, at least `gap` above the label of
-    any lower point within `near` horizontally (so labels of clustered points do not overlap)."""
-    heights: list[float | None] = [None] * len(points)
+def spread_labels(points: list[tuple[float, float]], gap: float) -> list[float]:
+    """Heights for the points' labels in one column: each at or above its point, and at least
+    `gap` above the label of the point below it."""
+    heights = [0.0] * len(points)
+    previous = -math.inf
     for i in sorted(range(len(points)), key=lambda k: (points[k][1], points[k][0])):
-        x, y = points[i]
-        below = [h for j, h in enumerate(heights)
-                 if h is not None and abs(points[j][0] - x) < near]
-        heights[i] = max([y, *(h + gap for h in below)])
-    return [h for h in heights if h is not None]
+        heights[i] = previous = max(points[i][1], previous + gap)
+    return heights
