@@ -22,18 +22,20 @@ from verstehen.data.knowledge import (
 from verstehen.data.mcq import load_mcq
 from verstehen.errors import UserError
 from verstehen.procedures.consistency_background import (
-    LABEL_PAIRS,
     Fact,
     anchor_concepts,
     background_facts,
-    fact_question,
-    meta_prompts,
     negative_for,
     negative_pool,
-    render_meta,
     with_negatives,
 )
-from verstehen.procedures.consistency_prompts import relation_templates
+from verstehen.procedures.consistency_prompts import (
+    fact_question,
+    meta_prompts,
+    relation_templates,
+    render_meta,
+)
+from verstehen.stats.consistency import LABEL_PAIRS
 
 from conftest import SHARED_DATA
 

@@ -22,17 +22,14 @@ from verstehen.engine.store import RunStore
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.parse import parse_choice, parse_yes_no
 from verstehen.procedures.consistency_background import (
-    LABEL_PAIRS,
     Fact,
     anchor_concepts,
     background_facts,
-    fact_question,
-    meta_prompts,
     negative_pool,
-    render_meta,
     with_negatives,
 )
-from verstehen.stats.consistency import majority_answer, vote_answer
+from verstehen.procedures.consistency_prompts import fact_question, meta_prompts, render_meta
+from verstehen.stats.consistency import LABEL_PAIRS, majority_answer, vote_answer
 
 
 @dataclass(frozen=True)

@@ -25,12 +25,6 @@ from wordfreq import simple_tokenize, word_frequency, zipf_frequency
 
 from verstehen.data.knowledge import Edge, KnowledgeBase
 from verstehen.errors import UserError
-from verstehen.procedures.consistency_prompts import fact_question, meta_prompts, render_meta
-from verstehen.stats.consistency import LABEL_PAIRS
-
-__all__ = ["LABEL_PAIRS", "STOPWORDS", "Fact", "anchor_concepts", "background_facts",
-           "fact_question", "meta_prompts", "negative_for", "negative_pool", "render_meta",
-           "with_negatives"]
 
 _STOPWORDS_TEXT = """
 a about above after again against all also am an and any are as at be because been before being
