@@ -34,7 +34,8 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     cc.add_argument("--question-style", choices=["fixed", "paper"], default="fixed",
                     help="relation templates: grammar fixed, or appendix Table 2 verbatim")
     cc.add_argument("--resamples", type=int, default=1000,
-                    help="bootstrap resamples for CC's interval (default 1000)")
+                    help="bootstrap resamples for the overall CC's interval (default 1000; "
+                         "the per-relation and per-concept intervals use 200 each)")
 
 
 def _plan(args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
