@@ -22,11 +22,11 @@ import argparse
 import time
 from pathlib import Path
 
-from verstehen.data.knowledge import load_knowledge
 from verstehen.data.mcq import load_mcq
+from verstehen.methods.consistency.background import fact_question
+from verstehen.methods.consistency.knowledge import load_knowledge
+from verstehen.methods.consistency.run import ConsistencyPlan, build_anchors, combo_contexts
 from verstehen.models.local import LocalModel, score_continuation, score_continuations
-from verstehen.procedures.consistency import ConsistencyPlan, build_anchors, combo_contexts
-from verstehen.procedures.consistency_background import fact_question
 
 
 def timed(fn) -> tuple[float, list[float]]:

@@ -1,3 +1,3 @@
-from verstehen.cli import main
+from verstehen.cli.main import main
 
 raise SystemExit(main())

@@ -1,0 +1,51 @@
+"""`verstehen concepts`: the concept catalog, with how each concept is graded."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from typing import Any
+
+from verstehen.domains.catalog import CONCEPTS, DOMAINS
+from verstehen.errors import UserError
+
+
+def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
+    """Add the `concepts` subcommand."""
+    p = commands.add_parser(
+        "concepts", help="the Potemkin paper's 32 concepts and how verstehen grades each")
+    p.add_argument("--domain", choices=sorted(DOMAINS), default=None, help="one domain only")
+    p.add_argument("--exact", action="store_true", help="only concepts graded exactly by code")
+    p.add_argument("--json", action="store_true")
+
+
+def cmd_concepts(args: argparse.Namespace, argv: list[str]) -> int:
+    """List the catalog by domain: key, grading mode, certification scope, definition."""
+    from verstehen.cli.main import print_json
+
+    chosen = [c for c in CONCEPTS
+              if (args.domain is None or c.domain == args.domain)
+              and (not args.exact or c.grading == "exact")]
+    if not chosen:
+        raise UserError("no concept matches: drop --exact or choose another --domain")
+    if args.json:
+        print_json([{"key": c.key, "name": c.name, "domain": c.domain, "grading": c.grading,
+                     "scope": c.scope, "definition": c.definition} for c in chosen])
+        return 0
+    width = max(len(c.key) for c in chosen)
+    for domain, title in DOMAINS.items():
+        group = [c for c in chosen if c.domain == domain]
+        if not group:
+            continue
+        exact = sum(c.grading == "exact" for c in group)
+        print(f"{title} ({domain}): {len(group)} concepts, {exact} graded exactly")
+        for c in group:
+            mode = f"exact, --scope {c.scope}" if c.scope else "judge or human labels"
+            print(f"  {c.key:<{width}}  {c.name}  [{mode}]")
+            print(textwrap.fill(c.definition, 96, initial_indent=" " * (width + 4),
+                                subsequent_indent=" " * (width + 4)))
+        print()
+    total_exact = sum(c.grading == "exact" for c in chosen)
+    print(f"{len(chosen)} concepts; {total_exact} graded exactly (certify them with --scope "
+          "SCOPE, or SCOPE/classify, /generate, /edit for one task)")
+    return 0

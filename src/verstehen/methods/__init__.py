@@ -1,0 +1,1 @@
+"""The four methods, one folder each: everything specific to a method lives in its folder."""

@@ -1,0 +1,244 @@
+"""The certification commands: certify, bounds, plan, audit (flags and handlers)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from verstehen.cli.main import Parser, print_json
+from verstehen.errors import UserError
+
+if TYPE_CHECKING:  # numpy loads only when a command needs it, not for every --help
+    from verstehen.methods.certification.decide import Criterion
+
+AUDIT_SCOPES = ("arithmetic/small", "arithmetic")
+SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder), or "
+              "a concept such as game-theory/pure-nash or poetry/haiku/classify "
+              "(`verstehen scopes` lists them)")
+AUDIT_PG, AUDIT_DELTA, AUDIT_TEST_LENGTH = 0.7, 0.05, 100
+
+
+def criterion_flags(pg: float | None = 0.7, rid: float | None = 0.001) -> Parser:
+    """--pg, --rid (or --rid-test-length) and --delta."""
+    flags = Parser(add_help=False)
+    flags.add_argument("--pg", type=float, default=pg, help=f"passing grade (default {pg})")
+    flags.add_argument("--rid", type=float, default=rid,
+                       help="highest tolerable rate of ridiculous answers")
+    flags.add_argument("--rid-test-length", type=int, default=None, metavar="N_T",
+                       help="derive RID so no ridiculous answer occurs in N_T questions "
+                            "with probability 1-δ (paper section 3)")
+    flags.add_argument("--delta", type=float, default=0.05,
+                       help="a decisive verdict is wrong with probability at most δ")
+    flags.add_argument("--json", action="store_true", help="print one JSON object")
+    return flags
+
+
+def asking_flags() -> Parser:
+    """Flags of commands that ask a model a scope's questions."""
+    flags = Parser(add_help=False)
+    flags.add_argument("--seed", type=int, default=0, help="question draws (default 0)")
+    flags.add_argument("--first-look", type=int, default=16,
+                       help="first checkpoint of sequential looks (default 16)")
+    flags.add_argument("--rephrase", type=int, default=20, metavar="K",
+                       help="ask K questions again in another phrasing (default 20)")
+    flags.add_argument("--idk-score", type=float, default=None,
+                       help="score of 'I don't know' (default: the scope's)")
+    flags.add_argument("--wrong-score", type=float, default=None,
+                       help="score of a wrong choice in mcq scopes (default 0)")
+    flags.add_argument("--runs-dir", type=Path, default=None,
+                       help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
+    flags.add_argument("--no-progress", action="store_true")
+    return flags
+
+
+def add_parsers(commands: Any, engine: Parser) -> None:
+    """Add certify, bounds, plan and audit to the command tree."""
+    from verstehen.models import DEFAULT_MODEL
+
+    asking = asking_flags()
+    cert = commands.add_parser("certify", parents=[engine, criterion_flags(), asking],
+                               help="verdict on a scope: understands, does not, inconclusive")
+    cert.add_argument("--model", default=None, help=f"provider/model (default {DEFAULT_MODEL})")
+    cert.add_argument("--scope", default=None, help=SCOPE_HELP)
+    cert.add_argument("--scores", type=Path, default=None,
+                      help="decide from a file of scores (one a line, or JSONL with 'score')")
+    cert.add_argument("--questions", type=int, default=None, help="ask exactly N questions")
+    cert.add_argument("--sequential", action="store_true",
+                      help="look at checkpoints 16, 32, 64, ... and stop when decisive")
+    cert.add_argument("--max-questions", type=int, default=None,
+                      help="budget of a sequential run (default 1024)")
+    cert.add_argument("--explanations", action="store_true",
+                      help="ask for a program per question family and run it in a sandbox")
+    cert.add_argument("--program-questions", type=int, default=2000,
+                      help="questions each program answers in the sandbox (default 2000)")
+
+    commands.add_parser("scopes", help="the scopes certify and audit can ask")
+
+    bounds = commands.add_parser("bounds", help="Chernoff and Hoeffding bounds on a mean")
+    bounds.add_argument("--mean", type=float, required=True, help="observed mean in [0, 1]")
+    bounds.add_argument("--n", type=int, required=True, help="number of samples")
+    bounds.add_argument("--delta", type=float, default=0.05)
+    bounds.add_argument("--json", action="store_true")
+
+    plan = commands.add_parser("plan", parents=[criterion_flags()],
+                               help="how many questions a verdict will likely need")
+    plan.add_argument("--expected-score", type=float, required=True)
+    plan.add_argument("--expected-rid", type=float, required=True,
+                      help="expected rate of ridiculous answers")
+    plan.add_argument("--power", type=float, default=0.5,
+                      help="chance the verdict comes by then (0.5 = plug in the expected rates)")
+    plan.add_argument("--first-look", type=int, default=16)
+
+    audit = commands.add_parser(
+        "audit", parents=[engine, criterion_flags(AUDIT_PG, None), asking],
+        help="certify a model on the built-in scopes (the main job)")
+    audit.add_argument("--model", default=DEFAULT_MODEL, help=f"default {DEFAULT_MODEL}")
+    audit.add_argument("--scope", action="append", default=None,
+                       help=f"repeatable (default: {', '.join(AUDIT_SCOPES)})")
+    audit.add_argument("--max-questions", type=int, default=256,
+                       help="budget per scope of the sequential test (default 256)")
+    audit.set_defaults(rephrase=10)
+
+
+def criterion_from(args: argparse.Namespace) -> Criterion:
+    """The checked (PG, RID, δ) of the flags."""
+    from verstehen.methods.certification.decide import Criterion
+    from verstehen.stats.bounds import rid_for_test_length
+
+    rid = args.rid
+    try:
+        if args.rid_test_length is not None:
+            rid = float(rid_for_test_length(args.rid_test_length, args.delta))
+        elif rid is None:
+            rid = float(rid_for_test_length(AUDIT_TEST_LENGTH, args.delta))
+        return Criterion(args.pg, rid, args.delta)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def read_scores(path: Path) -> list[float]:
+    """Scores from a file: one number a line, or JSONL objects with a "score" field."""
+    if not path.is_file():
+        raise UserError(f"scores file not found: {path}")
+    scores = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            value = json.loads(text)
+            if isinstance(value, dict):
+                value = value["score"]
+            score = float(value)
+        except (ValueError, KeyError, TypeError):
+            raise UserError(f"{path}:{n}: {text[:40]!r} is not a score: write one number in "
+                            "[0, 1] a line, or JSON objects with a \"score\" field") from None
+        if not 0 <= score <= 1:
+            raise UserError(f"{path}:{n}: score {score} is outside [0, 1]")
+        scores.append(score)
+    if not scores:
+        raise UserError(f"{path} has no scores: write one number in [0, 1] a line")
+    return scores
+
+
+def cmd_scopes(args: argparse.Namespace, argv: list[str]) -> int:
+    """List the scopes with a line on each."""
+    from verstehen.scopes import SCOPE_HELP as listing
+
+    print(listing)
+    print(f"\naudit asks {', '.join(AUDIT_SCOPES)} unless given --scope")
+    return 0
+
+
+def cmd_bounds(args: argparse.Namespace, argv: list[str]) -> int:
+    """Print L and U (Chernoff) and Hoeffding's interval for an observed mean."""
+    from verstehen.stats import bounds as b
+
+    try:
+        out = {"mean": args.mean, "n": args.n, "delta": args.delta,
+               "chernoff_lower": b.chernoff_lower(args.mean, args.n, args.delta),
+               "chernoff_upper": b.chernoff_upper(args.mean, args.n, args.delta),
+               "hoeffding_lower": b.hoeffding_lower(args.mean, args.n, args.delta),
+               "hoeffding_upper": b.hoeffding_upper(args.mean, args.n, args.delta)}
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        print_json(out)
+        return 0
+    print(f"mean {args.mean:g} over n = {args.n}, each bound holds with probability "
+          f">= {1 - args.delta:g}")
+    print(f"  Chernoff (KL):  L = {out['chernoff_lower']:.9f}   U = {out['chernoff_upper']:.9f}")
+    print(f"  Hoeffding:      L = {out['hoeffding_lower']:.9f}   U = {out['hoeffding_upper']:.9f}"
+          "  (outside [0, 1] means uninformative)")
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace, argv: list[str]) -> int:
+    """Print how many questions the fixed and the sequential procedures likely need."""
+    from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
+
+    criterion = criterion_from(args)
+    if args.first_look < 1:
+        raise UserError(f"--first-look must be at least 1, not {args.first_look}")
+    try:
+        fixed = samples_needed(criterion, args.expected_score, args.expected_rid,
+                               power=args.power)
+        sequential = sequential_samples_needed(criterion, args.expected_score, args.expected_rid,
+                                               first=args.first_look, power=args.power)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    expected = ("understands" if args.expected_score > criterion.pg
+                and args.expected_rid < criterion.rid else "does not understand")
+    out = {"pg": criterion.pg, "rid": criterion.rid, "delta": criterion.delta,
+           "expected_score": args.expected_score, "expected_rid": args.expected_rid,
+           "power": args.power, "expected_verdict": expected, "fixed_questions": fixed,
+           "sequential_questions": sequential, "first_look": args.first_look}
+    if args.json:
+        print_json(out)
+        return 0
+    if fixed is None:
+        print("no number of questions will likely decide: the expected rates sit on the "
+              "thresholds (PG or RID)")
+        return 0
+    print(f"expected verdict: {expected} (PG {criterion.pg:g}, RID {criterion.rid:g}, "
+          f"δ {criterion.delta:g})")
+    print(f"  fixed n:     {fixed} questions")
+    print(f"  sequential:  stops by the checkpoint at {sequential} questions "
+          f"(looks at {args.first_look}, {2 * args.first_look}, ...)")
+    return 0
+
+
+def cmd_certify(args: argparse.Namespace, argv: list[str]) -> int:
+    """Decide from a scores file, or ask a model a scope's questions and decide."""
+    from verstehen.methods.certification.decide import certify
+    from verstehen.methods.certification.report import explain
+
+    criterion = criterion_from(args)
+    if args.scores is not None:
+        if args.scope or args.model:
+            raise UserError("--scores decides from a file: leave out --model and --scope")
+        verdict = certify(read_scores(args.scores), criterion.pg, criterion.rid,
+                          criterion.delta).to_dict()
+        if args.json:
+            print_json({"scores": str(args.scores), "verdict": verdict})
+        else:
+            print("\n".join(explain(verdict)))
+        return 0
+    if args.scope is None:
+        raise UserError("certify needs --scope (or --scores FILE)")
+    from verstehen.methods.certification.run import run_scopes
+
+    return run_scopes(args, argv, criterion, [args.scope], command="certify")
+
+
+def cmd_audit(args: argparse.Namespace, argv: list[str]) -> int:
+    """Certify a model on the built-in scopes and print the table of verdicts."""
+    from verstehen.methods.certification.run import run_scopes
+
+    args.sequential, args.questions, args.explanations = True, None, False
+    args.program_questions = 0
+    return run_scopes(args, argv, criterion_from(args), args.scope or list(AUDIT_SCOPES),
+                      command="audit")
+

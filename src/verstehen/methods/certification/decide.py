@@ -1,0 +1,198 @@
+"""Verdicts: Procedure 4.1 (independent samples) and Procedure 5.1 (samples plus explanations).
+
+A verdict is "understands" (mean score >= PG and ridiculous rate <= RID), "does not
+understand" (mean < PG or rate > RID), or "inconclusive"; a decisive verdict is wrong with
+probability at most δ (paper Theorems 1 and 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from verstehen.stats.bounds import chernoff_lower, chernoff_upper
+
+Decision = Literal["understands", "does not understand", "inconclusive"]
+UNDERSTANDS: Decision = "understands"
+DOES_NOT: Decision = "does not understand"
+INCONCLUSIVE: Decision = "inconclusive"
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """An understanding criterion (PG, RID) and the failure probability δ (Definition 3.2)."""
+
+    pg: float
+    rid: float
+    delta: float
+
+    def __post_init__(self) -> None:
+        if not 0 < self.pg < 1:
+            raise ValueError(f"the passing grade PG must lie in (0, 1), not {self.pg}")
+        if not 0 < self.rid < 1:
+            raise ValueError(f"RID must lie in (0, 1), not {self.rid}")
+        if self.rid >= self.pg:
+            raise ValueError(f"RID ({self.rid}) must be well below PG ({self.pg})")
+        if not 0 < self.delta < 1:
+            raise ValueError(f"delta must lie in (0, 1), not {self.delta}")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A decision with its evidence: n, the observed rates and the bounds the tests compared.
+
+    score_lower = L(ŝ, n, δ) and ridiculous_upper = U(r̂, n, δ) feed the "understands" tests;
+    score_upper = U(ŝ, n, δ/2) and ridiculous_lower = L(r̂, n, δ/2) the "does not" tests.
+    """
+
+    decision: Decision
+    n: int
+    mean_score: float
+    ridiculous_rate: float
+    score_lower: float
+    score_upper: float
+    ridiculous_upper: float
+    ridiculous_lower: float
+    tests: dict[str, bool]
+    decided_by: tuple[str, ...]
+    pg: float
+    rid: float
+    delta: float
+    more_questions: int | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        out = asdict(self)
+        out["decided_by"] = list(self.decided_by)
+        return out
+
+
+def _tests(bounds: dict[str, float], pg: float, rid: float) -> dict[str, bool]:
+    """The four tests of Procedures 4.1 and 5.1 on the bounds they compare."""
+    return {
+        "good_grade": bounds["score_lower"] >= pg,
+        "good_rid": bounds["ridiculous_upper"] <= rid,
+        "bad_grade": bounds["score_upper"] < pg,
+        "bad_rid": bounds["ridiculous_lower"] > rid,
+    }
+
+
+def _decide(tests: dict[str, bool]) -> tuple[Decision, tuple[str, ...]]:
+    if tests["good_grade"] and tests["good_rid"]:
+        return UNDERSTANDS, ("good_grade", "good_rid")
+    bad = tuple(name for name in ("bad_grade", "bad_rid") if tests[name])
+    return (DOES_NOT, bad) if bad else (INCONCLUSIVE, ())
+
+
+def check_scores(scores: ArrayLike) -> np.ndarray:
+    """Scores as a float array; ValueError if empty, non-finite or outside [0, 1]."""
+    array = np.asarray(scores, dtype=float).ravel()
+    if array.size == 0:
+        raise ValueError("no scores: certification needs at least one answered question")
+    if not np.all(np.isfinite(array)) or np.any((array < 0) | (array > 1)):
+        raise ValueError("every score must be a number in [0, 1]")
+    return array
+
+
+def certify(scores: ArrayLike, pg: float, rid: float, delta: float, *,
+            plan_more: bool = True) -> Verdict:
+    """Procedure 4.1 on independently sampled scores; a score of exactly 0 is ridiculous."""
+    criterion = Criterion(pg, rid, delta)
+    array = check_scores(scores)
+    n = int(array.size)
+    s_hat = float(array.mean())
+    r_hat = float(np.count_nonzero(array == 0.0)) / n
+    bounds = {
+        "score_lower": float(chernoff_lower(s_hat, n, delta)),
+        "score_upper": float(chernoff_upper(s_hat, n, delta / 2)),
+        "ridiculous_upper": float(chernoff_upper(r_hat, n, delta)),
+        "ridiculous_lower": float(chernoff_lower(r_hat, n, delta / 2)),
+    }
+    tests = _tests(bounds, pg, rid)
+    decision, decided_by = _decide(tests)
+    more = None
+    if decision == INCONCLUSIVE and plan_more:
+        from verstehen.methods.certification.plan import samples_needed
+
+        needed = samples_needed(criterion, s_hat, r_hat)
+        more = None if needed is None else max(needed - n, 1)
+    return Verdict(decision, n, s_hat, r_hat, tests=tests, decided_by=decided_by,
+                   pg=pg, rid=rid, delta=delta, more_questions=more, **bounds)
+
+
+@dataclass(frozen=True)
+class ExplainedFamily:
+    """A family of questions covered by an explanation (paper section 5).
+
+    `probability` is p_α, the chance a question of the scope falls in the family. Give either
+    `scores`, the explanation's scores on questions drawn from the family (we bound s_α and
+    r_α from them), or `exact_score`, the paper's assumption that s_α is known exactly.
+    """
+
+    family: str
+    probability: float
+    scores: np.ndarray | None = None
+    exact_score: float | None = None
+
+
+def _family_bounds(fam: ExplainedFamily, delta_good: float, delta_bad: float) -> dict[str, Any]:
+    if fam.scores is None:
+        if fam.exact_score is None or not 0 <= fam.exact_score <= 1:
+            raise ValueError(f"family {fam.family}: give scores or an exact score in [0, 1]")
+        s = fam.exact_score
+        r = 1.0 if s == 0 else 0.0
+        return {"family": fam.family, "p": fam.probability, "m": None, "mean_score": s,
+                "ridiculous_rate": r, "score_lower": s, "score_upper": s,
+                "ridiculous_upper": r, "ridiculous_lower": r}
+    scores = check_scores(fam.scores)
+    m = int(scores.size)
+    s_hat = float(scores.mean())
+    r_hat = float(np.count_nonzero(scores == 0.0)) / m
+    return {"family": fam.family, "p": fam.probability, "m": m, "mean_score": s_hat,
+            "ridiculous_rate": r_hat,
+            "score_lower": float(chernoff_lower(s_hat, m, delta_good)),
+            "score_upper": float(chernoff_upper(s_hat, m, delta_bad)),
+            "ridiculous_upper": float(chernoff_upper(r_hat, m, delta_good)),
+            "ridiculous_lower": float(chernoff_lower(r_hat, m, delta_bad))}
+
+
+def certify_explained(remaining: ArrayLike, families: list[ExplainedFamily], pg: float,
+                      rid: float, delta: float) -> Verdict:
+    """Procedure 5.1 as stated in section 5: good tests at δ, bad tests at δ/2.
+
+    Appendix A's proof has typos (A.17 uses δ/2 where the procedure states δ; A.19 writes s
+    for r); we follow the procedure. Where s_α and r_α are estimated from program runs, each
+    test's δ is split evenly (union bound) over the estimated families and the remainder Q̄.
+    """
+    Criterion(pg, rid, delta)
+    coverage = sum(f.probability for f in families)
+    if any(f.probability <= 0 for f in families) or coverage > 1 + 1e-9:
+        raise ValueError("family probabilities must be positive and sum to at most 1")
+    p_rest = max(0.0, 1.0 - coverage)
+    rest = np.asarray(remaining, dtype=float).ravel()
+    if p_rest > 1e-12 and rest.size == 0:
+        raise ValueError("the families do not cover the scope: sample remaining questions too")
+    estimated = sum(f.scores is not None for f in families) + (1 if p_rest > 1e-12 else 0)
+    delta_good, delta_bad = delta / max(estimated, 1), delta / 2 / max(estimated, 1)
+    parts = [_family_bounds(f, delta_good, delta_bad) for f in families]
+    if p_rest > 1e-12:
+        rest_part = _family_bounds(ExplainedFamily("(remaining)", p_rest, rest),
+                                   delta_good, delta_bad)
+        parts.append(rest_part)
+
+    def mix(key: str) -> float:
+        return float(sum(part["p"] * part[key] for part in parts))
+
+    bounds = {key: mix(key) for key in (
+        "score_lower", "score_upper", "ridiculous_upper", "ridiculous_lower")}
+    tests = _tests(bounds, pg, rid)
+    decision, decided_by = _decide(tests)
+    return Verdict(decision, int(rest.size), mix("mean_score"), mix("ridiculous_rate"),
+                   tests=tests, decided_by=decided_by, pg=pg, rid=rid, delta=delta,
+                   details={"coverage": coverage, "components": parts,
+                            "delta_per_component": {"good": delta_good, "bad": delta_bad}},
+                   **bounds)

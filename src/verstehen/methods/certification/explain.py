@@ -1,0 +1,101 @@
+"""Certification with explanations: the model writes a program per question family (sec. 5).
+
+A family counts as explained when the model's reply holds code that defines the entry
+function; that is decided by reading the code, before it runs, so the choice of explained
+families cannot depend on how well the programs score. Each program then answers
+`program_questions` fresh questions of its family in the sandbox (no model calls), and
+Chernoff bounds on those scores stand in for the paper's exactly known s_α and r_α.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+from typing import Any
+
+import numpy as np
+
+from verstehen.engine.runner import Runner
+from verstehen.engine.store import RunStore
+from verstehen.methods.certification.decide import ExplainedFamily, certify_explained
+from verstehen.methods.certification.procedure import Asker, CertifyPlan, scope_summary, scores_of
+from verstehen.methods.certification.sandbox import Limits, run_program
+from verstehen.methods.certification.sandbox import extract_code as code_in
+from verstehen.models.base import GenerateParams, Model, user
+from verstehen.scopes.base import ExplainableScope, Graded
+
+PROGRAM_TOKENS = 384
+
+
+def defines_function(code: str, name: str) -> str | None:
+    """None if `code` parses and defines `name` at top level; otherwise why not."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return f"syntax error: {exc.msg} (line {exc.lineno})"
+    if not any(isinstance(node, ast.FunctionDef) and node.name == name for node in tree.body):
+        return f"no function named {name}"
+    return None
+
+
+async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
+                         store: RunStore, family: str, index: int, seed: int,
+                         program_questions: int) -> ExplainedFamily | None:
+    """Ask for one family's program; run it on fresh questions; None if no program was offered."""
+    rng = np.random.default_rng([seed, 1, index])
+    shown = scope.sample_family(rng, family)
+    prompt = scope.program_prompt(shown)
+    params = GenerateParams(temperature=0.0, max_tokens=PROGRAM_TOKENS, seed=seed)
+    result = await runner.generate(model, user(prompt), params)
+    record: dict[str, Any] = {"kind": "explanation", "scope": scope.name, "model": model.name,
+                              "family": family, "prompt": prompt,
+                              "text": result.value.text if result.ok else None,
+                              "error": result.error, "offered": False, "reason": None}
+    code = code_in(result.value.text) if result.ok else None
+    record["reason"] = ("no code in the reply" if code is None
+                        else defines_function(code, scope.program_entry))
+    if not result.ok or record["reason"] is not None:
+        store.append(record)
+        return None
+    questions = [scope.sample_family(rng, family) for _ in range(program_questions)]
+    inputs = [scope.program_args(q) for q in questions]
+    run = await asyncio.to_thread(run_program, code, scope.program_entry, inputs, Limits())
+    graded: list[Graded] = []
+    for q, out in zip(questions, run.outputs if run.ok else [{}] * len(questions), strict=True):
+        if run.ok and "value" in out:
+            graded.append(scope.grade_output(q, out["value"]))
+        else:
+            why = out.get("error") if run.ok else run.error
+            graded.append(Graded(0.0, "unparsed", reason=f"program failed: {why}"))
+    record.update(offered=True, code=code, program_ok=run.ok, program_error=run.error,
+                  seconds=round(run.seconds, 3), questions=len(graded),
+                  mean_score=float(np.mean([g.score for g in graded])),
+                  ridiculous=sum(g.ridiculous for g in graded),
+                  examples=[{"args": args, "score": g.score, "parsed": g.parsed,
+                             "reason": g.reason}
+                            for args, g in list(zip(inputs, graded, strict=True))[:5]])
+    store.append(record)
+    return ExplainedFamily(family, scope.families[family],
+                           scores=np.array([g.score for g in graded]))
+
+
+async def run_explained(runner: Runner, model: Model, scope: ExplainableScope, store: RunStore,
+                        plan: CertifyPlan, program_questions: int) -> dict[str, Any]:
+    """Procedure 5.1: explained families from programs, the rest from `plan.questions` answers."""
+    explained = [
+        fam for fam in await asyncio.gather(*(
+            explain_family(runner, model, scope, store, family, k, plan.seed, program_questions)
+            for k, family in enumerate(sorted(scope.families))))
+        if fam is not None]
+    covered = {fam.family for fam in explained}
+    asker = Asker(runner, model, scope, store, plan.seed)
+    records: list[dict[str, Any]] = []
+    if len(covered) < len(scope.families):
+        records = await asker.ask_range(0, plan.questions, keep=lambda q: q.family not in covered)
+    verdict = None
+    if not asker.errors:
+        c = plan.criterion
+        verdict = certify_explained(scores_of(records), explained, c.pg, c.rid, c.delta)
+    summary = scope_summary(scope, records, verdict, None, asker.errors)
+    summary["explained_families"] = sorted(covered)
+    return summary

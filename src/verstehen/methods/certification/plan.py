@@ -1,0 +1,74 @@
+"""Planning: how many questions a scope needs before the procedure is likely to decide."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+from verstehen.methods.certification.decide import Criterion
+from verstehen.methods.certification.sequential import look_delta
+from verstehen.stats.bounds import chernoff_lower, chernoff_upper
+
+_MAX_DOUBLINGS = 45  # 2**45 questions: beyond any budget, so "never" in practice
+
+
+def _decides(c: Criterion, s: float, r: float, n: int, delta: float, z: float) -> bool:
+    """Would Procedure 4.1 decide at n if the observed rates land z standard errors off?"""
+    s_sd, r_sd = math.sqrt(s * (1 - s) / n), math.sqrt(r * (1 - r) / n)
+    if s > c.pg and r < c.rid:
+        s_seen, r_seen = max(s - z * s_sd, 0.0), min(r + z * r_sd, 1.0)
+        return (chernoff_lower(s_seen, n, delta) >= c.pg
+                and chernoff_upper(r_seen, n, delta) <= c.rid)
+    bad_grade = s < c.pg and chernoff_upper(min(s + z * s_sd, 1.0), n, delta / 2) < c.pg
+    bad_rid = r > c.rid and chernoff_lower(max(r - z * r_sd, 0.0), n, delta / 2) > c.rid
+    return bool(bad_grade or bad_rid)
+
+
+def _z(power: float) -> float:
+    if not 0.5 <= power < 1:
+        raise ValueError(f"power must lie in [0.5, 1), not {power}")
+    return NormalDist().inv_cdf(power)
+
+
+def _undecidable(c: Criterion, s: float, r: float) -> bool:
+    return not (s > c.pg and r < c.rid) and not (s < c.pg or r > c.rid)
+
+
+def samples_needed(criterion: Criterion, expected_score: float, expected_rid: float, *,
+                   power: float = 0.5) -> int | None:
+    """Smallest fixed n at which Procedure 4.1 decides, given the expected rates; None if never.
+
+    power 0.5 plugs the expected rates in as the observed ones; a higher power asks that the
+    decision still holds when the observed rates fall that normal quantile short (e.g. 0.8).
+    """
+    s, r, z = expected_score, expected_rid, _z(power)
+    if not (0 <= s <= 1 and 0 <= r <= 1):
+        raise ValueError("expected score and ridiculous rate must lie in [0, 1]")
+    if _undecidable(criterion, s, r):
+        return None
+    hi = 1
+    while not _decides(criterion, s, r, hi, criterion.delta, z):
+        hi *= 2
+        if hi > 2**_MAX_DOUBLINGS:
+            return None
+    lo = hi // 2  # does not decide at lo (or lo == 0)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _decides(criterion, s, r, mid, criterion.delta, z):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def sequential_samples_needed(criterion: Criterion, expected_score: float, expected_rid: float,
+                              *, first: int, power: float = 0.5) -> int | None:
+    """The first checkpoint (first, 2·first, 4·first, ...) at which the sequential test decides."""
+    s, r, z = expected_score, expected_rid, _z(power)
+    if _undecidable(criterion, s, r):
+        return None
+    for look in range(1, _MAX_DOUBLINGS + 1):
+        n = first * 2 ** (look - 1)
+        if _decides(criterion, s, r, n, look_delta(criterion.delta, look), z):
+            return n
+    return None

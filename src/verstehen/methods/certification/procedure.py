@@ -1,0 +1,162 @@
+"""Certify a model on a scope: sample questions, ask, grade, decide (fixed n or sequential)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from verstehen.engine.runner import Runner
+from verstehen.engine.store import RunStore
+from verstehen.methods.certification.decide import INCONCLUSIVE, Criterion, Verdict, certify
+from verstehen.methods.certification.sequential import certify_at_look, checkpoints
+from verstehen.models.base import GenerateParams, Model, user
+from verstehen.scopes.base import Question, Scope
+from verstehen.stats.rates import mean_se, rate_se
+
+
+@dataclass(frozen=True)
+class CertifyPlan:
+    """What to ask and how to decide: n questions, or sequential looks up to max_questions."""
+
+    criterion: Criterion
+    questions: int
+    sequential: bool = False
+    first_look: int = 16
+    seed: int = 0
+    rephrase: int = 20
+
+
+def question_at(scope: Scope, seed: int, index: int,
+                keep: Callable[[Question], bool] | None = None) -> Question:
+    """Question `index` of a run: drawn from its own generator, so any prefix is reproducible."""
+    rng = np.random.default_rng([seed, index])
+    question = scope.sample(rng)
+    while keep is not None and not keep(question):  # the restriction of Δ_Q to what keep allows
+        question = scope.sample(rng)
+    return question
+
+
+class Asker:
+    """Asks a scope's questions through the runner and writes one record per answer."""
+
+    def __init__(self, runner: Runner, model: Model, scope: Scope, store: RunStore,
+                 seed: int) -> None:
+        self.runner, self.model, self.scope, self.store = runner, model, scope, store
+        self.seed = seed
+        self.params = GenerateParams(temperature=0.0, max_tokens=scope.answer_tokens, seed=seed)
+        self.errors = 0
+        self.asked: dict[int, Question] = {}  # index -> question, for the rephrase check
+
+    async def ask(self, question: Question, index: int, kind: str = "answer") -> dict[str, Any]:
+        """Ask one question greedily; grade and record it (a failed call is recorded too)."""
+        params = self.params
+        if question.max_tokens is not None:
+            params = replace(params, max_tokens=question.max_tokens)
+        result = await self.runner.generate(self.model, user(question.prompt), params)
+        record: dict[str, Any] = {
+            "kind": kind, "scope": self.scope.name, "model": self.model.name, "index": index,
+            "question_id": question.id, "family": question.family,
+            "phrasing": question.phrasing, "prompt": question.prompt,
+            "expected": question.answer, "text": None, "parsed": None, "outcome": None,
+            "score": None, "reason": None, "cached": result.cached, "error": result.error,
+        }
+        if result.ok:
+            graded = self.scope.grade(question, result.value.text)
+            record.update(text=result.value.text, parsed=graded.parsed, outcome=graded.outcome,
+                          score=graded.score, reason=graded.reason)
+        else:
+            self.errors += 1
+        self.store.append(record)
+        return record
+
+    async def ask_range(self, start: int, stop: int,
+                        keep: Callable[[Question], bool] | None = None) -> list[dict[str, Any]]:
+        """Ask questions start..stop-1 concurrently, in index order."""
+        questions = [question_at(self.scope, self.seed, i, keep) for i in range(start, stop)]
+        self.asked.update(zip(range(start, stop), questions, strict=True))
+        self.runner.progress.add_total(len(questions))
+        return list(await asyncio.gather(
+            *(self.ask(q, i) for i, q in zip(range(start, stop), questions, strict=True))))
+
+
+async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStore,
+                      plan: CertifyPlan) -> dict[str, Any]:
+    """Ask, grade and decide; returns the scope's summary (verdict, counts, rephrase check)."""
+    asker = Asker(runner, model, scope, store, plan.seed)
+    records: list[dict[str, Any]] = []
+    if plan.sequential:
+        schedule = checkpoints(plan.first_look, plan.questions)
+        verdict = None
+        for look, n in enumerate(schedule, 1):
+            records += await asker.ask_range(len(records), n)
+            if asker.errors:
+                break
+            verdict = certify_at_look(scores_of(records), plan.criterion, look, schedule)
+            if verdict.decision != INCONCLUSIVE:
+                break
+    else:
+        records = await asker.ask_range(0, plan.questions)
+        verdict = None if asker.errors else certify(
+            scores_of(records), plan.criterion.pg, plan.criterion.rid, plan.criterion.delta)
+    rephrased = await rephrase_check(asker, records, plan.rephrase) if not asker.errors else None
+    return scope_summary(scope, records, verdict, rephrased, asker.errors)
+
+
+def scores_of(records: list[dict[str, Any]]) -> np.ndarray:
+    """The scores of answered records (ask_range returns them in index order)."""
+    return np.array([r["score"] for r in records], dtype=float)
+
+
+async def rephrase_check(asker: Asker, records: list[dict[str, Any]],
+                         count: int) -> dict[str, Any] | None:
+    """Ask the first `count` questions again in the next phrasing; how often do scores differ?"""
+    if asker.scope.phrasings < 2 or count < 1 or not records:
+        return None
+    chosen = records[:count]
+    originals = [asker.asked[r["index"]] for r in chosen]
+    asker.runner.progress.add_total(len(originals))
+    again = await asyncio.gather(*(
+        asker.ask(asker.scope.rephrase(q, (q.phrasing + 1) % asker.scope.phrasings),
+                  r["index"], kind="rephrase")
+        for q, r in zip(originals, chosen, strict=True)))
+    if asker.errors:
+        return None
+    differ = sum(a["score"] != b["score"] for a, b in zip(chosen, again, strict=True))
+    rate, se = rate_se(differ, len(chosen))
+    return {"n": len(chosen), "disagreements": differ, "rate": rate, "se": se}
+
+
+def scope_summary(scope: Scope, records: list[dict[str, Any]], verdict: Verdict | None,
+                  rephrased: dict[str, Any] | None, errors: int) -> dict[str, Any]:
+    """The scope's part of summary.json."""
+    outcomes = Counter(r["outcome"] for r in records if r["outcome"] is not None)
+    reasons = Counter(r["reason"] for r in records if r["outcome"] == "unparsed")
+    scored = [r for r in records if r["score"] is not None]
+    return {
+        "scope": scope.name,
+        "asked": len(records),
+        "failed_calls": errors,
+        "verdict": verdict.to_dict() if verdict else None,
+        "outcomes": dict(sorted(outcomes.items())),
+        "unparsed_reasons": dict(reasons.most_common(5)),
+        "by_family": by_family(scored),
+        "rephrase": rephrased,
+    }
+
+
+def by_family(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Mean score with its standard error, share ridiculous and n, per question family."""
+    groups: dict[str, list[float]] = {}
+    for r in records:
+        groups.setdefault(str(r["family"]), []).append(float(r["score"]))
+    out = {}
+    for family, scores in sorted(groups.items()):
+        mean, se = mean_se(scores)
+        out[family] = {"n": len(scores), "mean": mean, "se": se,
+                       "ridiculous": sum(x == 0.0 for x in scores) / len(scores)}
+    return out

@@ -1,0 +1,83 @@
+"""Sequential certification that stays valid when you stop at the first decisive look.
+
+Looking at the evidence after every question and stopping when Procedure 4.1 first decides
+inflates the error far beyond δ (each look is another chance to be fooled). We look only at
+checkpoints fixed in advance, n_j = first·2^(j-1) (plus a final look at the budget), and run
+Procedure 4.1 at look j with δ_j = 6δ/(π² j²). Since Σ_j δ_j = δ, the chance that *any* look
+gives a wrong verdict is at most δ (union bound), whenever the run stops.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from verstehen.methods.certification.decide import (
+    INCONCLUSIVE,
+    Criterion,
+    Verdict,
+    certify,
+    check_scores,
+)
+
+
+def look_delta(delta: float, look: int) -> float:
+    """δ_j = 6δ/(π² j²) for look j = 1, 2, ...; these sum to δ over all looks."""
+    if look < 1:
+        raise ValueError("looks are numbered from 1")
+    return 6 * delta / (math.pi**2 * look**2)
+
+
+def checkpoints(first: int, max_n: int) -> list[int]:
+    """Look sizes first, 2·first, 4·first, ... below max_n, and max_n itself as the last look."""
+    if first < 1 or max_n < first:
+        raise ValueError(f"need 1 <= first ({first}) <= max questions ({max_n})")
+    looks = []
+    n = first
+    while n < max_n:
+        looks.append(n)
+        n *= 2
+    return [*looks, max_n]
+
+
+def certify_at_look(scores: ArrayLike, criterion: Criterion, look: int,
+                    schedule: list[int]) -> Verdict:
+    """Procedure 4.1 on the first schedule[look-1] scores at δ_look, annotated with the look."""
+    n = schedule[look - 1]
+    delta_look = look_delta(criterion.delta, look)
+    verdict = certify(np.asarray(scores)[:n], criterion.pg, criterion.rid, delta_look,
+                      plan_more=False)
+    more = None
+    if verdict.decision == INCONCLUSIVE:
+        from verstehen.methods.certification.plan import sequential_samples_needed
+
+        needed = sequential_samples_needed(criterion, verdict.mean_score,
+                                           verdict.ridiculous_rate, first=schedule[0])
+        more = None if needed is None else max(needed - n, 1)
+    return replace(verdict, delta=criterion.delta, more_questions=more, details={
+        "sequential": True, "look": look, "delta_look": delta_look, "checkpoints": schedule})
+
+
+def certify_sequential(scores: ArrayLike, pg: float, rid: float, delta: float, *,
+                       first: int = 16, max_n: int | None = None) -> Verdict:
+    """The verdict of the first decisive checkpoint the scores reach, else of the last one.
+
+    `max_n` is the budget fixed before the run; None takes len(scores), which is right for one
+    call on a finished run but not when called again as answers arrive (that adds looks).
+    """
+    criterion = Criterion(pg, rid, delta)
+    array = check_scores(scores)
+    schedule = checkpoints(first, max_n or array.size)
+    reached = [n for n in schedule if n <= array.size]
+    if not reached:
+        raise ValueError(f"{array.size} scores do not reach the first checkpoint ({first})")
+    verdict = None
+    for look in range(1, len(reached) + 1):
+        verdict = certify_at_look(array, criterion, look, schedule)
+        if verdict.decision != INCONCLUSIVE:
+            break
+    assert verdict is not None
+    return verdict

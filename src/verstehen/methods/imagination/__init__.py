@@ -1,0 +1,4 @@
+"""Shared imagination (Zhou et al.): a question model invents questions about made-up concepts,
+answer models answer them; correctness and answering rates per (QM, AM).
+
+The command is `verstehen imagine`."""

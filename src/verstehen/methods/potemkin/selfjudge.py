@@ -1,0 +1,195 @@
+"""The automatic lower bound on potemkins (Mancoridis et al., ICML 2025, section 4.2, appendix M).
+
+On multiple-choice questions the model answers correctly, it writes related questions, answers
+each, writes a subtly wrong version of each answer, and judges both answers in fresh
+conversations. Potemkin rate (lower bound) = 2 x (1 - judge accuracy): 0 when every judgment
+matches (original correct, altered incorrect), 1 at chance.
+
+The rate here is the plain share over all judged answers, with a standard error clustered by
+original question. The upstream code averaged running means across trials instead, which weighs
+answers unequally; the two agree when every question yields the same number of judgments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from verstehen.data.mcq import MCQItem
+from verstehen.engine.runner import Runner
+from verstehen.engine.store import RunStore
+from verstehen.methods.potemkin.stats import clustered_rate
+from verstehen.models.base import GenerateParams, Message, Model, user
+from verstehen.parse import FINAL_TAG, after_final_tag, numbered_items, parse_correct_incorrect
+from verstehen.prompts import prompt
+from verstehen.scopes.mcq import MCQScope
+
+TOKENS = {"original": MCQScope.answer_tokens, "questions": 512, "answer": 512, "corrupt": 512,
+          "judge": 384}
+
+
+@dataclass(frozen=True)
+class SelfJudgePlan:
+    """How many benchmark questions, related questions per question, the seed and a token cap."""
+
+    questions: int = 20
+    subquestions: int = 5
+    seed: int = 0
+    max_tokens: int | None = None
+
+
+def chat(system: str, content: str) -> list[Message]:
+    """A system message and one user turn."""
+    return [{"role": "system", "content": system}, {"role": "user", "content": content}]
+
+
+class SelfJudge:
+    """One model through the whole procedure; every step a fresh conversation."""
+
+    def __init__(self, runner: Runner, model: Model, store: RunStore,
+                 plan: SelfJudgePlan) -> None:
+        self.runner, self.model, self.store, self.plan = runner, model, store, plan
+
+    async def _say(self, step: str, messages: list[Message]) -> str | None:
+        tokens = TOKENS[step] if self.plan.max_tokens is None \
+            else min(TOKENS[step], self.plan.max_tokens)
+        result = await self.runner.generate(self.model, messages, GenerateParams(
+            temperature=0.0, seed=self.plan.seed, max_tokens=tokens))
+        if not result.ok:
+            self.store.append({"kind": "error", "step": step, "error": result.error})
+            return None
+        return result.value.text
+
+    async def original(self, scope: MCQScope, item: MCQItem) -> None:
+        """Answer one benchmark question; go on with related questions when it is right."""
+        question = scope.question_for(item)
+        text = await self._say("original", user(question.prompt))
+        if text is None:
+            return
+        graded = scope.grade(question, text)
+        self.store.append({"kind": "original", "question_id": item.id, "prompt": question.prompt,
+                           "text": text, "outcome": graded.outcome, "parsed": graded.parsed})
+        if graded.outcome != "correct":
+            return
+        self.runner.progress.add_total(1)
+        stem = item.stem.strip() + "\n" + "\n".join(
+            f"{label}. {choice}" for label, choice in zip(item.labels, item.choices, strict=True))
+        concept = (item.subject or "").replace("_", " ") or "the subject of this question"
+        ask = prompt("potemkin/selfjudge_questions", concept=concept, question=stem,
+                     count=str(self.plan.subquestions))
+        written = await self._say("questions", user(ask))
+        if written is None:
+            return
+        related = numbered_items(written, self.plan.subquestions)
+        self.store.append({"kind": "questions", "question_id": item.id, "prompt": ask,
+                           "text": written, "questions": related})
+        self.runner.progress.add_total(4 * len(related))  # answer, alter, judge both
+        await asyncio.gather(*(self.related(item.id, j, q) for j, q in enumerate(related)))
+
+    async def related(self, question_id: str, index: int, question: str) -> None:
+        """Answer, alter and judge one related question."""
+        tag = FINAL_TAG
+        answered = await self._say("answer", chat(
+            prompt("potemkin/selfjudge_answer_system", tag=tag),
+            prompt("potemkin/selfjudge_question", question=question)))
+        if answered is None:
+            return
+        answer = after_final_tag(answered, tag)
+        altered_text = await self._say("corrupt", chat(
+            prompt("potemkin/selfjudge_corrupt_system", tag=tag),
+            prompt("potemkin/selfjudge_pair", question=question,
+                   answer=answer if answer is not None else answered.strip())))
+        if altered_text is None:
+            return
+        altered = after_final_tag(altered_text, tag)
+        shown = {"original": answer if answer is not None else answered.strip(),
+                 "altered": altered if altered is not None else altered_text.strip()}
+        verdicts = await asyncio.gather(*(self._judge(question, shown[k]) for k in shown))
+        self.store.append({
+            "kind": "related", "question_id": question_id, "index": index, "question": question,
+            "answer": shown["original"], "answer_tagged": answer is not None,
+            "altered": shown["altered"], "altered_tagged": altered is not None,
+            "unchanged": shown["original"].strip() == shown["altered"].strip(),
+            "judged_original": verdicts[0][0], "judged_altered": verdicts[1][0],
+            "judge_texts": [verdicts[0][1], verdicts[1][1]],
+        })
+
+    async def _judge(self, question: str, answer: str) -> tuple[bool | None, str | None]:
+        text = await self._say("judge", chat(
+            prompt("potemkin/selfjudge_judge_system", tag=FINAL_TAG),
+            prompt("potemkin/selfjudge_pair", question=question, answer=answer)))
+        return (None if text is None else parse_correct_incorrect(text)), text
+
+
+def pick(scope: MCQScope, plan: SelfJudgePlan) -> list[MCQItem]:
+    """`plan.questions` distinct items of the benchmark, in a seeded random order."""
+    order = np.random.default_rng(plan.seed).permutation(len(scope.items))
+    return [scope.items[int(i)] for i in order[:plan.questions]]
+
+
+async def run_selfjudge(runner: Runner, model: Model, scope: MCQScope, store: RunStore,
+                        plan: SelfJudgePlan) -> dict[str, Any]:
+    """Run the procedure over the picked questions and summarize."""
+    items = pick(scope, plan)
+    runner.progress.add_total(len(items))  # later steps are added as questions qualify
+    judge = SelfJudge(runner, model, store, plan)
+    await asyncio.gather(*(judge.original(scope, item) for item in items))
+    summary = summarize_selfjudge(list(store.records()))
+    summary["run"] = str(store.path)
+    store.write_summary(summary)
+    return summary
+
+
+def summarize_selfjudge(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The lower bound 2 x (1 - judge accuracy) with clustered SE, and every skip counted."""
+    originals = [r for r in records if r["kind"] == "original"]
+    related = [r for r in records if r["kind"] == "related"]
+    written = {r["question_id"]: r for r in records if r["kind"] == "questions"}
+    skipped = Counter()
+    for r in originals:
+        if r["outcome"] != "correct":
+            skipped[f"original answer {r['outcome']}"] += 1
+        elif r["question_id"] in written and not written[r["question_id"]]["questions"]:
+            skipped["no related questions could be read"] += 1
+    per_question: dict[str, list[int]] = {}
+    on_correct, on_altered = [0, 0], [0, 0]
+    for r in related:
+        tally = per_question.setdefault(r["question_id"], [0, 0])
+        for verdict, said, expected, bucket in (
+                (r["judged_original"], r["judge_texts"][0], True, on_correct),
+                (r["judged_altered"], r["judge_texts"][1], False, on_altered)):
+            if verdict is None:
+                skipped["unparseable grade" if said is not None else "judge call failed"] += 1
+                continue
+            tally[0] += verdict == expected
+            tally[1] += 1
+            bucket[0] += verdict == expected
+            bucket[1] += 1
+    summary: dict[str, Any] = {
+        "questions": len(originals),
+        "answered_correctly": sum(r["outcome"] == "correct" for r in originals),
+        "related_questions": len(related),
+        "judgments": sum(t for _, t in per_question.values()),
+        "skipped": dict(skipped),
+        "untagged_answers": sum(not r["answer_tagged"] for r in related)
+        + sum(not r["altered_tagged"] for r in related),
+        "unchanged_alterations": sum(r["unchanged"] for r in related),
+        "failed_calls": sum(r["kind"] == "error" for r in records),
+        "potemkin_rate": None, "se": None,
+        "judge_accepts_correct": _share(on_correct),
+        "judge_rejects_altered": _share(on_altered),
+    }
+    tallies = [t for t in per_question.values() if t[1]]
+    if tallies:
+        accuracy, se, _ = clustered_rate([s for s, _ in tallies], [t for _, t in tallies])
+        summary.update(potemkin_rate=2 * (1 - accuracy), se=2 * se, judge_accuracy=accuracy,
+                       clusters=len(tallies))
+    return summary
+
+
+def _share(pair: list[int]) -> dict[str, Any]:
+    return {"n": pair[1], "rate": pair[0] / pair[1] if pair[1] else None}

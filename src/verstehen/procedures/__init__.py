@@ -1,1 +1,0 @@
-"""Procedures: one per method; each builds prompts, asks models through the runner, scores."""

@@ -1,0 +1,285 @@
+"""The sandbox that runs model-written programs: results, faults, limits and refused actions."""
+
+from __future__ import annotations
+
+import math
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from verstehen.methods.certification import sandbox
+from verstehen.methods.certification.sandbox import Limits, extract_code, run_program
+
+FAST = Limits(cpu_seconds=5, wall_seconds=20.0, per_call_seconds=2.0)
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    """A TCP socket really listening on 127.0.0.1 (port is listener.getsockname()[1])."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    sock.settimeout(0.3)
+    yield sock
+    sock.close()
+
+
+def _assert_no_connection(sock: socket.socket) -> None:
+    """Fail if anything connected to the listening socket."""
+    with pytest.raises(TimeoutError):
+        conn, _ = sock.accept()
+        conn.close()
+
+
+def test_correct_program_returns_values() -> None:
+    source = "import math\ndef solve(a, b):\n    return math.gcd(a, b) * 10 + a - b\n"
+    inputs = [[12, 18], [7, 5], [0, 9], [100, 75], [-4, 6]]
+    result = run_program(source, "solve", inputs, FAST)
+    assert result.ok and result.error is None
+    assert result.outputs == [{"value": math.gcd(a, b) * 10 + a - b} for a, b in inputs]
+
+
+def test_many_inputs_use_one_fast_child() -> None:
+    inputs = [[i, i + 3] for i in range(5000)]
+    started = time.monotonic()
+    result = run_program("def solve(a, b):\n    return a * b\n", "solve", inputs)
+    assert time.monotonic() - started < 2.0
+    assert [o["value"] for o in result.outputs] == [a * b for a, b in inputs]
+
+
+def test_runtime_error_is_per_input() -> None:
+    result = run_program("def solve(a, b):\n    return a // b\n", "solve", [[7, 2], [1, 0], [9, 3]])
+    assert result.ok
+    assert result.outputs[0] == {"value": 3} and result.outputs[2] == {"value": 3}
+    assert result.outputs[1]["error"].startswith("ZeroDivisionError:")
+
+
+def test_syntax_error_and_missing_entry() -> None:
+    bad = run_program("def solve(a, b)\n    return a\n", "solve", [[1, 2]], FAST)
+    assert not bad.ok and bad.outputs == []
+    assert bad.error is not None and bad.error.startswith("syntax error:")
+    missing = run_program("def answer(a, b):\n    return a\n", "solve", [[1, 2]], FAST)
+    assert not missing.ok and missing.error == "no function named solve"
+
+
+def test_network_is_refused(listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    source = (
+        "import socket\n"
+        "def solve():\n"
+        f"    socket.create_connection(('127.0.0.1', {port}), timeout=1).sendall(b'x')\n"
+        "    return 1\n"
+    )
+    result = run_program(source, "solve", [[]], FAST)
+    assert not result.ok and result.outputs == []
+    assert result.error is not None and result.error.startswith("blocked: network access")
+    _assert_no_connection(listener)
+
+
+def test_blocked_action_cannot_be_swallowed(listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    source = (
+        "def solve(i):\n"
+        "    if i == 1:\n"
+        "        try:\n"
+        "            import socket\n"
+        f"            socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+        "        except BaseException:\n"
+        "            pass\n"
+        "    return i\n"
+    )
+    result = run_program(source, "solve", [[0], [1], [2]], FAST)
+    assert not result.ok and result.error == "blocked: network access (import socket)"
+    _assert_no_connection(listener)
+
+
+def test_writes_outside_refused_inside_allowed(tmp_path: Path) -> None:
+    target = tmp_path / "stolen.txt"
+    real = os.path.realpath(target)
+    for body in (f"open({str(target)!r}, 'w').write('x')",
+                 f"import os; os.close(os.open({str(target)!r}, os.O_WRONLY | os.O_CREAT))",
+                 f"import shutil; shutil.copyfile('a', {str(target)!r})"):
+        source = f"def solve():\n    open('a', 'w').close()\n    {body}\n    return 1\n"
+        result = run_program(source, "solve", [[]], FAST)
+        assert not result.ok, body
+        assert result.error == f"blocked: write outside the sandbox (open {real})"
+        assert not target.exists()
+    inside = (
+        "import os\n"
+        "def solve(text):\n"
+        "    with open('notes.txt', 'w') as fh:\n"
+        "        fh.write(text)\n"
+        "    os.mkdir('sub')\n"
+        "    os.rename('notes.txt', 'sub/n.txt')\n"
+        "    return [open('sub/n.txt').read(), os.path.basename(os.getcwd())]\n"
+    )
+    result = run_program(inside, "solve", [["hello"]], FAST)
+    assert result.ok, result.error
+    assert result.outputs[0]["value"][0] == "hello"
+    assert result.outputs[0]["value"][1].startswith("verstehen-sandbox-")
+
+
+def test_remove_outside_refused(tmp_path: Path) -> None:
+    victim = tmp_path / "keep.txt"
+    victim.write_text("data")
+    result = run_program(f"import os\ndef solve():\n    os.remove({str(victim)!r})\n", "solve",
+                         [[]], FAST)
+    real = os.path.realpath(victim)
+    assert result.error == f"blocked: write outside the sandbox (os.remove {real})"
+    assert victim.read_text() == "data"
+
+
+def test_runaway_cpu_hits_cpu_limit() -> None:
+    limits = Limits(cpu_seconds=1, wall_seconds=20.0, per_call_seconds=60.0)
+    result = run_program("def solve():\n    while True:\n        pass\n", "solve", [[]], limits)
+    assert not result.ok and result.error is not None and "cpu" in result.error
+    assert result.seconds < 10
+
+
+def test_per_call_timeout_spares_other_inputs() -> None:
+    source = "def solve(n):\n    while n < 0:\n        pass\n    return n * 2\n"
+    limits = Limits(cpu_seconds=10, per_call_seconds=0.3)
+    result = run_program(source, "solve", [[1], [-1], [4]], limits)
+    assert result.ok
+    assert result.outputs == [{"value": 2}, {"error": "timeout"}, {"value": 8}]
+
+
+def test_wall_clock_limit_kills_the_child() -> None:
+    limits = Limits(wall_seconds=1.0, per_call_seconds=30.0)
+    result = run_program("import time\ndef solve():\n    time.sleep(20)\n", "solve", [[]], limits)
+    assert not result.ok and result.error == "wall-clock limit exceeded"
+    assert result.seconds < 5
+
+
+@pytest.mark.parametrize("body", ["return bytearray(2 * 2**30)",
+                                  "x = []\n    while True:\n        x.append(' ' * 2**20)"])
+def test_runaway_memory(body: str) -> None:
+    limits = Limits(memory_bytes=256 * 2**20, cpu_seconds=10)
+    result = run_program(f"def solve():\n    {body}\n", "solve", [[]], limits)
+    assert not result.ok and result.error is not None and "memory" in result.error
+    after = run_program("def solve():\n    return 1\n", "solve", [[]], FAST)
+    assert after.outputs == [{"value": 1}]
+
+
+@pytest.mark.parametrize("body", [
+    "import os; return os.system('touch /tmp/verstehen-sandbox-pwned')",
+    "import subprocess; return subprocess.run(['true']).returncode",
+    "import os; return os.fork()",
+    "import os; os.execv('/bin/true', ['true'])",
+    "import ctypes; return ctypes.CDLL(None).getpid()",
+])
+def test_processes_and_native_code_refused(body: str) -> None:
+    result = run_program(f"def solve():\n    {body}\n", "solve", [[]], FAST)
+    assert not result.ok
+    assert result.error is not None and result.error.startswith("blocked: ")
+    assert ("process control" in result.error) or ("native code" in result.error)
+    assert not Path("/tmp/verstehen-sandbox-pwned").exists()
+
+
+def test_environment_is_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "secret")
+    source = (
+        "import os\n"
+        "def solve():\n"
+        "    return [os.environ.get('OPENAI_API_KEY'), sorted(os.environ)]\n"
+    )
+    result = run_program(source, "solve", [[]], FAST)
+    key, names = result.outputs[0]["value"]
+    assert key is None
+    assert "OPENAI_API_KEY" not in names and set(names) <= {"PATH", "HOME", "TMPDIR", "LC_CTYPE"}
+
+
+def test_prints_do_not_corrupt_the_result() -> None:
+    source = (
+        "import sys\n"
+        "def solve(a):\n"
+        "    print(a, file=sys.stderr)\n"
+        "    print(a)\n"
+        "    return -a\n"
+    )
+    expected = [{"value": -1}, {"value": -2}]
+    assert run_program(source, "solve", [[1], [2]], FAST).outputs == expected
+
+
+def test_unserializable_values() -> None:
+    source = (
+        "from fractions import Fraction\nfrom decimal import Decimal\n"
+        "class Big(int):\n    pass\n"
+        "def solve(i):\n"
+        "    return [Fraction(1, 3), Decimal('2.5'), float('nan'), float('inf'), -float('inf'),\n"
+        "            complex(1, 2), {1, 2}, Big(7), (1, [2.5, None]), {'k': object()}, True][i]\n"
+    )
+    result = run_program(source, "solve", [[i] for i in range(11)], FAST)
+    assert result.ok
+    values = [o.get("value", o.get("error")) for o in result.outputs]
+    assert values == [
+        float(Fraction(1, 3)), 2.5, "nan", "inf", "-inf",
+        "unserializable result: complex", "unserializable result: set", 7, [1, [2.5, None]],
+        "unserializable result: object", True,
+    ]
+
+
+def test_output_cap() -> None:
+    limits = Limits(output_bytes=100_000)
+    result = run_program("def solve():\n    return 'x' * 1_000_000\n", "solve", [[]], limits)
+    assert not result.ok and result.error == "output limit exceeded"
+
+
+def _run_child_layer(code: str) -> subprocess.CompletedProcess[str]:
+    """Run code in a bare interpreter that can import the child module (no audit hook)."""
+    child_dir = Path(sandbox.__file__).parent
+    prelude = f"import sys; sys.path.insert(0, {str(child_dir)!r}); import _sandbox_child as c\n"
+    return subprocess.run([sys.executable, "-I", "-S", "-B", "-c", prelude + code],
+                          capture_output=True, text=True, timeout=20)
+
+
+def test_network_namespace_layer_alone(listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    done = _run_child_layer(
+        "import socket\n"
+        "if not c._unshare_network():\n    print('unavailable'); raise SystemExit\n"
+        f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+        "except OSError as exc:\n    print('refused', exc.errno)\nelse:\n    print('connected')\n"
+    )
+    if done.stdout.startswith("unavailable"):
+        pytest.skip("no network namespace on this machine")
+    assert done.stdout.startswith("refused"), done.stdout + done.stderr
+    _assert_no_connection(listener)
+
+
+def test_landlock_layer_alone(tmp_path: Path) -> None:
+    jail, outside = tmp_path / "jail", tmp_path / "outside.txt"
+    jail.mkdir()
+    done = _run_child_layer(
+        f"if not c._landlock({str(jail)!r}):\n    print('unavailable'); raise SystemExit\n"
+        f"open({str(jail / 'ok.txt')!r}, 'w').write('ok')\n"
+        f"try:\n    open({str(outside)!r}, 'w')\nexcept PermissionError:\n    print('refused')\n"
+    )
+    if done.stdout.startswith("unavailable"):
+        pytest.skip("no Landlock on this machine")
+    assert done.stdout.strip() == "refused", done.stdout + done.stderr
+    assert (jail / "ok.txt").read_text() == "ok" and not outside.exists()
+
+
+def test_temp_dir_is_removed() -> None:
+    source = "import os\ndef solve():\n    open('f', 'w').close()\n    return os.getcwd()\n"
+    where = run_program(source, "solve", [[]], FAST).outputs[0]["value"]
+    assert where and not os.path.exists(where)
+
+
+def test_extract_code() -> None:
+    fenced = "Here you go:\n```python\ndef solve(a, b):\n    return a * b\n```\nDone."
+    assert extract_code(fenced) == "def solve(a, b):\n    return a * b\n"
+    second = "```json\n{}\n```\nthen\n```\ndef solve():\n    return 1\n```"
+    assert extract_code(second) == "def solve():\n    return 1\n"
+    unfenced = "def solve(a):\n    return -a\n"
+    assert extract_code(unfenced) == unfenced
+    assert extract_code("The answer is 42.") is None
+    assert extract_code("```python\ndef solve():\n    return 2") == "def solve():\n    return 2\n"

@@ -1,0 +1,193 @@
+"""The Potemkin commands end to end on the embedded model: structure and arithmetic of the
+outputs (not the model's quality), resuming through the cache, and the published benchmark."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from verstehen.methods.potemkin.records import read_records
+from verstehen.methods.potemkin.stats import SCALE
+from verstehen.parse import is_idk, parse_yes_no
+
+from conftest import SHARED_DATA, run_cli
+
+BENCHMARK = SHARED_DATA / "PotemkinBenchmark"
+MMLU_DEV = SHARED_DATA / "mmlu" / "dev"
+QUICK = ["--max-tokens", "48", "--no-progress", "--json"]
+
+
+def records_of(run: str) -> list[dict]:
+    """Every record of a run folder."""
+    return [json.loads(line) for line in Path(run, "records.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def potemkin_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict[str, str]]:
+    """One exactly graded concept, one item per task, the embedded model judging itself."""
+    tmp = tmp_path_factory.mktemp("potemkin")
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    env.update(VERSTEHEN_CACHE=str(tmp / "calls.sqlite"), VERSTEHEN_RUNS_DIR=str(tmp / "runs"))
+    done = run_cli(["potemkin", "run", "--concepts", "game-theory/strict-dominance",
+                    "--items-per-concept", "2", "--judge", "local/smollm2-135m", *QUICK],
+                   env, timeout=900)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), env
+
+
+def check_tables(summary: dict, keystone: bool | None) -> None:
+    """The records file and Table 1 follow from the recorded answers and the keystone."""
+    answers = [r for r in records_of(summary["run"]) if r["kind"] == "answer"]
+    path = Path(summary["run"], summary["records_file"])
+    if keystone is None:  # nobody graded the definition: nothing to count yet
+        assert path.read_text().splitlines() == ["model,domain,concept,task,keystone,correct"]
+        assert sum(summary["waiting_for_keystone"].values()) == len(answers) - 1
+        return
+    records = read_records(path)
+    assert len(records) == len(answers) - 1 and all(r.keystone is keystone for r in records)
+    for task in ("classify", "generate", "edit"):
+        graded = [r["correct"] for r in answers if r["task"] == task]
+        rate = summary["table1"]["overall"][task]
+        counted = [c for c in graded if c is not None]
+        if not keystone:
+            assert rate["rate"] is None and rate["excluded"] == len(graded)
+            continue
+        assert rate["n"] == len(counted) and rate["unparsed"] == len(graded) - len(counted)
+        if counted:
+            p = sum(counted) / len(counted)
+            assert math.isclose(rate["rate"], SCALE[task] * (1 - p))
+            assert math.isclose(rate["se"], SCALE[task] * math.sqrt(p * (1 - p) / len(counted)))
+    assert Path(summary["run"], "keystone-expansion.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.slow
+def test_run_records_follow_from_the_answers(potemkin_run: tuple[dict, dict[str, str]]) -> None:
+    """Every answer and the judge's verdict on the definition are recorded; the tables follow."""
+    summary, _ = potemkin_run
+    raw = records_of(summary["run"])
+    answers = [r for r in raw if r["kind"] == "answer"]
+    assert sorted(r["task"] for r in answers) == ["classify"] * 2 + ["define"] + \
+        ["edit"] * 2 + ["generate"] * 2
+    assert all(r["grading"] == ("judge" if r["task"] == "define" else "exact") for r in answers)
+    judged = [r for r in raw if r["kind"] == "judge"]
+    assert [j["id"] for j in judged] == ["game-theory/strict-dominance/define"]
+    keystone = judged[0]["verdict"]
+    assert summary["keystones"][0]["keystone"] == keystone
+    check_tables(summary, keystone)
+
+
+@pytest.mark.slow
+def test_rerun_is_served_from_the_cache(potemkin_run: tuple[dict, dict[str, str]]) -> None:
+    """The same command again pays for nothing and gives the same records."""
+    summary, env = potemkin_run
+    done = run_cli(["potemkin", "run", "--concepts", "game-theory/strict-dominance",
+                    "--items-per-concept", "2", "--judge", "local/smollm2-135m", *QUICK],
+                   env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    again = json.loads(done.stdout)
+    usage = again["usage"]["local/smollm2-135m"]
+    assert usage["calls"] == usage["cache_hits"] == 8
+    first = Path(summary["run"], "potemkin-records.csv").read_text()
+    assert Path(again["run"], "potemkin-records.csv").read_text() == first
+
+
+@pytest.mark.slow
+def test_annotate_round_trip_and_score(potemkin_run: tuple[dict, dict[str, str]],
+                                       tmp_path: Path) -> None:
+    """Export the definition, label it yes, import: the keystone passes and kappa is reported;
+    `potemkin score` on the run folder prints the tables."""
+    summary, env = potemkin_run
+    run = summary["run"]
+    out = tmp_path / "label.csv"
+    done = run_cli(["annotate", "export", run, "--out", str(out)], env)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(out.open()))
+    assert [r["task"] for r in rows] == ["define"]
+    rows[0]["label"] = "yes"
+    with out.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    done = run_cli(["annotate", "import", run, str(out), "--json"], env)
+    assert done.returncode == 0, done.stderr
+    after = json.loads(done.stdout)
+    assert after["usage"] == summary["usage"]  # the asking run's facts survive the recompute
+    assert after["keystones"][0]["keystone"] is True
+    judged = summary["keystones"][0]["keystone"]
+    assert after["agreement"].get("judge_vs_human", {"n": 0})["n"] == int(judged is not None)
+    check_tables(after, True)
+    shown = run_cli(["potemkin", "score", run], env)
+    assert shown.returncode == 0, shown.stderr
+    assert "paper Table 1" in shown.stdout and "paper Table 6" in shown.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not BENCHMARK.is_dir(), reason="the Potemkin benchmark is not checked out")
+def test_benchmark_items_are_graded_by_their_labels(cli_env: dict[str, str]) -> None:
+    """Published classify items of one concept, graded against the benchmark's labels."""
+    done = run_cli(["potemkin", "run", "--benchmark-dir", str(BENCHMARK), "--concepts", "Haiku",
+                    "--tasks", "define,classify", "--items-per-concept", "3", *QUICK],
+                   cli_env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    answers = [r for r in records_of(summary["run"]) if r["kind"] == "answer"]
+    classify = [r for r in answers if r["task"] == "classify"]
+    assert len(classify) == 3 and all(r["grading"] == "label" for r in classify)
+    for r in classify:
+        assert r["prompt"].startswith("Is the following example an instance of the concept Haiku")
+        assert isinstance(r["label"], bool)
+        said = parse_yes_no(r["text"])  # read again here, then compared with the label
+        if said is None:  # "I don't know" counts as wrong, anything else unreadable as unparsed
+            assert r["correct"] is (False if is_idk(r["text"]) else None)
+        else:
+            assert r["correct"] is (said == r["label"])
+    # no judge and no labels: the definition waits, and so do the use answers
+    assert summary["keystones"][0]["keystone"] is None
+    assert summary["waiting_for_keystone"] == {"classify": 3}
+
+
+@pytest.mark.slow
+def test_incoherence_arithmetic(cli_env: dict[str, str]) -> None:
+    """One exact and one judge concept, one example each way: 2 x mismatches over classified."""
+    done = run_cli(["potemkin", "incoherence", "--per-concept", "1", "--concepts",
+                    "game-theory/zero-sum,psych/ikea-effect", *QUICK], cli_env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    pairs = records_of(summary["run"])
+    assert len(pairs) == 4 and {(p["concept"], p["want"]) for p in pairs} == {
+        ("game-theory/zero-sum", True), ("game-theory/zero-sum", False),
+        ("psych/ikea-effect", True), ("psych/ikea-effect", False)}
+    classified = [p for p in pairs if p["mismatch"] is not None]
+    overall = summary["overall"]
+    assert overall["n"] == len(classified) and overall["unparsed"] == 4 - len(classified)
+    if classified:
+        rate = sum(p["mismatch"] for p in classified) / len(classified)
+        assert math.isclose(overall["incoherence"], 2 * rate)
+    assert all(p["is_instance"] is None for p in pairs if p["concept"] == "psych/ikea-effect")
+    assert summary["checker"]["n"] == sum(p["is_instance"] is not None for p in pairs)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not MMLU_DEV.is_dir(), reason="the MMLU data is not available")
+def test_selfjudge_counts_add_up(cli_env: dict[str, str]) -> None:
+    """Three MMLU questions: every one is skipped with a reason or yields related questions."""
+    done = run_cli(["potemkin", "selfjudge", "--benchmark", f"mcq:{MMLU_DEV}", "--questions", "3",
+                    "--subquestions", "2", *QUICK], cli_env, timeout=900)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["questions"] == 3
+    wrong = sum(v for k, v in summary["skipped"].items() if k.startswith("original answer"))
+    assert wrong == 3 - summary["answered_correctly"]
+    related = [r for r in records_of(summary["run"]) if r["kind"] == "related"]
+    judged = [v for r in related for v in (r["judged_original"], r["judged_altered"])
+              if v is not None]
+    assert summary["judgments"] == len(judged)
+    if judged:
+        right = sum(r["judged_original"] is True for r in related) + \
+            sum(r["judged_altered"] is False for r in related)
+        assert math.isclose(summary["potemkin_rate"], 2 * (1 - right / len(judged)))
