@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 from verstehen.data.mcq import load_mcq
-from verstehen.methods.consistency.background import fact_question
 from verstehen.methods.consistency.knowledge import load_knowledge
 from verstehen.methods.consistency.run import ConsistencyPlan, build_anchors, combo_contexts
+from verstehen.methods.consistency.templates import fact_question
 from verstehen.models.local import LocalModel, score_continuation, score_continuations
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from verstehen.models.local import embedded_path
+from verstehen.models.embedded import embedded_path
 from verstehen.testing.ports import free_port, wait_for_port
 
 PYTHON = sys.executable

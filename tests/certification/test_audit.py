@@ -29,7 +29,7 @@ def test_audit_embedded_model_end_to_end(cli_env: dict[str, str]) -> None:
     records = records_of(summary["run"])
     for scope in summary["scopes"]:
         verdict = scope["verdict"]
-        assert verdict["decision"] in {"understands", "does not understand", "inconclusive"}
+        assert verdict["decision"] in {"understands", "does_not_understand", "inconclusive"}
         assert verdict["n"] in verdict["details"]["checkpoints"]
         assert verdict["score_lower"] <= verdict["mean_score"] <= verdict["score_upper"]
         answers = [r for r in records if r["scope"] == scope["scope"] and r["kind"] == "answer"]

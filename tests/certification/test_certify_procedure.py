@@ -16,7 +16,6 @@ from verstehen.engine.cache import Cache
 from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed
-from verstehen.methods.certification.decide import Criterion
 from verstehen.methods.certification.explain import run_explained
 from verstehen.methods.certification.procedure import (
     CertifyPlan,
@@ -24,6 +23,8 @@ from verstehen.methods.certification.procedure import (
     question_at,
     run_certify,
 )
+from verstehen.methods.certification.results import FamilyScore, ScopeResult
+from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.scopes import get_scope
 from verstehen.testing.scripted import ScriptedModel
 
@@ -56,14 +57,14 @@ def calculator(prompt: str) -> str:
 
 
 def run(model: ScriptedModel, scope_name: str, tmp_path: Path, plan: CertifyPlan,
-        explain_questions: int = 0) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        explain_questions: int = 0) -> tuple[ScopeResult, list[dict[str, Any]]]:
     """Run the procedure into a fresh run folder (cache kept across calls in tmp_path)."""
     scope = get_scope(scope_name)
     runner = Runner(Cache(tmp_path / "calls.sqlite"))
     store = RunStore.create(tmp_path / "runs", command="certify", argv=[], config={},
                             seed=plan.seed, models=[model.identity()])
 
-    async def go() -> dict[str, Any]:
+    async def go() -> ScopeResult:
         if explain_questions:
             return await run_explained(runner, model, scope, store, plan,  # type: ignore[arg-type]
                                        explain_questions)
@@ -87,10 +88,10 @@ def test_perfect_model_understands(tmp_path: Path) -> None:
     """100 right answers: L(1, 100, .05) = 0.970 >= 0.7 and U(0, 100, .05) = 0.0295 <= 0.05."""
     model = ScriptedModel("scripted/calc", reply=calculator)
     summary, records = run(model, "arithmetic/small", tmp_path, plan(100))
-    verdict = summary["verdict"]
-    assert verdict["decision"] == "understands"
-    assert verdict["n"] == 100 and verdict["mean_score"] == 1.0
-    assert summary["outcomes"] == {"correct": 100}
+    verdict = summary.verdict
+    assert verdict.decision == Decision.UNDERSTANDS
+    assert verdict.n == 100 and verdict.mean_score == 1.0
+    assert summary.outcomes == {"correct": 100}
     assert len(records) == 100 and len(model.calls) == 100
     assert [r["index"] for r in sorted(records, key=lambda r: r["index"])] == list(range(100))
 
@@ -99,11 +100,11 @@ def test_nonsense_is_ridiculous_and_decides_at_the_first_look(tmp_path: Path) ->
     """No number in any reply: every answer scores 0; the first look (16) already decides."""
     model = ScriptedModel("scripted/banana", reply=lambda prompt: "banana")
     summary, records = run(model, "arithmetic", tmp_path, plan(256, sequential=True))
-    verdict = summary["verdict"]
-    assert verdict["decision"] == "does not understand"
-    assert set(verdict["decided_by"]) == {"bad_grade", "bad_rid"}
-    assert verdict["n"] == 16 and len(model.calls) == 16
-    assert summary["outcomes"] == {"unparsed": 16}
+    verdict = summary.verdict
+    assert verdict.decision == Decision.DOES_NOT_UNDERSTAND
+    assert set(verdict.decided_by) == {"bad_grade", "bad_rid"}
+    assert verdict.n == 16 and len(model.calls) == 16
+    assert summary.outcomes == {"unparsed": 16}
     assert all(r["score"] == 0.0 and r["reason"] for r in records)
 
 
@@ -111,11 +112,11 @@ def test_sequential_stops_at_the_first_decisive_checkpoint(tmp_path: Path) -> No
     """A perfect model at RID 0.1: U(0, n, δ_j) is 0.196 at 16, 0.141 at 32, 0.085 at 64."""
     model = ScriptedModel("scripted/calc", reply=calculator)
     summary, _ = run(model, "arithmetic/small", tmp_path, plan(512, rid=0.1, sequential=True))
-    verdict = summary["verdict"]
-    assert verdict["decision"] == "understands"
-    assert verdict["n"] == 64 and len(model.calls) == 64
-    assert verdict["details"]["look"] == 3
-    assert verdict["details"]["checkpoints"] == [16, 32, 64, 128, 256, 512]
+    verdict = summary.verdict
+    assert verdict.decision == Decision.UNDERSTANDS
+    assert verdict.n == 64 and len(model.calls) == 64
+    assert verdict.details.look == 3
+    assert verdict.details.checkpoints == (16, 32, 64, 128, 256, 512)
 
 
 def test_questions_are_a_reproducible_prefix(tmp_path: Path) -> None:
@@ -138,13 +139,13 @@ def test_rephrase_check_counts_disagreements(tmp_path: Path) -> None:
     firsts = {r["index"]: r for r in records if r["kind"] == "answer"}
     expected = sum(firsts[r["index"]]["score"] != r["score"] for r in again)
     assert expected > 0
-    assert summary["rephrase"]["disagreements"] == expected
+    assert summary.rephrase.disagreements == expected
     assert all(r["question_id"] == firsts[r["index"]]["question_id"] for r in again)
     assert all(r["phrasing"] != firsts[r["index"]]["phrasing"] for r in again)
 
     calc = ScriptedModel("scripted/calc", reply=calculator)
     summary, _ = run(calc, "arithmetic/small", tmp_path / "calc", plan(40, rephrase=40))
-    assert summary["rephrase"]["disagreements"] == 0
+    assert summary.rephrase.disagreements == 0
 
 
 def test_failed_calls_give_no_verdict_and_rerun_repeats_no_paid_call(tmp_path: Path) -> None:
@@ -155,11 +156,11 @@ def test_failed_calls_give_no_verdict_and_rerun_repeats_no_paid_call(tmp_path: P
     model = ScriptedModel("scripted/flaky", script=flaky, reply=calculator)
     summary, records = run(model, "arithmetic/small", tmp_path, plan(30))
     failed = [r for r in records if r["error"]]
-    assert summary["verdict"] is None and summary["failed_calls"] == len(failed) > 0
+    assert summary.verdict is None and summary.failed_calls == len(failed) > 0
     paid = len(model.calls)
 
     summary, _ = run(model, "arithmetic/small", tmp_path, plan(30))
-    assert summary["verdict"]["decision"] in {"understands", "inconclusive"}
+    assert summary.verdict.decision in {Decision.UNDERSTANDS, Decision.INCONCLUSIVE}
     assert len(model.calls) - paid == len(failed)
 
 
@@ -182,7 +183,7 @@ def test_explanations_cover_families_with_programs(tmp_path: Path) -> None:
 
     model = ScriptedModel("scripted/explainer", reply=reply)
     summary, records = run(model, "arithmetic", tmp_path, plan(50), explain_questions=300)
-    assert summary["explained_families"] == ["*", "+", "-"]
+    assert summary.explained_families == ("*", "+", "-")
     answers = [r for r in records if r["kind"] == "answer"]
     assert len(answers) == 50 and {r["family"] for r in answers} == {"/"}
     explained = {r["family"]: r for r in records if r["kind"] == "explanation"}
@@ -190,12 +191,12 @@ def test_explanations_cover_families_with_programs(tmp_path: Path) -> None:
     assert explained["+"]["mean_score"] == 1.0 and explained["*"]["mean_score"] == 1.0
     # |a - b| has the wrong sign whenever a < b: about half its answers are ridiculous
     assert 0.3 < explained["-"]["ridiculous"] / 300 < 0.7
-    parts = {c["family"]: c for c in summary["verdict"]["details"]["components"]}
-    assert parts["(remaining)"]["p"] == pytest.approx(0.25)
-    assert parts["(remaining)"]["m"] == 50
+    parts = {c.family: c for c in summary.verdict.details.components}
+    assert parts["(remaining)"].p == pytest.approx(0.25)
+    assert parts["(remaining)"].m == 50
     # the subtraction program's ridiculous answers sink the verdict
-    assert summary["verdict"]["decision"] == "does not understand"
-    assert "bad_rid" in summary["verdict"]["decided_by"]
+    assert summary.verdict.decision == Decision.DOES_NOT_UNDERSTAND
+    assert "bad_rid" in summary.verdict.decided_by
 
 
 def test_records_are_plain_json_lines(tmp_path: Path) -> None:
@@ -216,9 +217,9 @@ def test_idk_scores_the_scope_idk_score(tmp_path: Path, make_reply: Callable[[st
     model = ScriptedModel("scripted/idk", reply=make_reply)
     big, _ = run(model, "arithmetic", tmp_path / "a", plan(20))
     small, _ = run(model, "arithmetic/small", tmp_path / "b", plan(20))
-    assert big["verdict"]["mean_score"] == pytest.approx(0.2)
-    assert big["verdict"]["ridiculous_rate"] == 0.0
-    assert small["verdict"]["ridiculous_rate"] == 1.0
+    assert big.verdict.mean_score == pytest.approx(0.2)
+    assert big.verdict.ridiculous_rate == 0.0
+    assert small.verdict.ridiculous_rate == 1.0
 
 
 def test_by_family_means_and_standard_errors() -> None:
@@ -226,5 +227,6 @@ def test_by_family_means_and_standard_errors() -> None:
     records = [{"family": "a", "score": s} for s in (1.0, 0.0, 1.0, 1.0)]
     records.append({"family": "b", "score": 0.5})
     out = by_family(records)
-    assert out["a"] == pytest.approx({"n": 4, "mean": 0.75, "se": 0.25, "ridiculous": 0.25})
-    assert out["b"] == {"n": 1, "mean": 0.5, "se": 0.0, "ridiculous": 0.0}
+    assert out["a"] == FamilyScore(n=4, mean=pytest.approx(0.75), se=pytest.approx(0.25),
+                                   ridiculous=0.25)
+    assert out["b"] == FamilyScore(n=1, mean=0.5, se=0.0, ridiculous=0.0)

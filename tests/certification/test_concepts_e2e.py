@@ -33,7 +33,7 @@ def test_certify_concept_scope_grades_every_answer_exactly(cli_env: dict[str, st
     scope_summary = summary["scopes"][0]
     verdict = scope_summary["verdict"]
     assert verdict["n"] == 6 and verdict["decision"] in {
-        "understands", "does not understand", "inconclusive"}
+        "understands", "does_not_understand", "inconclusive"}
     records = records_of(summary["run"])
     assert len(records) == 6
     scope = get_scope(name)

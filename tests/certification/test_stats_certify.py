@@ -11,16 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from verstehen.methods.certification.decide import (
-    DOES_NOT,
-    INCONCLUSIVE,
-    UNDERSTANDS,
-    Criterion,
-    ExplainedFamily,
-    certify,
-    certify_explained,
-)
+from verstehen.methods.certification.decide import ExplainedFamily, certify, certify_explained
 from verstehen.methods.certification.plan import samples_needed
+from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.stats.bounds import chernoff_lower, chernoff_upper
 
 
@@ -47,7 +40,7 @@ def test_mean_0_9_over_100_understands_at_pg_0_8() -> None:
     # Table 1: L(0.9, 100, 0.05) = 0.811171 >= 0.8; Table 2: U(0, 100, 0.05) = 0.0295130 <= 0.05
     scores = mixed(80, 20)  # mean exactly 0.9, no zeros
     v = certify(scores, pg=0.8, rid=0.05, delta=0.05)
-    assert v.decision == UNDERSTANDS
+    assert v.decision == Decision.UNDERSTANDS
     assert v.decided_by == ("good_grade", "good_rid")
     assert v.n == 100 and v.mean_score == 0.9 and v.ridiculous_rate == 0.0
     assert close(v.score_lower, 0.811171, 6)
@@ -59,7 +52,7 @@ def test_mean_0_9_over_100_understands_at_pg_0_8() -> None:
 def test_mean_0_9_over_100_does_not_at_pg_0_97() -> None:
     # Table 1: U(0.9, 100, 0.025) = 0.962052 < 0.97
     v = certify(mixed(80, 20), pg=0.97, rid=0.05, delta=0.05)
-    assert v.decision == DOES_NOT
+    assert v.decision == Decision.DOES_NOT_UNDERSTAND
     assert v.decided_by == ("bad_grade",)
     assert v.tests == {"good_grade": False, "good_rid": True, "bad_grade": True,
                        "bad_rid": False}
@@ -68,11 +61,11 @@ def test_mean_0_9_over_100_does_not_at_pg_0_97() -> None:
 @pytest.mark.parametrize(("pg", "rid", "decision"), [
     # Table 1, s = 0.5, n = 1000: L(.5, 1000, .05) = 0.461356, U(.5, 1000, .025) = 0.542868;
     # Table 2: U(0, 1000, 0.05) = 0.0029912
-    (0.46, 0.003, UNDERSTANDS),
-    (0.462, 0.003, INCONCLUSIVE),  # L < PG < U
-    (0.46, 0.0029, INCONCLUSIVE),  # grade fine, but U(0, 1000, .05) = 0.0029912 > RID
-    (0.542, 0.003, INCONCLUSIVE),
-    (0.543, 0.003, DOES_NOT),
+    (0.46, 0.003, Decision.UNDERSTANDS),
+    (0.462, 0.003, Decision.INCONCLUSIVE),  # L < PG < U
+    (0.46, 0.0029, Decision.INCONCLUSIVE),  # grade fine, but U(0, 1000, .05) = 0.0029912 > RID
+    (0.542, 0.003, Decision.INCONCLUSIVE),
+    (0.543, 0.003, Decision.DOES_NOT_UNDERSTAND),
 ])
 def test_mean_0_5_over_1000(pg: float, rid: float, decision: str) -> None:
     v = certify(np.full(1000, 0.5), pg=pg, rid=rid, delta=0.05)
@@ -83,26 +76,26 @@ def test_ridiculous_rate_1_percent_table_2() -> None:
     # Table 2, r = 0.01: L(0.01, 1000, 0.025) = 0.0036846
     scores = mixed(990, n_zeros=10)
     assert certify(scores, pg=0.9, rid=0.0036, delta=0.05).decided_by == ("bad_rid",)
-    assert certify(scores, pg=0.9, rid=0.0037, delta=0.05).decision == INCONCLUSIVE
+    assert certify(scores, pg=0.9, rid=0.0037, delta=0.05).decision == Decision.INCONCLUSIVE
     # Section 4 with RID = 0.00052: Bad-Rid fails after 100 questions (0.0000933), holds
     # after 1000 (0.0036846)
-    assert certify(mixed(99, n_zeros=1), 0.9, 0.00052, 0.05).decision == INCONCLUSIVE
-    assert certify(scores, 0.9, 0.00052, 0.05).decision == DOES_NOT
+    assert certify(mixed(99, n_zeros=1), 0.9, 0.00052, 0.05).decision == Decision.INCONCLUSIVE
+    assert certify(scores, 0.9, 0.00052, 0.05).decision == Decision.DOES_NOT_UNDERSTAND
 
 
 def test_section_4_no_ridiculous_answers_needs_10000_questions() -> None:
     # RID = 0.00052: U(0, 1000, .05) = 0.0029912 > RID, U(0, 10000, .05) = 0.0002995 <= RID
-    assert certify(np.ones(1000), 0.9, 0.00052, 0.05).decision == INCONCLUSIVE
-    assert certify(np.ones(10_000), 0.9, 0.00052, 0.05).decision == UNDERSTANDS
+    assert certify(np.ones(1000), 0.9, 0.00052, 0.05).decision == Decision.INCONCLUSIVE
+    assert certify(np.ones(10_000), 0.9, 0.00052, 0.05).decision == Decision.UNDERSTANDS
 
 
 def test_section_4_three_ridiculous_answers_need_100000_questions() -> None:
     # U(3/n, n, 0.05): 0.0009429 at 10,000 (> RID), 0.0000943 at 100,000 (<= RID)
     v = certify(mixed(10_000 - 3, n_zeros=3), 0.9, 0.00052, 0.05)
-    assert v.decision == INCONCLUSIVE and not v.tests["good_rid"]
+    assert v.decision == Decision.INCONCLUSIVE and not v.tests["good_rid"]
     assert close(v.ridiculous_upper, 0.0009429, 7)
     v = certify(mixed(100_000 - 3, n_zeros=3), 0.9, 0.00052, 0.05)
-    assert v.decision == UNDERSTANDS
+    assert v.decision == Decision.UNDERSTANDS
     assert close(v.ridiculous_upper, 0.0000943, 7)
 
 
@@ -118,9 +111,9 @@ def test_bad_grade_uses_half_delta() -> None:
     scores = mixed(80, 20)
     assert chernoff_upper(0.9, 100, 0.05) < 0.96 <= chernoff_upper(0.9, 100, 0.025)
     v = certify(scores, pg=0.96, rid=0.05, delta=0.05)
-    assert v.decision == INCONCLUSIVE
+    assert v.decision == Decision.INCONCLUSIVE
     assert v.score_upper == chernoff_upper(0.9, 100, 0.025)
-    assert certify(scores, pg=0.96, rid=0.05, delta=0.1).decision == DOES_NOT
+    assert certify(scores, pg=0.96, rid=0.05, delta=0.1).decision == Decision.DOES_NOT_UNDERSTAND
 
 
 def test_bad_rid_uses_half_delta() -> None:
@@ -128,7 +121,7 @@ def test_bad_rid_uses_half_delta() -> None:
     scores = mixed(990, n_zeros=10)
     assert chernoff_lower(0.01, 1000, 0.025) < 0.004 < chernoff_lower(0.01, 1000, 0.05)
     v = certify(scores, pg=0.9, rid=0.004, delta=0.05)
-    assert v.decision == INCONCLUSIVE
+    assert v.decision == Decision.INCONCLUSIVE
     assert v.ridiculous_lower == chernoff_lower(0.01, 1000, 0.025)
     assert certify(scores, pg=0.9, rid=0.004, delta=0.1).decided_by == ("bad_rid",)
 
@@ -138,7 +131,7 @@ def test_good_grade_uses_full_delta() -> None:
     # delta/2 for the good tests too would not certify this case.
     assert chernoff_lower(0.9, 100, 0.025) < 0.8
     v = certify(mixed(80, 20), pg=0.8, rid=0.05, delta=0.05)
-    assert v.decision == UNDERSTANDS
+    assert v.decision == Decision.UNDERSTANDS
     assert v.score_lower == chernoff_lower(0.9, 100, 0.05)
     assert v.ridiculous_upper == chernoff_upper(0.0, 100, 0.05)
 
@@ -155,8 +148,8 @@ def test_exact_zero_is_ridiculous_but_1e_12_is_not() -> None:
     v0 = certify(with_zero, pg=0.9, rid=0.003, delta=0.05)
     vt = certify(with_tiny, pg=0.9, rid=0.003, delta=0.05)
     assert v0.ridiculous_rate == 0.001 and vt.ridiculous_rate == 0.0
-    assert v0.decision == INCONCLUSIVE and not v0.tests["good_rid"]
-    assert vt.decision == UNDERSTANDS
+    assert v0.decision == Decision.INCONCLUSIVE and not v0.tests["good_rid"]
+    assert vt.decision == Decision.UNDERSTANDS
     assert certify([*mixed(999).tolist(), -0.0], 0.9, 0.003, 0.05).ridiculous_rate == 0.001
 
 
@@ -166,30 +159,30 @@ def test_exact_zero_is_ridiculous_but_1e_12_is_not() -> None:
 
 
 @pytest.mark.parametrize(("value", "n", "pg", "decision"), [
-    (0.85, 50, 0.8, UNDERSTANDS),  # constant scores: same mean at every length, no zeros
-    (0.75, 100, 0.8, DOES_NOT),
+    (0.85, 50, 0.8, Decision.UNDERSTANDS),  # constant scores: same mean at every length, no zeros
+    (0.75, 100, 0.8, Decision.DOES_NOT_UNDERSTAND),
 ])
 def test_more_questions_with_the_same_rates_decide(value: float, n: int, pg: float,
                                                    decision: str) -> None:
     v = certify(np.full(n, value), pg=pg, rid=0.05, delta=0.05)
-    assert v.decision == INCONCLUSIVE
+    assert v.decision == Decision.INCONCLUSIVE
     assert isinstance(v.more_questions, int) and v.more_questions > 0
     total = n + v.more_questions
     assert certify(np.full(total, value), pg, 0.05, 0.05).decision == decision
     # and no fewer would do (with the rates unchanged)
-    assert certify(np.full(total - 1, value), pg, 0.05, 0.05).decision == INCONCLUSIVE
+    assert certify(np.full(total - 1, value), pg, 0.05, 0.05).decision == Decision.INCONCLUSIVE
 
 
 def test_more_questions_for_a_ridiculous_rate() -> None:
     # 2% ridiculous answers, RID 1%: rates stay exactly 0.02 / 0.98 at multiples of 50
     block = mixed(49, n_zeros=1)
     v = certify(np.tile(block, 2), pg=0.5, rid=0.01, delta=0.05)
-    assert v.decision == INCONCLUSIVE and v.more_questions > 0
+    assert v.decision == Decision.INCONCLUSIVE and v.more_questions > 0
     total = 100 + v.more_questions
     above = math.ceil(total / 50)
     below = (total - 1) // 50
     assert certify(np.tile(block, above), 0.5, 0.01, 0.05).decided_by == ("bad_rid",)
-    assert certify(np.tile(block, below), 0.5, 0.01, 0.05).decision == INCONCLUSIVE
+    assert certify(np.tile(block, below), 0.5, 0.01, 0.05).decision == Decision.INCONCLUSIVE
     # independent check of the planned total: Bad-Rid holds there and not one question earlier
     assert chernoff_lower(0.02, total, 0.025) > 0.01 >= chernoff_lower(0.02, total - 1, 0.025)
 
@@ -253,9 +246,9 @@ def test_explained_with_exact_family_follows_procedure_5_1() -> None:
     assert v.tests["good_grade"] == (expected["score_lower"] >= pg)
     assert v.tests["bad_grade"] == (expected["score_upper"] < pg)
     # 0.74 + 0.5 L(0.6, 400, 0.05) ~ 0.74 + 0.5 * 0.556 > 0.7 and 0.5 * U(0, 400, .05) < 0.02
-    assert v.decision == UNDERSTANDS
+    assert v.decision == Decision.UNDERSTANDS
     # the same remaining answers alone (mean 0.6 < PG 0.7) are judged "does not"
-    assert certify(remaining, pg, rid, delta).decision == DOES_NOT
+    assert certify(remaining, pg, rid, delta).decision == Decision.DOES_NOT_UNDERSTAND
 
 
 def test_explained_exact_ridiculous_family_counts_fully() -> None:
@@ -264,7 +257,7 @@ def test_explained_exact_ridiculous_family_counts_fully() -> None:
                 ExplainedFamily("absurd", 0.01, exact_score=0.0)]
     v = certify_explained([], families, pg=0.8, rid=0.005, delta=0.05)
     assert v.ridiculous_upper == v.ridiculous_lower == pytest.approx(0.01)
-    assert v.decision == DOES_NOT and v.decided_by == ("bad_rid",)
+    assert v.decision == Decision.DOES_NOT_UNDERSTAND and v.decided_by == ("bad_rid",)
 
 
 def test_explained_all_exact_decides_from_exact_values() -> None:
@@ -273,12 +266,13 @@ def test_explained_all_exact_decides_from_exact_values() -> None:
     v = certify_explained([], families, pg=0.8, rid=0.01, delta=0.05)
     assert v.score_lower == v.score_upper == pytest.approx(0.8)
     assert v.ridiculous_upper == v.ridiculous_lower == 0.0
-    assert v.decision == UNDERSTANDS and v.n == 0
+    assert v.decision == Decision.UNDERSTANDS and v.n == 0
     # exact mean 0.8 < PG 0.81: Bad-Grade-Exp with no uncertainty at all
-    assert certify_explained([], families, pg=0.81, rid=0.01, delta=0.05).decision == DOES_NOT
+    below = certify_explained([], families, pg=0.81, rid=0.01, delta=0.05)
+    assert below.decision == Decision.DOES_NOT_UNDERSTAND
     # leftover answers are ignored when the families cover the scope
     ignored = certify_explained(np.zeros(5), families, pg=0.8, rid=0.01, delta=0.05)
-    assert ignored.decision == UNDERSTANDS
+    assert ignored.decision == Decision.UNDERSTANDS
 
 
 @pytest.mark.parametrize("families", [
@@ -324,7 +318,7 @@ def test_multiplication_and_literature_example() -> None:
     twice = chernoff_upper(0.0, 2 * n_bar, delta)
     assert v.ridiculous_upper <= twice
     assert v.ridiculous_upper == pytest.approx(twice, rel=0.01)
-    assert v.decision == UNDERSTANDS  # 0.5 + 0.5 * L(0.33, 1000, 0.05) ~ 0.65 >= 0.6
+    assert v.decision == Decision.UNDERSTANDS  # 0.5 + 0.5 * L(0.33, 1000, 0.05) ~ 0.65 >= 0.6
 
 
 def test_explained_estimated_families_split_delta() -> None:
@@ -354,7 +348,7 @@ def test_explained_estimated_families_split_delta() -> None:
                                                abs=1e-14)
     assert v.ridiculous_lower == pytest.approx(total(chernoff_lower, True, delta / (2 * k)),
                                                abs=1e-14)
-    assert v.details["delta_per_component"] == {"good": pytest.approx(delta / k),
+    assert v.to_dict()["details"]["delta_per_component"] == {"good": pytest.approx(delta / k),
                                                 "bad": pytest.approx(delta / (2 * k))}
     # sanity: splitting made the bounds wider than a single-component delta would
     assert v.score_lower < total(chernoff_lower, False, delta)
@@ -363,7 +357,7 @@ def test_explained_estimated_families_split_delta() -> None:
 def test_explained_exact_families_do_not_split_delta() -> None:
     families = [ExplainedFamily("x", 0.4, exact_score=0.9)]
     v = certify_explained(np.full(100, 0.8), families, 0.7, 0.05, 0.05)
-    assert v.details["delta_per_component"] == {"good": 0.05, "bad": 0.025}
+    assert v.to_dict()["details"]["delta_per_component"] == {"good": 0.05, "bad": 0.025}
 
 
 # --------------------------------------------------------------------------------------------

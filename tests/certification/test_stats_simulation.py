@@ -15,12 +15,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from verstehen.methods.certification.decide import DOES_NOT, INCONCLUSIVE, UNDERSTANDS, certify
-from verstehen.methods.certification.sequential import certify_sequential, checkpoints, look_delta
+from verstehen.methods.certification.decide import certify
+from verstehen.methods.certification.sequential import certify_sequential
+from verstehen.methods.certification.verdict import Decision, checkpoints, look_delta
 from verstehen.stats.bounds import chernoff_lower, chernoff_upper
 
 DELTA = 0.05
-CODE = {UNDERSTANDS: 1, DOES_NOT: -1, INCONCLUSIVE: 0}
+CODE = {Decision.UNDERSTANDS: 1, Decision.DOES_NOT_UNDERSTAND: -1, Decision.INCONCLUSIVE: 0}
 
 
 @dataclass(frozen=True)
@@ -227,5 +228,5 @@ def test_naive_repeated_testing_fails_but_sequential_holds() -> None:
         stop = int(first_yes[row]) + 1  # number of questions at the first decision
         decisions = [certify(scores[row, :m], PG, RID, DELTA, plan_more=False).decision
                      for m in range(1, stop + 1)]
-        assert decisions[-1] == UNDERSTANDS
-        assert set(decisions[:-1]) <= {INCONCLUSIVE}
+        assert decisions[-1] == Decision.UNDERSTANDS
+        assert set(decisions[:-1]) <= {Decision.INCONCLUSIVE}

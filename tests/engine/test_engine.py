@@ -13,6 +13,7 @@ import pytest
 from verstehen.engine.cache import Cache, call_key
 from verstehen.engine.progress import PlainProgress
 from verstehen.engine.runner import RetryPolicy, Runner
+from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed, TransientError, UnsupportedCapability
 from verstehen.models import GenerateParams, user
@@ -184,22 +185,6 @@ def test_plain_progress_prints_counts():
     assert "1 errors" in last
 
 
-def test_resuming_a_batch_retries_failed_records_once(tmp_path, cache_path):
-    """A record that ended in an error is replaced on resume, never duplicated."""
-    from verstehen.cli.batch import PromptItem, run_batch
-
-    items = [PromptItem(name, user(name)) for name in ("a", "b", "c")]
-    store = RunStore.create(tmp_path, command="t", argv=[], config={}, seed=0, models=[])
-    failing = ScriptedModel(script=lambda p, a: CallFailed("down") if p == "b" else None)
-    first = run(run_batch(Runner(Cache(cache_path)), failing, items, store, GenerateParams()))
-    assert first["errors"] == 1 and first["records"] == 3
-    healthy = ScriptedModel()
-    again = run(run_batch(Runner(Cache(cache_path)), healthy, items, RunStore.open(store.path),
-                          GenerateParams()))
-    assert again["errors"] == 0 and healthy.calls == ["b"]
-    assert sorted(r["id"] for r in store.records()) == ["a", "b", "c"]
-
-
 def test_two_servers_of_one_model_name_get_a_limit_each(cache_path):
     """The limit follows the identity (base URL included), not the name.
 
@@ -275,9 +260,7 @@ def test_a_failed_call_in_flight_fails_its_twin_without_a_second_call(cache_path
 
 def test_a_session_opens_each_model_once(cache_path):
     """Opening the same name (and base URL) again gives the instance already open."""
-    from verstehen.engine.session import Session
-
-    session = Session.start(cache_path=cache_path)
+    session = Session.start(RunSettings(cache=cache_path))
     first = session.open_model("local/smollm2-135m")
     assert session.open_model("local/smollm2-135m") is first
     assert session.models == [first]

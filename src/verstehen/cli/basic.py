@@ -1,34 +1,54 @@
-"""The CLI's commands: each takes parsed flags, runs a procedure, prints, returns an exit code."""
+"""The commands that are not a method: `models`, `ask` and `cache`."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 import time
 from pathlib import Path
 
-from verstehen.cli.main import EXIT_CALL_FAILED, print_json, run_async, session_from
+from verstehen.cli.flags import Parser, generation_flags, print_json
+from verstehen.cli.runs import EXIT_CALL_FAILED
 from verstehen.engine.cache import Cache
-from verstehen.engine.store import RunStore, default_runs_dir
+from verstehen.engine.session import RunSettings, Session
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, PROVIDERS
 from verstehen.models.base import GenerateParams, Message
+from verstehen.models.embedded import EMBEDDED, embedded_path
+
+
+def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
+    """Add `models`, `ask` and `cache`."""
+    models = commands.add_parser("models",
+                                 help="providers, the embedded default model, capabilities")
+    models.set_defaults(func=cmd_models)
+
+    ask = commands.add_parser("ask", parents=[engine, generation_flags()],
+                              help="one answer from a model, through the cache")
+    ask.add_argument("model", help=f"provider/model, e.g. {DEFAULT_MODEL}")
+    ask.add_argument("prompt")
+    ask.add_argument("--system", default=None, help="a system message")
+    ask.add_argument("--sample", type=int, default=0,
+                     help="sample index at temperature > 0: a new index draws a new answer")
+    ask.set_defaults(func=cmd_ask)
+
+    cache = commands.add_parser("cache", help="inspect or clear the call cache")
+    cache.add_argument("action", choices=["stats", "clear"])
+    cache.add_argument("--cache", type=Path, default=None)
+    cache.add_argument("--model", default=None, help="clear only this model's entries")
+    cache.add_argument("--json", action="store_true")
+    cache.set_defaults(func=cmd_cache)
 
 
 def params_from(args: argparse.Namespace) -> GenerateParams:
-    """Generation parameters from the flags, checked."""
-    if args.temperature < 0:
-        raise UserError(f"--temperature must be >= 0, not {args.temperature}")
-    if args.max_tokens < 1:
-        raise UserError(f"--max-tokens must be at least 1, not {args.max_tokens}")
+    """Generation parameters from the generation flags."""
     return GenerateParams(args.temperature, args.max_tokens, args.seed)
 
 
-def cmd_models(args: argparse.Namespace, argv: list[str]) -> int:
+def cmd_models(args: argparse.Namespace) -> int:
     """List providers, their keys and capabilities, and the embedded default."""
-    from verstehen.models.local import EMBEDDED, embedded_path
-
     print("provider   key variable        capabilities")
     for info in PROVIDERS.values():
         key = info.key_variable or "(none)"
@@ -47,16 +67,18 @@ def cmd_models(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
-def cmd_ask(args: argparse.Namespace, argv: list[str]) -> int:
+def cmd_ask(args: argparse.Namespace) -> int:
     """Print one answer; say on stderr whether it came from the cache."""
     params = params_from(args)
     messages: list[Message] = []
     if args.system:
         messages.append({"role": "system", "content": args.system})
     messages.append({"role": "user", "content": args.prompt})
+    settings = RunSettings(cache=args.cache, max_connections=args.max_connections,
+                           max_attempts=args.max_attempts)
 
     async def ask() -> int:
-        session = session_from(args)
+        session = Session.start(settings)
         try:
             model = session.open_model(args.model, base_url=args.base_url)
             started = time.monotonic()
@@ -75,48 +97,10 @@ def cmd_ask(args: argparse.Namespace, argv: list[str]) -> int:
               f"completion tokens; cache {session.runner.cache.path}]", file=sys.stderr)
         return 0
 
-    return run_async(ask())
+    return asyncio.run(ask())
 
 
-def cmd_batch(args: argparse.Namespace, argv: list[str]) -> int:
-    """Answer a prompts file into a run folder, or finish one with --resume."""
-    from verstehen.cli.batch import load_prompts, run_batch
-
-    if args.resume is not None:
-        store = RunStore.open(args.resume)
-        config = store.info()["config"]
-        for name in ("model", "prompts", "samples", "temperature", "max_tokens", "seed",
-                     "base_url"):
-            setattr(args, name, config[name])
-    elif args.model is None or args.prompts is None:
-        raise UserError("batch needs MODEL and PROMPTS, or --resume RUN_FOLDER")
-    params = params_from(args)
-    if args.samples < 1:
-        raise UserError(f"--samples must be at least 1, not {args.samples}")
-    items = load_prompts(Path(args.prompts))
-
-    async def batch() -> int:
-        session = session_from(args, f"batch {args.model}")
-        try:
-            model = session.open_model(args.model, base_url=args.base_url)
-            run = store if args.resume is not None else RunStore.create(
-                args.runs_dir or default_runs_dir(), command="batch", argv=argv,
-                config={"model": args.model, "prompts": str(Path(args.prompts).resolve()),
-                        "samples": args.samples, "temperature": params.temperature,
-                        "max_tokens": params.max_tokens, "seed": params.seed,
-                        "base_url": args.base_url},
-                seed=params.seed, models=[model.identity()])
-            print(f"run folder: {run.path}", file=sys.stderr)
-            summary = await run_batch(session.runner, model, items, run, params, args.samples)
-        finally:
-            await session.close()
-        print_json({"run": str(run.path), **summary})
-        return EXIT_CALL_FAILED if summary["errors"] else 0
-
-    return run_async(batch())
-
-
-def cmd_cache(args: argparse.Namespace, argv: list[str]) -> int:
+def cmd_cache(args: argparse.Namespace) -> int:
     """Show or clear the cache."""
     cache = Cache(args.cache)
     try:
@@ -134,3 +118,4 @@ def cmd_cache(args: argparse.Namespace, argv: list[str]) -> int:
     for row in stats["by_model"]:
         print(f"  {row['model']:<40} {row['kind']:<9} {row['entries']}")
     return 0
+

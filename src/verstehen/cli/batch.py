@@ -1,17 +1,46 @@
-"""Answer every prompt of a file with one model, into a resumable run folder."""
+"""`verstehen batch`: answer every prompt of a file with one model, into a resumable run folder.
+
+Not one of the methods: a generic "answer this file" job on the engine, on which the
+kill-and-resume guarantee can be seen in isolation.
+"""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from verstehen.engine.runner import Runner
+from verstehen.cli.basic import params_from
+from verstehen.cli.flags import Parser, generation_flags, positive_int, print_json, settings_from
+from verstehen.cli.runs import finish
+from verstehen.engine.runner import ModelUsage, Runner
+from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
+from verstehen.models import DEFAULT_MODEL
 from verstehen.models.base import GenerateParams, Message, Model, user
+from verstehen.results import JsonForm, json_key
+
+RESUMED = ("model", "prompts", "samples", "temperature", "max_tokens", "seed", "base_url")
+
+
+@dataclass(frozen=True)
+class BatchResult(JsonForm):
+    """A batch run: records written, records expected, records that ended in an error."""
+
+    run_dir: Path = field(metadata=json_key("run"))
+    records: int
+    expected: int
+    errors: int
+    usage: dict[str, ModelUsage]
+
+    @property
+    def failed_calls(self) -> int:
+        """Prompts whose call failed (a --resume tries them again)."""
+        return self.errors
 
 
 @dataclass(frozen=True)
@@ -58,15 +87,9 @@ def _jsonl_item(path: Path, n: int, line: str) -> PromptItem:
     return PromptItem(str(row.get("id", n)), messages)
 
 
-async def run_batch(
-    runner: Runner,
-    model: Model,
-    items: list[PromptItem],
-    store: RunStore,
-    params: GenerateParams,
-    samples: int = 1,
-) -> dict[str, Any]:
-    """Answer each (prompt, sample) the run lacks, retrying failed ones; return the summary."""
+async def run_batch(runner: Runner, model: Model, items: list[PromptItem], store: RunStore,
+                    params: GenerateParams, samples: int = 1) -> None:
+    """Answer each (prompt, sample) the run lacks, retrying failed ones."""
     records = list(store.records())
     finished = [r for r in records if r["error"] is None]
     if len(finished) < len(records):
@@ -91,12 +114,64 @@ async def run_batch(
         })
 
     await asyncio.gather(*(answer(item, s) for item, s in todo))
+
+
+async def batch(model_name: str | Model, prompts: Path, params: GenerateParams, *,
+                samples: int = 1, base_url: str | None = None,
+                settings: RunSettings | None = None, resume: RunStore | None = None
+                ) -> BatchResult:
+    """Answer a prompts file into a new run folder (or finish `resume`); summary.json."""
+    settings = settings or RunSettings()
+    items = load_prompts(prompts)
+    label = model_name if isinstance(model_name, str) else model_name.name
+
+    async def body(session: Session) -> RunStore:
+        model = session.open_model(model_name, base_url=base_url)
+        store = resume or settings.create_run("batch", {
+            "model": label, "prompts": str(prompts.resolve()), "samples": samples,
+            "temperature": params.temperature, "max_tokens": params.max_tokens,
+            "seed": params.seed, "base_url": base_url}, params.seed, [model.identity()])
+        if resume is not None and settings.announce:
+            print(f"run folder: {store.path}", file=sys.stderr)
+        await run_batch(session.runner, model, items, store, params, samples)
+        return store
+
+    timed = await in_session(settings, f"batch {label}", body)
+    store = timed.value
     records = list(store.records())
-    summary = {
-        "records": len(records),
-        "expected": len(items) * samples,
-        "errors": sum(r["error"] is not None for r in records),
-        "usage": runner.usage_summary(),
-    }
-    store.write_summary(summary)
-    return summary
+    result = BatchResult(store.path, len(records), len(items) * samples,
+                         sum(r["error"] is not None for r in records), timed.usage)
+    store.write_summary(result.to_dict())
+    return result
+
+
+def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
+    """Add `batch`."""
+    cmd = commands.add_parser("batch", parents=[engine, generation_flags()],
+                              help="answer every prompt of a file into a run folder")
+    cmd.add_argument("model", nargs="?", help=f"provider/model, e.g. {DEFAULT_MODEL}")
+    cmd.add_argument("prompts", nargs="?", type=Path,
+                     help=".txt (one prompt a line) or .jsonl with prompt or messages")
+    cmd.add_argument("--samples", type=positive_int, default=1, help="answers per prompt")
+    cmd.add_argument("--runs-dir", type=Path, default=None,
+                     help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
+    cmd.add_argument("--resume", type=Path, default=None,
+                     help="a run folder to finish: makes only the calls it lacks")
+    cmd.add_argument("--no-progress", action="store_true")
+    cmd.set_defaults(func=cmd_batch)
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    """Answer a prompts file into a run folder, or finish one with --resume; print JSON."""
+    store = None
+    if args.resume is not None:
+        store = RunStore.open(args.resume)
+        config = store.info()["config"]
+        for name in RESUMED:
+            setattr(args, name, config[name])
+    elif args.model is None or args.prompts is None:
+        raise UserError("batch needs MODEL and PROMPTS, or --resume RUN_FOLDER")
+    result = asyncio.run(batch(args.model, Path(args.prompts), params_from(args),
+                               samples=args.samples, base_url=args.base_url,
+                               settings=settings_from(args), resume=store))
+    return finish(args, result, lambda r: print_json(r.to_dict()))

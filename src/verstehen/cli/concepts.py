@@ -17,11 +17,12 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     p.add_argument("--domain", choices=sorted(DOMAINS), default=None, help="one domain only")
     p.add_argument("--exact", action="store_true", help="only concepts graded exactly by code")
     p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_concepts)
 
 
-def cmd_concepts(args: argparse.Namespace, argv: list[str]) -> int:
+def cmd_concepts(args: argparse.Namespace) -> int:
     """List the catalog by domain: key, grading mode, certification scope, definition."""
-    from verstehen.cli.main import print_json
+    from verstehen.cli.flags import print_json
 
     chosen = [c for c in CONCEPTS
               if (args.domain is None or c.domain == args.domain)

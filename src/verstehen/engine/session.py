@@ -1,16 +1,66 @@
-"""A session: the cache, the runner, progress and the models one command uses."""
+"""A session: the cache, the runner, progress and the models one run uses; and the settings
+every run-making entry point takes (where runs are written, which cache, how calls are made)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from verstehen.engine.cache import Cache
 from verstehen.engine.progress import make_progress
-from verstehen.engine.runner import RetryPolicy, Runner
+from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
+from verstehen.engine.store import RunStore, default_runs_dir
 from verstehen.errors import UserError
 from verstehen.models import Model, get_model, split_name
 from verstehen.models.remote import check_reachable
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Where a run folder goes and how its calls are made; the same for the CLI and the API.
+
+    `progress` shows a progress display on stderr; `announce` prints the new run folder's path
+    there (the CLI does both, the Python API neither). `argv` is the command line recorded in
+    run.json (empty for a run made from Python).
+    """
+
+    runs_dir: Path | None = None
+    cache: Path | None = None
+    max_connections: int | None = None
+    max_attempts: int = 6
+    progress: bool = False
+    announce: bool = False
+    argv: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.max_connections is not None and self.max_connections < 1:
+            raise UserError(f"max_connections must be at least 1, not {self.max_connections}")
+        if self.max_attempts < 1:
+            raise UserError(f"max_attempts must be at least 1, not {self.max_attempts}")
+
+    def create_run(self, command: str, config: dict[str, Any], seed: int,
+                   models: list[dict[str, str]]) -> RunStore:
+        """A new run folder under runs_dir (announced on stderr when asked)."""
+        store = RunStore.create(self.runs_dir or default_runs_dir(), command=command,
+                                argv=list(self.argv), config=config, seed=seed, models=models)
+        if self.announce:
+            print(f"run folder: {store.path}", file=sys.stderr)
+        return store
+
+
+@dataclass(frozen=True)
+class Timed(Generic[T]):
+    """A run's value with its wall seconds and the calls and tokens of each model."""
+
+    value: T
+    seconds: float
+    usage: dict[str, ModelUsage]
 
 
 @dataclass
@@ -22,50 +72,56 @@ class Session:
     _opened: dict[tuple[str, str | None], Model] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def start(
-        cls,
-        *,
-        cache_path: Path | None = None,
-        max_connections: int | None = None,
-        max_attempts: int = 6,
-        progress_label: str | None = None,
-    ) -> Session:
-        """Open the cache and make a runner; progress is shown when a label is given."""
-        if max_connections is not None and max_connections < 1:
-            raise UserError(f"--max-connections must be at least 1, not {max_connections}")
-        if max_attempts < 1:
-            raise UserError(f"--max-attempts must be at least 1, not {max_attempts}")
+    def start(cls, settings: RunSettings | None = None, progress_label: str = "") -> Session:
+        """Open the cache and make a runner; progress shows when the settings ask for it."""
+        settings = settings or RunSettings()
         runner = Runner(
-            Cache(cache_path),
-            max_connections=max_connections,
-            retry=RetryPolicy(max_attempts=max_attempts),
-            progress=make_progress(progress_label or "", enabled=progress_label is not None),
+            Cache(settings.cache),
+            max_connections=settings.max_connections,
+            retry=RetryPolicy(max_attempts=settings.max_attempts),
+            progress=make_progress(progress_label, enabled=settings.progress),
         )
         return cls(runner)
 
-    def open_model(self, name: str, *, base_url: str | None = None) -> Model:
-        """Build a model, checking first that an explicit base URL answers.
+    def open_model(self, model: str | Model, *, base_url: str | None = None) -> Model:
+        """The model named `provider/name` (checking first that an explicit base URL answers),
+        or a Model object as given (the caller keeps it: the session will not close it).
 
         Asking again for the same name and base URL returns the model already open (a model
         judging itself is one instance, not two copies of its weights).
         """
-        if (name, base_url) in self._opened:
-            return self._opened[(name, base_url)]
-        provider, _ = split_name(name)
+        if not isinstance(model, str):
+            return model
+        if (model, base_url) in self._opened:
+            return self._opened[(model, base_url)]
+        provider, _ = split_name(model)
         if base_url is not None:
             if provider == "local":
                 raise UserError("--base-url is for openai/ and anthropic/ models, not local/")
             check_reachable(base_url)
-            model = get_model(name, base_url=base_url)
+            opened = get_model(model, base_url=base_url)
         else:
-            model = get_model(name)
-        self.models.append(model)
-        self._opened[(name, base_url)] = model
-        return model
+            opened = get_model(model)
+        self.models.append(opened)
+        self._opened[(model, base_url)] = opened
+        return opened
 
     async def close(self) -> None:
-        """Close models, progress and the cache."""
+        """Close the models it opened, progress and the cache."""
         for model in self.models:
             await model.aclose()
         self.runner.progress.close()
         self.runner.cache.close()
+
+
+async def in_session(settings: RunSettings, label: str,
+                     body: Callable[[Session], Awaitable[T]]) -> Timed[T]:
+    """Open a session, run `body(session)`, close it; the value with seconds and usage."""
+    session = Session.start(settings, label)
+    started = time.monotonic()
+    try:
+        value = await body(session)
+    finally:
+        await session.close()
+    usage = {name: replace(counts) for name, counts in session.runner.usage.items()}
+    return Timed(value, round(time.monotonic() - started, 1), dict(sorted(usage.items())))

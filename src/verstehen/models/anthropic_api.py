@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 
+import anthropic
+
 from verstehen.errors import UnsupportedCapability
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message, Usage
+from verstehen.models.providers import require_key
 from verstehen.models.remote import classify_sdk_error
 
 
@@ -17,10 +20,6 @@ class AnthropicModel:
     def __init__(
         self, model: str, *, base_url: str | None = None, timeout: float = 120.0
     ) -> None:
-        import anthropic
-
-        from verstehen.models import require_key
-
         self.name = f"anthropic/{model}"
         self.model = model
         self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None

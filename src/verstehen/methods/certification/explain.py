@@ -19,6 +19,7 @@ from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
 from verstehen.methods.certification.decide import ExplainedFamily, certify_explained
 from verstehen.methods.certification.procedure import Asker, CertifyPlan, scope_summary, scores_of
+from verstehen.methods.certification.results import ScopeResult
 from verstehen.methods.certification.sandbox import Limits, run_program
 from verstehen.methods.certification.sandbox import extract_code as code_in
 from verstehen.models.base import GenerateParams, Model, user
@@ -80,7 +81,7 @@ async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
 
 
 async def run_explained(runner: Runner, model: Model, scope: ExplainableScope, store: RunStore,
-                        plan: CertifyPlan, program_questions: int) -> dict[str, Any]:
+                        plan: CertifyPlan, program_questions: int) -> ScopeResult:
     """Procedure 5.1: explained families from programs, the rest from `plan.questions` answers."""
     explained = [
         fam for fam in await asyncio.gather(*(
@@ -96,6 +97,4 @@ async def run_explained(runner: Runner, model: Model, scope: ExplainableScope, s
     if not asker.errors:
         c = plan.criterion
         verdict = certify_explained(scores_of(records), explained, c.pg, c.rid, c.delta)
-    summary = scope_summary(scope, records, verdict, None, asker.errors)
-    summary["explained_families"] = sorted(covered)
-    return summary
+    return scope_summary(scope, records, verdict, None, asker.errors, tuple(sorted(covered)))

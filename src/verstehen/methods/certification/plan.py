@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-from verstehen.methods.certification.decide import Criterion
-from verstehen.methods.certification.sequential import look_delta
+from verstehen.methods.certification.verdict import Criterion, look_delta
 from verstehen.stats.bounds import chernoff_lower, chernoff_upper
 
 _MAX_DOUBLINGS = 45  # 2**45 questions: beyond any budget, so "never" in practice

@@ -12,8 +12,11 @@ import numpy as np
 
 from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
-from verstehen.methods.certification.decide import INCONCLUSIVE, Criterion, Verdict, certify
-from verstehen.methods.certification.sequential import certify_at_look, checkpoints
+from verstehen.errors import UserError
+from verstehen.methods.certification.decide import certify
+from verstehen.methods.certification.results import FamilyScore, RephraseCheck, ScopeResult
+from verstehen.methods.certification.sequential import certify_at_look
+from verstehen.methods.certification.verdict import Criterion, Decision, Verdict, checkpoints
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.scopes.base import Question, Scope
 from verstehen.stats.rates import mean_se, rate_se
@@ -29,6 +32,17 @@ class CertifyPlan:
     first_look: int = 16
     seed: int = 0
     rephrase: int = 20
+
+    def __post_init__(self) -> None:
+        if self.questions < 1:
+            raise UserError(f"the number of questions must be at least 1, not {self.questions}")
+        if self.first_look < 1 or (self.sequential and self.first_look > self.questions):
+            raise UserError(f"--first-look must lie in [1, {self.questions}], "
+                            f"not {self.first_look}")
+        if self.rephrase < 0:
+            raise UserError(f"--rephrase must be at least 0, not {self.rephrase}")
+        if self.seed < 0:
+            raise UserError(f"--seed must be at least 0, not {self.seed}")
 
 
 def question_at(scope: Scope, seed: int, index: int,
@@ -85,7 +99,7 @@ class Asker:
 
 
 async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStore,
-                      plan: CertifyPlan) -> dict[str, Any]:
+                      plan: CertifyPlan) -> ScopeResult:
     """Ask, grade and decide; returns the scope's summary (verdict, counts, rephrase check)."""
     asker = Asker(runner, model, scope, store, plan.seed)
     records: list[dict[str, Any]] = []
@@ -97,7 +111,7 @@ async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStor
             if asker.errors:
                 break
             verdict = certify_at_look(scores_of(records), plan.criterion, look, schedule)
-            if verdict.decision != INCONCLUSIVE:
+            if verdict.decision != Decision.INCONCLUSIVE:
                 break
     else:
         records = await asker.ask_range(0, plan.questions)
@@ -113,7 +127,7 @@ def scores_of(records: list[dict[str, Any]]) -> np.ndarray:
 
 
 async def rephrase_check(asker: Asker, records: list[dict[str, Any]],
-                         count: int) -> dict[str, Any] | None:
+                         count: int) -> RephraseCheck | None:
     """Ask the first `count` questions again in the next phrasing; how often do scores differ?"""
     if asker.scope.phrasings < 2 or count < 1 or not records:
         return None
@@ -128,28 +142,24 @@ async def rephrase_check(asker: Asker, records: list[dict[str, Any]],
         return None
     differ = sum(a["score"] != b["score"] for a, b in zip(chosen, again, strict=True))
     rate, se = rate_se(differ, len(chosen))
-    return {"n": len(chosen), "disagreements": differ, "rate": rate, "se": se}
+    return RephraseCheck(len(chosen), differ, rate, se)
 
 
 def scope_summary(scope: Scope, records: list[dict[str, Any]], verdict: Verdict | None,
-                  rephrased: dict[str, Any] | None, errors: int) -> dict[str, Any]:
-    """The scope's part of summary.json."""
+                  rephrased: RephraseCheck | None, errors: int,
+                  explained: tuple[str, ...] | None = None) -> ScopeResult:
+    """The scope's result from its answer records."""
     outcomes = Counter(r["outcome"] for r in records if r["outcome"] is not None)
     reasons = Counter(r["reason"] for r in records if r["outcome"] == "unparsed")
     scored = [r for r in records if r["score"] is not None]
-    return {
-        "scope": scope.name,
-        "asked": len(records),
-        "failed_calls": errors,
-        "verdict": verdict.to_dict() if verdict else None,
-        "outcomes": dict(sorted(outcomes.items())),
-        "unparsed_reasons": dict(reasons.most_common(5)),
-        "by_family": by_family(scored),
-        "rephrase": rephrased,
-    }
+    return ScopeResult(scope=scope.name, asked=len(records), failed_calls=errors,
+                       verdict=verdict, outcomes=dict(sorted(outcomes.items())),
+                       unparsed_reasons=dict(reasons.most_common(5)),
+                       by_family=by_family(scored), rephrase=rephrased,
+                       explained_families=explained)
 
 
-def by_family(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+def by_family(records: list[dict[str, Any]]) -> dict[str, FamilyScore]:
     """Mean score with its standard error, share ridiculous and n, per question family."""
     groups: dict[str, list[float]] = {}
     for r in records:
@@ -157,6 +167,6 @@ def by_family(records: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     out = {}
     for family, scores in sorted(groups.items()):
         mean, se = mean_se(scores)
-        out[family] = {"n": len(scores), "mean": mean, "se": se,
-                       "ridiculous": sum(x == 0.0 for x in scores) / len(scores)}
+        out[family] = FamilyScore(len(scores), mean, se,
+                                  sum(x == 0.0 for x in scores) / len(scores))
     return out

@@ -1,63 +1,85 @@
-"""Verdicts in plain words and as table rows, for the terminal."""
+"""Certification verdicts in plain words and as a table, for the terminal."""
 
 from __future__ import annotations
 
-from typing import Any
+from verstehen.methods.certification.results import CertifyResult, ScopeResult
+from verstehen.methods.certification.verdict import Decision, ExplainedMix, SequentialLook, Verdict
+from verstehen.report.tables import table
 
-WORDS = {"understands": "UNDERSTANDS", "does not understand": "DOES NOT UNDERSTAND",
-         "inconclusive": "INCONCLUSIVE"}
+HEADER = ["scope", "verdict", "n", "mean score [L, U]", "ridiculous [L, U]", "decided by",
+          "more"]
 
 
-def explain(verdict: dict[str, Any]) -> list[str]:
+def explain(v: Verdict) -> list[str]:
     """Why the verdict is what it is, in a few plain lines."""
-    v = verdict
-    lines = [f"{WORDS[v['decision']]} at δ = {v['delta']:g} (a decisive verdict is wrong with "
-             f"probability at most {v['delta']:g})"]
-    if v["decision"] == "understands":
-        lines.append(f"  mean score >= {v['score_lower']:.4f}, at least the passing grade "
-                     f"{v['pg']:g}")
-        lines.append(f"  ridiculous answers <= {v['ridiculous_upper']:.6f} of the scope, at most "
-                     f"RID {v['rid']:g}")
-    elif v["decision"] == "does not understand":
-        if "bad_grade" in v["decided_by"]:
-            lines.append(f"  mean score <= {v['score_upper']:.4f}, below the passing grade "
-                         f"{v['pg']:g}")
-        if "bad_rid" in v["decided_by"]:
-            lines.append(f"  ridiculous answers >= {v['ridiculous_lower']:.6f} of the scope, "
-                         f"above RID {v['rid']:g}")
+    lines = [f"{v.decision.words.upper()} at δ = {v.delta:g} (a decisive verdict is wrong with "
+             f"probability at most {v.delta:g})"]
+    if v.decision == Decision.UNDERSTANDS:
+        lines.append(f"  mean score >= {v.score_lower:.4f}, at least the passing grade {v.pg:g}")
+        lines.append(f"  ridiculous answers <= {v.ridiculous_upper:.6f} of the scope, at most "
+                     f"RID {v.rid:g}")
+    elif v.decision == Decision.DOES_NOT_UNDERSTAND:
+        if "bad_grade" in v.decided_by:
+            lines.append(f"  mean score <= {v.score_upper:.4f}, below the passing grade "
+                         f"{v.pg:g}")
+        if "bad_rid" in v.decided_by:
+            lines.append(f"  ridiculous answers >= {v.ridiculous_lower:.6f} of the scope, "
+                         f"above RID {v.rid:g}")
     else:
-        lines.append(f"  mean score in [{v['score_lower']:.4f}, {v['score_upper']:.4f}] "
-                     f"(PG {v['pg']:g}); ridiculous rate in [{v['ridiculous_lower']:.6f}, "
-                     f"{v['ridiculous_upper']:.6f}] (RID {v['rid']:g})")
-        more = v.get("more_questions")
+        lines.append(f"  mean score in [{v.score_lower:.4f}, {v.score_upper:.4f}] "
+                     f"(PG {v.pg:g}); ridiculous rate in [{v.ridiculous_lower:.6f}, "
+                     f"{v.ridiculous_upper:.6f}] (RID {v.rid:g})")
         lines.append("  more questions will likely not decide it: the observed rates sit on "
-                     "the thresholds" if more is None else
-                     f"  not enough evidence yet: about {more} more questions would likely "
-                     "decide it")
-    lines.append(f"  from n = {v['n']} answers: mean score {v['mean_score']:.4f}, "
-                 f"ridiculous {v['ridiculous_rate']:.4f}")
-    details = v.get("details") or {}
-    if details.get("sequential"):
-        lines.append(f"  sequential: look {details['look']} of checkpoints "
-                     f"{details['checkpoints']}, tested at δ_j = {details['delta_look']:.2e}")
-    if "coverage" in details:
-        fams = [c for c in details["components"] if c["family"] != "(remaining)"]
-        lines.append(f"  explanations cover {details['coverage']:.0%} of the scope: " + ", ".join(
-            f"{c['family']} (program score {c['mean_score']:.3f} on {c['m']} questions)"
-            for c in fams))
+                     "the thresholds" if v.more_questions is None else
+                     f"  not enough evidence yet: about {v.more_questions} more questions would "
+                     "likely decide it")
+    lines.append(f"  from n = {v.n} answers: mean score {v.mean_score:.4f}, "
+                 f"ridiculous {v.ridiculous_rate:.4f}")
+    if isinstance(v.details, SequentialLook):
+        lines.append(f"  sequential: look {v.details.look} of checkpoints "
+                     f"{list(v.details.checkpoints)}, tested at δ_j = "
+                     f"{v.details.delta_look:.2e}")
+    if isinstance(v.details, ExplainedMix):
+        families = [c for c in v.details.components if c.family != "(remaining)"]
+        lines.append(f"  explanations cover {v.details.coverage:.0%} of the scope: " + ", ".join(
+            f"{c.family} (program score {c.mean_score:.3f} on {c.m} questions)"
+            for c in families))
     return lines
 
 
-def verdict_row(summary: dict[str, Any]) -> list[str]:
+def verdict_row(scope: ScopeResult) -> list[str]:
     """One table row: scope, verdict, n, mean [L, U], ridiculous [L, U], decided by, more."""
-    v = summary.get("verdict")
+    v = scope.verdict
     if v is None:
-        return [summary["scope"], "ERROR", str(summary["asked"]), "", "", "",
-                f"{summary['failed_calls']} failed calls"]
-    more = v.get("more_questions")
-    return [summary["scope"], WORDS[v["decision"]].lower(), str(v["n"]),
-            f"{v['mean_score']:.3f} [{v['score_lower']:.3f}, {v['score_upper']:.3f}]",
-            f"{v['ridiculous_rate']:.3f} [{v['ridiculous_lower']:.4f}, "
-            f"{v['ridiculous_upper']:.4f}]",
-            ", ".join(v["decided_by"]) or "-",
-            "" if v["decision"] != "inconclusive" else ("?" if more is None else f"~{more}")]
+        return [scope.scope, "ERROR", str(scope.asked), "", "", "",
+                f"{scope.failed_calls} failed calls"]
+    more = "" if v.decision != Decision.INCONCLUSIVE else (
+        "?" if v.more_questions is None else f"~{v.more_questions}")
+    return [scope.scope, v.decision.words, str(v.n),
+            f"{v.mean_score:.3f} [{v.score_lower:.3f}, {v.score_upper:.3f}]",
+            f"{v.ridiculous_rate:.3f} [{v.ridiculous_lower:.4f}, {v.ridiculous_upper:.4f}]",
+            ", ".join(v.decided_by) or "-", more]
+
+
+def show(result: CertifyResult) -> None:
+    """Print a table of the verdicts, then each verdict in words with what it rests on."""
+    c = result.criterion
+    print(f"{result.model}: PG {c.pg:g}, RID {c.rid:.6g}, δ {c.delta:g}")
+    print(table(HEADER, [verdict_row(s) for s in result.scopes]))
+    for scope in result.scopes:
+        print(f"\n{scope.scope}:")
+        if scope.verdict is None:
+            print(f"  {scope.failed_calls} calls failed; rerun the same command to retry "
+                  "them (answers already given come from the cache)")
+            continue
+        print("\n".join(explain(scope.verdict)))
+        print("  answers: " + ", ".join(f"{k} {v}" for k, v in scope.outcomes.items()))
+        if len(scope.by_family) > 1:
+            print("  by family: " + "; ".join(
+                f"{f} {g.mean:.3f} ± {g.se:.3f} (n {g.n})" for f, g in scope.by_family.items()))
+        if scope.unparsed_reasons:
+            print(f"  unparsed answers, most common reason: {next(iter(scope.unparsed_reasons))}")
+        if (r := scope.rephrase) is not None:
+            print(f"  rephrased: score changed on {r.disagreements} of {r.n} questions "
+                  f"({r.rate:.0%} ± {r.se:.0%})")
+    print(f"\nrecords: {result.run_dir}/records.jsonl ({result.seconds} s)")

@@ -9,38 +9,21 @@ gives a wrong verdict is at most δ (union bound), whenever the run stops.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from verstehen.methods.certification.decide import (
-    INCONCLUSIVE,
+from verstehen.methods.certification.decide import certify, check_scores
+from verstehen.methods.certification.plan import sequential_samples_needed
+from verstehen.methods.certification.verdict import (
     Criterion,
+    Decision,
+    SequentialLook,
     Verdict,
-    certify,
-    check_scores,
+    checkpoints,
+    look_delta,
 )
-
-
-def look_delta(delta: float, look: int) -> float:
-    """δ_j = 6δ/(π² j²) for look j = 1, 2, ...; these sum to δ over all looks."""
-    if look < 1:
-        raise ValueError("looks are numbered from 1")
-    return 6 * delta / (math.pi**2 * look**2)
-
-
-def checkpoints(first: int, max_n: int) -> list[int]:
-    """Look sizes first, 2·first, 4·first, ... below max_n, and max_n itself as the last look."""
-    if first < 1 or max_n < first:
-        raise ValueError(f"need 1 <= first ({first}) <= max questions ({max_n})")
-    looks = []
-    n = first
-    while n < max_n:
-        looks.append(n)
-        n *= 2
-    return [*looks, max_n]
 
 
 def certify_at_look(scores: ArrayLike, criterion: Criterion, look: int,
@@ -51,14 +34,12 @@ def certify_at_look(scores: ArrayLike, criterion: Criterion, look: int,
     verdict = certify(np.asarray(scores)[:n], criterion.pg, criterion.rid, delta_look,
                       plan_more=False)
     more = None
-    if verdict.decision == INCONCLUSIVE:
-        from verstehen.methods.certification.plan import sequential_samples_needed
-
+    if verdict.decision == Decision.INCONCLUSIVE:
         needed = sequential_samples_needed(criterion, verdict.mean_score,
                                            verdict.ridiculous_rate, first=schedule[0])
         more = None if needed is None else max(needed - n, 1)
-    return replace(verdict, delta=criterion.delta, more_questions=more, details={
-        "sequential": True, "look": look, "delta_look": delta_look, "checkpoints": schedule})
+    return replace(verdict, delta=criterion.delta, more_questions=more,
+                   details=SequentialLook(look, delta_look, tuple(schedule)))
 
 
 def certify_sequential(scores: ArrayLike, pg: float, rid: float, delta: float, *,
@@ -77,7 +58,7 @@ def certify_sequential(scores: ArrayLike, pg: float, rid: float, delta: float, *
     verdict = None
     for look in range(1, len(reached) + 1):
         verdict = certify_at_look(array, criterion, look, schedule)
-        if verdict.decision != INCONCLUSIVE:
+        if verdict.decision != Decision.INCONCLUSIVE:
             break
     assert verdict is not None
     return verdict

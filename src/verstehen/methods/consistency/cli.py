@@ -12,13 +12,14 @@ from verstehen.errors import UserError
 
 def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     """Add `consistency`."""
-    from verstehen.cli.runs import run_flags
+    from verstehen.cli.flags import run_flags
     from verstehen.methods.consistency.knowledge import RELATIONS_14
     from verstehen.models import DEFAULT_MODEL
 
     cc = commands.add_parser("consistency", parents=[run_flags(engine)],
                              help="does knowing the background facts predict answering the "
                                   "question? (conceptual consistency, Sahu et al. 2023)")
+    cc.set_defaults(func=lambda args: cmd_consistency(args, args.argv))
     cc.add_argument("--model", default=DEFAULT_MODEL, help=f"default {DEFAULT_MODEL}")
     cc.add_argument("--questions", type=Path, required=True,
                     help="CSQA-format questions (jsonl), e.g. dev_rand_split.jsonl")
@@ -64,7 +65,7 @@ def cmd_consistency(args: argparse.Namespace, argv: list[str]) -> int:
     """Ask the background facts and the anchor questions; print CC, S_B, S_A and the tables."""
     from dataclasses import asdict
 
-    from verstehen.cli.runs import create_store, finish_run
+    from verstehen.cli.legacy import create_store, finish_run
     from verstehen.engine.store import RunStore
     from verstehen.methods.consistency.run import run_consistency
     from verstehen.methods.consistency.summary import summarize_consistency, write_figures

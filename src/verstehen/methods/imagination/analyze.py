@@ -7,7 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from verstehen.cli.main import print_json
+from verstehen.cli.flags import print_json
 from verstehen.engine.store import RunStore
 from verstehen.methods.imagination.show import once_each
 

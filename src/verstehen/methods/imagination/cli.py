@@ -6,17 +6,18 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from verstehen.cli.main import Parser
+from verstehen.cli.flags import Parser
 
 
 def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     """Add `imagine` with its steps generate, answer, matrix and analyze."""
-    from verstehen.cli.runs import run_flags
+    from verstehen.cli.flags import run_flags
     from verstehen.methods.imagination.choices import METHODS, VARIANTS
     from verstehen.models import DEFAULT_MODEL
 
     top = commands.add_parser("imagine", help="shared imagination: models answer each other's "
                               "questions about made-up concepts (Zhou et al.)")
+    top.set_defaults(func=lambda args: cmd_imagine(args, args.argv))
     sub = top.add_subparsers(dest="imagine_command", metavar="STEP", parser_class=Parser,
                              required=True)
     gen = sub.add_parser("generate", parents=[run_flags(engine)],

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from verstehen.cli.main import print_json
-from verstehen.cli.runs import create_store, finish_run
+from verstehen.cli.flags import print_json
+from verstehen.cli.legacy import create_store, finish_run
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 

@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from verstehen.cli.main import Parser
+from verstehen.cli.flags import Parser
 from verstehen.errors import UserError
 
 TASK_LIST = "define,classify,generate,edit"
 
 
 def _run_flags(engine: argparse.ArgumentParser) -> Parser:
-    from verstehen.cli.runs import run_flags
+    from verstehen.cli.flags import run_flags
     from verstehen.models import DEFAULT_MODEL
 
     flags = Parser(add_help=False, parents=[run_flags(engine)])
@@ -26,6 +26,7 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     """Add `potemkin` (run, score, incoherence, selfjudge) and `annotate` (export, import)."""
     pot = commands.add_parser("potemkin", help="potemkin understanding: define a concept, "
                               "then fail to use it (Mancoridis et al. 2025)")
+    pot.set_defaults(func=lambda args: cmd_potemkin(args, args.argv))
     sub = pot.add_subparsers(dest="potemkin_command", metavar="STEP", parser_class=Parser,
                              required=True)
     run = sub.add_parser("run", parents=[_run_flags(engine)],
@@ -75,6 +76,7 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
                     help="related questions per correctly answered one (default 5)")
 
     ann = commands.add_parser("annotate", help="label a potemkin run's answers by hand")
+    ann.set_defaults(func=lambda args: cmd_annotate(args, args.argv))
     steps = ann.add_subparsers(dest="annotate_command", metavar="STEP", parser_class=Parser,
                                required=True)
     exp = steps.add_parser("export", help="write a CSV of the answers to label")

@@ -1,0 +1,135 @@
+"""Flags shared by several commands, and the checked types their values are read with.
+
+A bad value fails while parsing, as one line naming the flag ("argument --questions: must be at
+least 1, not 0") with exit code 2, before anything runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from verstehen.engine.session import RunSettings
+from verstehen.models import DEFAULT_MODEL
+
+EXIT_USER_ERROR = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2) instead of usage dumps."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print one line naming the problem and where to look."""
+        self.exit(EXIT_USER_ERROR, f"verstehen: error: {message} (see {self.prog} --help)\n")
+
+
+def _number(text: str, kind: type) -> Any:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer of at least 1."""
+    value = _number(text, int)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """An integer of at least 0."""
+    value = _number(text, int)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
+def nonnegative_float(text: str) -> float:
+    """A finite number of at least 0."""
+    value = _number(text, float)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
+    return value
+
+
+def unit_interval(text: str) -> float:
+    """A number in [0, 1] (a score or a mean)."""
+    value = _number(text, float)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must lie in [0, 1], not {value}")
+    return value
+
+
+def probability(text: str) -> float:
+    """A number strictly between 0 and 1 (a passing grade, a rate, δ)."""
+    value = _number(text, float)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, not {value}")
+    return value
+
+
+def engine_flags() -> Parser:
+    """Flags of every command that calls a model: the cache and how calls are made."""
+    flags = Parser(add_help=False)
+    flags.add_argument("--cache", type=Path, default=None,
+                       help="cache file (default $VERSTEHEN_CACHE or "
+                            "~/.cache/verstehen/calls.sqlite)")
+    flags.add_argument("--base-url", default=None,
+                       help="OpenAI- or Anthropic-compatible server, e.g. http://127.0.0.1:8000/v1")
+    flags.add_argument("--max-connections", type=positive_int, default=None,
+                       help="concurrent calls per model (default 8 remote, 1 local)")
+    flags.add_argument("--max-attempts", type=positive_int, default=6,
+                       help="attempts per call on 429, 5xx, timeouts (default 6)")
+    return flags
+
+
+def generation_flags() -> Parser:
+    """Flags that shape a generation (all of them are part of the cache key)."""
+    flags = Parser(add_help=False)
+    flags.add_argument("--temperature", type=nonnegative_float, default=0.0)
+    flags.add_argument("--max-tokens", type=positive_int, default=256)
+    flags.add_argument("--seed", type=nonnegative_int, default=0)
+    return flags
+
+
+def run_flags(engine: Parser, *, max_tokens_help: str = "cap every reply's token budget "
+              "(quick runs)") -> Parser:
+    """The engine flags plus what every run-making command takes: --max-tokens, --seed,
+    --runs-dir, --no-progress, --json."""
+    flags = Parser(add_help=False, parents=[engine])
+    flags.add_argument("--max-tokens", type=positive_int, default=None, help=max_tokens_help)
+    flags.add_argument("--seed", type=nonnegative_int, default=0)
+    flags.add_argument("--runs-dir", type=Path, default=None,
+                       help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
+    flags.add_argument("--no-progress", action="store_true")
+    flags.add_argument("--json", action="store_true", help="print one JSON object")
+    return flags
+
+
+def model_flag(flags: argparse.ArgumentParser, what: str = "provider/model") -> None:
+    """--model, defaulting to the embedded model."""
+    flags.add_argument("--model", default=DEFAULT_MODEL, help=f"{what} (default {DEFAULT_MODEL})")
+
+
+def settings_from(args: argparse.Namespace) -> RunSettings:
+    """The run settings of the engine and run flags (progress unless --no-progress)."""
+    return RunSettings(runs_dir=getattr(args, "runs_dir", None), cache=args.cache,
+                       max_connections=args.max_connections, max_attempts=args.max_attempts,
+                       progress=not getattr(args, "no_progress", False), announce=True,
+                       argv=tuple(args.argv))
+
+
+def print_json(value: Any) -> None:
+    """Pretty JSON on stdout."""
+    json.dump(value, sys.stdout, indent=2)
+    sys.stdout.write("\n")
