@@ -1,15 +1,22 @@
-"""Shared fixtures: free ports, local servers (stub and real llama.cpp), the CLI, the cache."""
+"""Shared fixtures: free ports, local servers (stub and real llama.cpp), the CLI, the cache.
+
+CLI tests run `verstehen.cli.main(argv)` in this process (`cli` fixture, `cli_error`), with a
+private cache and runs folder and no API keys; `run_cli` starts a real `python -m verstehen`
+process for the few tests that need one (signals, exit of the interpreter, servers).
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from verstehen.cli import main
 from verstehen.models.embedded import embedded_path
 from verstehen.testing.ports import free_port, wait_for_port
 
@@ -90,6 +97,48 @@ def cli_env(tmp_path: Path, cache_path: Path) -> dict[str, str]:
                         "ANTHROPIC_BASE_URL"}}
     env.update(VERSTEHEN_CACHE=str(cache_path), VERSTEHEN_RUNS_DIR=str(tmp_path / "runs"))
     return env
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What one in-process CLI call returned and printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+Cli = Callable[[list[str]], Ran]
+
+
+@pytest.fixture
+def cli(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> Cli:
+    """`cli(args)`: run `verstehen ARGS` in this process with cli_env; its code and output."""
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("VERSTEHEN_CACHE", "VERSTEHEN_RUNS_DIR"):
+        monkeypatch.setenv(name, cli_env[name])
+
+    def run(args: list[str]) -> Ran:
+        capsys.readouterr()
+        code = main(args)
+        out = capsys.readouterr()
+        return Ran(code, out.out, out.err)
+
+    return run
+
+
+def cli_error(cli: Cli, args: list[str], *needles: str) -> str:
+    """Run the CLI in process: exit 2 and one stderr line, which contains every needle."""
+    done = cli(args)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    for needle in needles:
+        assert needle in lines[0]
+    return lines[0]
 
 
 def run_cli(args: list[str], env: dict[str, str], timeout: float = 120.0,

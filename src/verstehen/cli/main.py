@@ -10,14 +10,16 @@ import gc
 import os
 import sys
 
+import verstehen.cli.basic as basic
+import verstehen.cli.batch as batch
+import verstehen.cli.concepts as concepts
+import verstehen.methods.certification.cli as certification
+import verstehen.methods.consistency.cli as consistency
+import verstehen.methods.imagination.cli as imagination
+import verstehen.methods.potemkin.cli as potemkin
 from verstehen import __version__
-from verstehen.cli import basic, batch, concepts
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser, engine_flags
 from verstehen.errors import UserError
-from verstehen.methods.certification import cli as certification
-from verstehen.methods.consistency import cli as consistency
-from verstehen.methods.imagination import cli as imagination
-from verstehen.methods.potemkin import cli as potemkin
 
 EXIT_INTERRUPTED = 130
 # each module adds its subcommands to the tree, in this order (the order `--help` lists them)

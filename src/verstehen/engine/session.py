@@ -30,8 +30,8 @@ class RunSettings:
     run.json (empty for a run made from Python).
     """
 
-    runs_dir: Path | None = None
-    cache: Path | None = None
+    runs_dir: Path | str | None = None
+    cache: Path | str | None = None
     max_connections: int | None = None
     max_attempts: int = 6
     progress: bool = False
@@ -39,6 +39,9 @@ class RunSettings:
     argv: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        for name in ("runs_dir", "cache"):  # paths may be given as text (from Python)
+            if isinstance(value := getattr(self, name), str):
+                object.__setattr__(self, name, Path(value))
         if self.max_connections is not None and self.max_connections < 1:
             raise UserError(f"max_connections must be at least 1, not {self.max_connections}")
         if self.max_attempts < 1:
@@ -47,7 +50,7 @@ class RunSettings:
     def create_run(self, command: str, config: dict[str, Any], seed: int,
                    models: list[dict[str, str]]) -> RunStore:
         """A new run folder under runs_dir (announced on stderr when asked)."""
-        store = RunStore.create(self.runs_dir or default_runs_dir(), command=command,
+        store = RunStore.create(Path(self.runs_dir or default_runs_dir()), command=command,
                                 argv=list(self.argv), config=config, seed=seed, models=models)
         if self.announce:
             print(f"run folder: {store.path}", file=sys.stderr)

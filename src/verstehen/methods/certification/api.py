@@ -1,0 +1,74 @@
+"""Certification from Python: `certify()` one scope, `audit()` the built-in scopes.
+
+Each is synchronous (it works inside a notebook's running loop too) and has an `_async` twin;
+both call the entry point the CLI calls, so their run folders are the same.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from verstehen.engine.session import RunSettings
+from verstehen.engine.sync import synchronous
+from verstehen.methods.certification.results import CertifyResult
+from verstehen.methods.certification.run import (
+    AUDIT_DELTA,
+    AUDIT_PG,
+    AUDIT_SCOPES,
+    build_scopes,
+    certify_scopes,
+    criterion_of,
+    make_plan,
+)
+from verstehen.models import DEFAULT_MODEL, Model
+from verstehen.scopes.base import Scope
+
+
+async def certify_async(model: str | Model, scope: str | Scope, *,
+                        questions: int | None = None, sequential: bool = False,
+                        max_questions: int | None = None, pg: float = 0.7,
+                        rid: float | None = 0.001, delta: float = 0.05,
+                        rid_test_length: int | None = None, explanations: bool = False,
+                        program_questions: int = 2000, first_look: int = 16,
+                        rephrase: int = 20, seed: int = 0, idk_score: float | None = None,
+                        wrong_score: float | None = None, base_url: str | None = None,
+                        runs_dir: Path | str | None = None, cache: Path | str | None = None,
+                        progress: bool = False, max_connections: int | None = None,
+                        max_attempts: int = 6) -> CertifyResult:
+    """Certify `model` on one scope: `questions` answers (default 100), or `sequential` looks
+    up to `max_questions` (default 1024); the verdict at (pg, rid, delta)."""
+    plan = make_plan(criterion_of(pg, rid, delta, rid_test_length=rid_test_length),
+                     questions=questions, sequential=sequential, max_questions=max_questions,
+                     first_look=first_look, seed=seed, rephrase=rephrase,
+                     explanations=explanations)
+    scopes = build_scopes([scope], idk_score=idk_score, wrong_score=wrong_score,
+                          explanations=explanations)
+    settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
+                           max_connections=max_connections, max_attempts=max_attempts)
+    return await certify_scopes(model, scopes, plan,
+                                program_questions=program_questions if explanations else None,
+                                base_url=base_url, settings=settings, command="certify")
+
+
+async def audit_async(model: str | Model = DEFAULT_MODEL, *,
+                      scopes: tuple[str | Scope, ...] = AUDIT_SCOPES, max_questions: int = 256,
+                      pg: float = AUDIT_PG, rid: float | None = None,
+                      delta: float = AUDIT_DELTA, rid_test_length: int | None = None,
+                      first_look: int = 16, rephrase: int = 10, seed: int = 0,
+                      base_url: str | None = None, runs_dir: Path | str | None = None,
+                      cache: Path | str | None = None, progress: bool = False,
+                      max_connections: int | None = None,
+                      max_attempts: int = 6) -> CertifyResult:
+    """The main job: the sequential test on each scope (default: the built-in arithmetic
+    scopes), RID from a test length of 100 unless given."""
+    plan = make_plan(criterion_of(pg, rid, delta, rid_test_length=rid_test_length),
+                     sequential=True, max_questions=max_questions, first_look=first_look,
+                     seed=seed, rephrase=rephrase)
+    settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
+                           max_connections=max_connections, max_attempts=max_attempts)
+    return await certify_scopes(model, build_scopes(list(scopes)), plan, base_url=base_url,
+                                settings=settings, command="audit")
+
+
+certify = synchronous(certify_async, "certify")
+audit = synchronous(audit_async, "audit")
