@@ -25,9 +25,8 @@ import time
 
 import numpy as np
 
-from verstehen.domains.base import ConceptTasks
+from verstehen.domains.base import TASK_KINDS, ConceptTasks
 from verstehen.domains.registry import EXACT_SCOPES, concept_tasks
-from verstehen.scopes.base import TASK_KINDS
 from verstehen.scopes.concepts import ConceptScope
 
 TARGET_SECONDS = 10.0

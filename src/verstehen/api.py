@@ -7,6 +7,7 @@ and writes the same run folder the CLI writes, so `verstehen annotate` and `--re
 it. A model is a name (`local/smollm2-135m`, `openai/gpt-4o-mini`) or a Model object.
 """
 
+from verstehen.errors import UserError
 from verstehen.methods.certification.api import audit, audit_async, certify, certify_async
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
@@ -19,6 +20,7 @@ __all__ = [
     "Decision",
     "Model",
     "ScopeResult",
+    "UserError",
     "Verdict",
     "audit",
     "audit_async",

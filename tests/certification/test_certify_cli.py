@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, user_error
+from conftest import Cli, cli_error
 
 
 def write(path: Path, text: str) -> Path:
@@ -16,11 +16,11 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def test_certify_scores_understands(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_certify_scores_understands(cli: Cli, tmp_path: Path) -> None:
     """100 scores of mean 0.9 with no zero pass PG 0.8 / RID 0.05 (Tables 1-2: 0.811, 0.0295)."""
     scores = write(tmp_path / "s.txt", "\n".join(["1"] * 80 + ["0.5"] * 20) + "\n")
-    done = run_cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.05",
-                    "--delta", "0.05", "--json"], cli_env)
+    done = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.05",
+                "--delta", "0.05", "--json"])
     assert done.returncode == 0, done.stderr
     verdict = json.loads(done.stdout)["verdict"]
     assert verdict["decision"] == "understands"
@@ -29,42 +29,40 @@ def test_certify_scores_understands(cli_env: dict[str, str], tmp_path: Path) -> 
     assert verdict["ridiculous_upper"] == pytest.approx(0.0295130, abs=5e-8)
 
 
-def test_certify_scores_jsonl_and_words(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_certify_scores_jsonl_and_words(cli: Cli, tmp_path: Path) -> None:
     """JSONL with a score field; PG 0.97 fails by Bad-Grade (U(0.9, 100, 0.025) = 0.962)."""
     rows = [{"score": 1.0}] * 80 + [{"score": 0.5, "id": "x"}] * 20
     scores = write(tmp_path / "s.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    done = run_cli(["certify", "--scores", str(scores), "--pg", "0.97", "--rid", "0.05"],
-                   cli_env)
+    done = cli(["certify", "--scores", str(scores), "--pg", "0.97", "--rid", "0.05"])
     assert done.returncode == 0, done.stderr
     assert "DOES NOT UNDERSTAND" in done.stdout
     assert "below the passing grade 0.97" in done.stdout
 
 
-def test_certify_scores_inconclusive_says_how_many_more(cli_env: dict[str, str],
+def test_certify_scores_inconclusive_says_how_many_more(cli: Cli,
                                                         tmp_path: Path) -> None:
     """Ten perfect answers cannot show a 0.001 ridiculous rate: inconclusive, with a count."""
     scores = write(tmp_path / "s.txt", "1\n" * 10)
-    done = run_cli(["certify", "--scores", str(scores), "--json"], cli_env)
+    done = cli(["certify", "--scores", str(scores), "--json"])
     verdict = json.loads(done.stdout)["verdict"]
     assert verdict["decision"] == "inconclusive"
     # U(0, n, 0.05) = 1 - 0.05**(1/n) <= 0.001 first holds at n = 2995
     assert verdict["more_questions"] == 2995 - 10
 
 
-def test_bounds_json(cli_env: dict[str, str]) -> None:
+def test_bounds_json(cli: Cli) -> None:
     """bounds prints Table 1's L(0.9, 1000, 0.05) and Hoeffding's x ± sqrt(ln(1/δ)/2n)."""
-    done = run_cli(["bounds", "--mean", "0.9", "--n", "1000", "--delta", "0.05", "--json"],
-                   cli_env)
+    done = cli(["bounds", "--mean", "0.9", "--n", "1000", "--delta", "0.05", "--json"])
     out = json.loads(done.stdout)
     assert out["chernoff_lower"] == pytest.approx(0.875192, abs=5e-7)
     assert out["hoeffding_lower"] == pytest.approx(0.9 - (2.995732 / 2000) ** 0.5, abs=1e-6)
     assert out["hoeffding_lower"] < out["chernoff_lower"] < 0.9 < out["chernoff_upper"]
 
 
-def test_plan_matches_the_paper_rule_of_thumb(cli_env: dict[str, str]) -> None:
+def test_plan_matches_the_paper_rule_of_thumb(cli: Cli) -> None:
     """No ridiculous answer at RID 0.00052: 1,000 questions are too few, 10,000 enough."""
-    done = run_cli(["plan", "--pg", "0.7", "--rid", "0.00052", "--expected-score", "0.9",
-                    "--expected-rid", "0", "--json"], cli_env)
+    done = cli(["plan", "--pg", "0.7", "--rid", "0.00052", "--expected-score", "0.9",
+                "--expected-rid", "0", "--json"])
     out = json.loads(done.stdout)
     assert out["expected_verdict"] == "understands"
     assert 1_000 < out["fixed_questions"] <= 10_000
@@ -84,9 +82,9 @@ def test_plan_matches_the_paper_rule_of_thumb(cli_env: dict[str, str]) -> None:
     (["certify", "--scope", "arithmetic", "--questions", "5", "--sequential"], "not both"),
     (["certify", "--scope", "mcq:/no/such/file.jsonl"], "/no/such/file.jsonl"),
 ])
-def test_bad_criterion_or_scope(cli_env: dict[str, str], args: list[str], needle: str) -> None:
+def test_bad_criterion_or_scope(cli: Cli, args: list[str], needle: str) -> None:
     """PG <= RID, δ outside (0, 1), bad bounds input, unknown scope: one line, exit 2."""
-    user_error(args, cli_env, needle)
+    cli_error(cli, args, needle)
 
 
 @pytest.mark.parametrize(("content", "needle"), [
@@ -96,21 +94,21 @@ def test_bad_criterion_or_scope(cli_env: dict[str, str], args: list[str], needle
     ("0.5\n1.5\n", "outside [0, 1]"),
     ('{"value": 1}\n', "score"),
 ])
-def test_bad_scores_file(cli_env: dict[str, str], tmp_path: Path, content: str,
+def test_bad_scores_file(cli: Cli, tmp_path: Path, content: str,
                          needle: str) -> None:
     """An empty file, a non-numeric or out-of-range score, JSON without a score field."""
     scores = write(tmp_path / "s.txt", content)
-    user_error(["certify", "--scores", str(scores)], cli_env, needle)
+    cli_error(cli, ["certify", "--scores", str(scores)], needle)
 
 
-def test_missing_scores_file(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_missing_scores_file(cli: Cli, tmp_path: Path) -> None:
     """A scores path that does not exist is named."""
-    user_error(["certify", "--scores", str(tmp_path / "nope.txt")], cli_env, "nope.txt")
+    cli_error(cli, ["certify", "--scores", str(tmp_path / "nope.txt")], "nope.txt")
 
 
-def test_scopes_lists_every_scope(cli_env: dict[str, str]) -> None:
+def test_scopes_lists_every_scope(cli: Cli) -> None:
     """The listing names each scope get_scope accepts."""
-    done = run_cli(["scopes"], cli_env)
+    done = cli(["scopes"])
     assert done.returncode == 0
     for name in ("arithmetic:", "arithmetic/small:", "mcq:<path>:"):
         assert any(line.startswith(name) for line in done.stdout.splitlines()), name

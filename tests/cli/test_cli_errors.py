@@ -11,7 +11,7 @@ import pytest
 
 import verstehen
 
-from conftest import free_port, run_cli, user_error
+from conftest import Cli, cli_error, free_port, run_cli
 
 
 @pytest.fixture
@@ -30,72 +30,71 @@ def listening_url() -> Iterator[str]:
     (["ask", "anthropic/claude-x", "hi"], "ANTHROPIC_API_KEY"),
     (["ask", "local/smollm2-135m", "hi", "--temperature", "x"], "--temperature"),
 ])
-def test_bad_model_key_or_flag(cli_env: dict[str, str], args: list[str], needle: str) -> None:
+def test_bad_model_key_or_flag(cli: Cli, args: list[str], needle: str) -> None:
     """Unknown provider, malformed name, missing keys, a non-number flag."""
-    user_error(args, cli_env, needle)
+    cli_error(cli, args, needle)
 
 
-def test_unreachable_base_url(cli_env: dict[str, str]) -> None:
+def test_unreachable_base_url(cli: Cli) -> None:
     """A base URL nothing listens on is named in the error."""
     url = f"http://127.0.0.1:{free_port()}/v1"
-    user_error(["ask", "openai/x", "hi", "--base-url", url], cli_env, url)
+    cli_error(cli, ["ask", "openai/x", "hi", "--base-url", url], url)
 
 
-def test_unwritable_runs_dir(cli_env: dict[str, str], tmp_path: Path, listening_url: str) -> None:
+def test_unwritable_runs_dir(cli: Cli, tmp_path: Path, listening_url: str) -> None:
     """A runs dir under a regular file cannot be created."""
     prompts = tmp_path / "p.txt"
     prompts.write_text("hello\n")
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    user_error(["batch", "openai/x", str(prompts), "--base-url", listening_url,
-                "--runs-dir", str(blocker / "runs"), "--no-progress"], cli_env,
-               str(blocker / "runs"))
+    cli_error(cli, ["batch", "openai/x", str(prompts), "--base-url", listening_url,
+                    "--runs-dir", str(blocker / "runs"), "--no-progress"], str(blocker / "runs"))
 
 
-def test_missing_prompts_file(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_missing_prompts_file(cli: Cli, tmp_path: Path) -> None:
     """A prompts file that does not exist is named."""
     missing = tmp_path / "nope.txt"
-    user_error(["batch", "openai/x", str(missing), "--no-progress"], cli_env, str(missing))
+    cli_error(cli, ["batch", "openai/x", str(missing), "--no-progress"], str(missing))
 
 
-def test_non_json_prompt_line(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_non_json_prompt_line(cli: Cli, tmp_path: Path) -> None:
     """A non-JSON line of a .jsonl prompts file is named as file:line."""
     prompts = tmp_path / "p.jsonl"
     prompts.write_text('{"prompt": "fine"}\n\n{not json}\n')
-    user_error(["batch", "openai/x", str(prompts), "--no-progress"], cli_env, f"{prompts}:3")
+    cli_error(cli, ["batch", "openai/x", str(prompts), "--no-progress"], f"{prompts}:3")
 
 
-def test_resume_not_a_run(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_resume_not_a_run(cli: Cli, tmp_path: Path) -> None:
     """--resume on a folder without run.json is refused."""
     folder = tmp_path / "not-a-run"
     folder.mkdir()
-    user_error(["batch", "--resume", str(folder), "--no-progress"], cli_env, str(folder))
+    cli_error(cli, ["batch", "--resume", str(folder), "--no-progress"], str(folder))
 
 
-def test_resume_corrupt_run_json(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_resume_corrupt_run_json(cli: Cli, tmp_path: Path) -> None:
     """--resume on a folder whose run.json is not JSON is refused."""
     folder = tmp_path / "broken-run"
     folder.mkdir()
     (folder / "run.json").write_text("{")
-    user_error(["batch", "--resume", str(folder), "--no-progress"], cli_env, "run.json")
+    cli_error(cli, ["batch", "--resume", str(folder), "--no-progress"], "run.json")
 
 
-def test_zero_attempts(cli_env: dict[str, str], listening_url: str) -> None:
+def test_zero_attempts(cli: Cli, listening_url: str) -> None:
     """--max-attempts below 1 is refused before any call."""
-    user_error(["ask", "openai/x", "hi", "--base-url", listening_url, "--max-attempts", "0"],
-               cli_env, "--max-attempts")
+    cli_error(cli, ["ask", "openai/x", "hi", "--base-url", listening_url, "--max-attempts",
+                    "0"], "--max-attempts")
 
 
 def test_version(cli_env: dict[str, str]) -> None:
-    """--version prints the package version."""
+    """`python -m verstehen --version` prints the package version (a real process)."""
     done = run_cli(["--version"], cli_env)
     assert done.returncode == 0
     assert done.stdout.split() == ["verstehen", verstehen.__version__]
 
 
-def test_help_lists_commands(cli_env: dict[str, str]) -> None:
+def test_help_lists_commands(cli: Cli) -> None:
     """--help names every command."""
-    done = run_cli(["--help"], cli_env)
+    done = cli(["--help"])
     assert done.returncode == 0
     for command in ("models", "ask", "batch", "cache"):
         assert re.search(rf"^\s+{command}\s", done.stdout, re.MULTILINE), command

@@ -12,11 +12,12 @@ from verstehen.domains.base import Item, grade_yes_no
 from verstehen.domains.catalog import CONCEPTS, DOMAINS, concept_by_name
 from verstehen.domains.registry import EXACT_SCOPES, concept_tasks
 from verstehen.errors import UserError
+from verstehen.grading import Graded
 from verstehen.scopes import SCOPE_HELP, get_scope, scope_names
-from verstehen.scopes.base import Graded, Scope
+from verstehen.scopes.base import Scope
 from verstehen.scopes.concepts import ConceptScope
 
-from conftest import SHARED_DATA, run_cli, user_error
+from conftest import SHARED_DATA, Cli, cli_error
 
 # ---------------------------------------------------------------- the catalog
 
@@ -57,26 +58,25 @@ def test_catalog_names_match_the_published_benchmark() -> None:
 # ---------------------------------------------------------------- the CLI
 
 
-def test_concepts_command_lists_every_concept_with_its_grading(cli_env: dict[str, str]) -> None:
-    done = run_cli(["concepts"], cli_env)
+def test_concepts_command_lists_every_concept_with_its_grading(cli: Cli) -> None:
+    done = cli(["concepts"])
     assert done.returncode == 0, done.stderr
     for c in CONCEPTS:
         assert c.key in done.stdout
     assert done.stdout.count("[exact, --scope ") == 13
     assert done.stdout.count("[judge or human labels]") == 19
-    as_json = json.loads(run_cli(["concepts", "--json", "--domain", "game-theory"],
-                                 cli_env).stdout)
+    as_json = json.loads(cli(["concepts", "--json", "--domain", "game-theory"]).stdout)
     assert [c["grading"] for c in as_json] == ["exact"] * 9
     assert as_json[0]["scope"] == "game-theory/strict-dominance"
 
 
-def test_concepts_command_bad_input(cli_env: dict[str, str]) -> None:
-    user_error(["concepts", "--domain", "psych", "--exact"], cli_env, "no concept matches")
-    user_error(["concepts", "--domain", "chemistry"], cli_env, "--domain", "chemistry")
-    user_error(["certify", "--scope", "poetry/haiku", "--explanations", "--questions", "2"],
-               cli_env, "poetry/haiku", "drop --explanations")
-    user_error(["certify", "--scope", "game-theory/zero-sum/define", "--questions", "2"],
-               cli_env, "unknown scope 'game-theory/zero-sum/define'")
+def test_concepts_command_bad_input(cli: Cli) -> None:
+    cli_error(cli, ["concepts", "--domain", "psych", "--exact"], "no concept matches")
+    cli_error(cli, ["concepts", "--domain", "chemistry"], "--domain", "chemistry")
+    cli_error(cli, ["certify", "--scope", "poetry/haiku", "--explanations", "--questions", "2"],
+              "poetry/haiku", "drop --explanations")
+    cli_error(cli, ["certify", "--scope", "game-theory/zero-sum/define", "--questions", "2"],
+              "unknown scope 'game-theory/zero-sum/define'")
 
 
 # ---------------------------------------------------------------- the scope wrapper

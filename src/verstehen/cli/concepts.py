@@ -6,6 +6,7 @@ import argparse
 import textwrap
 from typing import Any
 
+from verstehen.cli.flags import print_json
 from verstehen.domains.catalog import CONCEPTS, DOMAINS
 from verstehen.errors import UserError
 
@@ -22,8 +23,6 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
 
 def cmd_concepts(args: argparse.Namespace) -> int:
     """List the catalog by domain: key, grading mode, certification scope, definition."""
-    from verstehen.cli.flags import print_json
-
     chosen = [c for c in CONCEPTS
               if (args.domain is None or c.domain == args.domain)
               and (not args.exact or c.grading == "exact")]

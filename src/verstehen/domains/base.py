@@ -7,13 +7,15 @@ phrasings, so a certification rephrase check can ask the same item again in othe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from verstehen.scopes.base import TASK_KINDS, Graded, TaskKind
+from verstehen.grading import Graded
+from verstehen.parse import is_idk, parse_yes_no
 
-__all__ = ["TASK_KINDS", "ConceptTasks", "Item", "TaskKind", "grade_yes_no", "yes_no_reference"]
+TaskKind = Literal["classify", "generate", "edit"]  # the use tasks of a concept (Potemkin paper)
+TASK_KINDS: tuple[TaskKind, ...] = ("classify", "generate", "edit")
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,6 @@ def yes_no_reference(item: Item) -> str:
 
 def grade_yes_no(item: Item, reply: str) -> Graded:
     """Grade a classify reply against `item.answer`: right 1, wrong 0, unreadable 0 "unparsed"."""
-    from verstehen.parse import is_idk, parse_yes_no
-
     said = parse_yes_no(reply)
     if said is None:
         if is_idk(reply):

@@ -4,23 +4,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Protocol, TextIO
+from typing import TextIO
 
-
-class ProgressSink(Protocol):
-    """What the runner reports to."""
-
-    def add_total(self, n: int) -> None:
-        """More calls are expected."""
-
-    def advance(self, *, cached: bool, error: bool) -> None:
-        """One call ended."""
-
-    def retry(self) -> None:
-        """One attempt failed and will be tried again."""
-
-    def close(self) -> None:
-        """Print the final state."""
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 
 class Counts:
@@ -94,9 +81,6 @@ class RichProgress(NullProgress):
     """A live bar with the same numbers, refreshed by rich."""
 
     def __init__(self, label: str) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
         super().__init__()
         self._bar = Progress(
             TextColumn("[bold]{task.description}"),

@@ -10,13 +10,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from verstehen.domains.base import TASK_KINDS
 from verstehen.domains.registry import EXACT_SCOPES, concept_tasks
 from verstehen.errors import UserError
 from verstehen.scopes.arithmetic import arithmetic_scope
-from verstehen.scopes.base import TASK_KINDS, ExplainableScope, Graded, Question, Scope
+from verstehen.scopes.base import ExplainableScope, Question, Scope
+from verstehen.scopes.concepts import ConceptScope
+from verstehen.scopes.mcq import MCQScope
 
-__all__ = ["BUILTIN_SCOPES", "SCOPE_HELP", "ExplainableScope", "Graded", "Question", "Scope",
-           "get_scope", "scope_names"]
+__all__ = ["BUILTIN_SCOPES", "SCOPE_HELP", "ExplainableScope", "Question", "Scope", "get_scope",
+           "scope_names"]
 
 # factory(argument, idk_score, wrong_score); the argument is "" for named scopes
 ScopeFactory = Callable[[str, float | None, float | None], Scope]
@@ -35,8 +38,6 @@ def _arithmetic(name: str) -> ScopeFactory:
 
 
 def _mcq(path: str, idk_score: float | None, wrong_score: float | None) -> Scope:
-    from verstehen.scopes.mcq import MCQScope  # loads data only when asked for
-
     if not path:
         raise UserError("scope 'mcq:' needs a path: mcq:<path>")
     return MCQScope(path, idk_score=0.0 if idk_score is None else idk_score,
@@ -72,8 +73,6 @@ SCOPE_HELP = "\n".join(
 
 
 def _concept_scope(spec: str, idk_score: float | None, wrong_score: float | None) -> Scope | None:
-    from verstehen.scopes.concepts import ConceptScope
-
     base, _, kind = spec.rpartition("/")
     if spec in EXACT_SCOPES:
         base, kinds = spec, TASK_KINDS

@@ -39,9 +39,10 @@ from typing import Any
 import numpy as np
 
 from verstehen.errors import UserError
+from verstehen.grading import Graded
 from verstehen.parse import is_idk
 from verstehen.parse_numbers import parse_number
-from verstehen.scopes.base import Graded, Question
+from verstehen.scopes.base import Question
 
 OPS = ("+", "-", "*", "/")
 SYMBOL = {"+": "+", "-": "-", "*": "×", "/": "÷"}

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-Outcome = Literal["correct", "partial", "wrong", "idk", "unparsed"]
-TaskKind = Literal["classify", "generate", "edit"]  # the use tasks of a concept (Potemkin paper)
-TASK_KINDS: tuple[TaskKind, ...] = ("classify", "generate", "edit")
+from verstehen.grading import Graded
 
 
 @dataclass(frozen=True)
@@ -28,21 +26,6 @@ class Question:
     family: str | None = None
     data: dict[str, Any] = field(default_factory=dict)
     max_tokens: int | None = None
-
-
-@dataclass(frozen=True)
-class Graded:
-    """A scored answer: the score (0 = ridiculous), what kind of answer it was, and why."""
-
-    score: float
-    outcome: Outcome
-    parsed: Any = None
-    reason: str | None = None
-
-    @property
-    def ridiculous(self) -> bool:
-        """True when the score is exactly 0 (the paper's definition)."""
-        return self.score == 0.0
 
 
 @runtime_checkable

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from verstehen.domains.base import TASK_KINDS, ConceptTasks, Item, TaskKind
-from verstehen.scopes.base import Graded, Question
+from verstehen.grading import Graded
+from verstehen.scopes.base import Question
 
 
 def _item_id(key: str, item: Item) -> str:

@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from verstehen.data.mcq import MCQItem, load_mcq
+from verstehen.grading import Graded
 from verstehen.parse import is_idk, parse_choice
-from verstehen.scopes.base import Graded, Question
+from verstehen.scopes.base import Question
 
 TEMPLATES = (
     "Question: {stem}\n{lettered}",

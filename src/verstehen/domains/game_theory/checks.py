@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from verstehen.domains.game_theory.game import Game, to_fraction
 
 Mix = tuple[Fraction, ...]
@@ -272,8 +274,7 @@ def mixed_nash(game: Game) -> list[Profile]:
     with x = (6/7, 1/7), y = (0, 2/5, 3/5)). Grading never relies on it;
     `supports.mixed_supports` decides exactly whether a mixed equilibrium exists.
     """
-    import nashpy
-    import numpy as np
+    import nashpy  # lazy: nashpy loads SciPy (about 0.4 s), needed only for this list
 
     a = np.array([[float(p) for p, _ in row] for row in game.cells])
     b = np.array([[float(q) for _, q in row] for row in game.cells])

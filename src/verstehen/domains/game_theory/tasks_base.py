@@ -28,7 +28,9 @@ import numpy as np
 
 from verstehen.domains.base import Item, grade_yes_no, yes_no_reference
 from verstehen.domains.game_theory.game import Game, fraction_text
-from verstehen.scopes.base import Graded
+from verstehen.domains.game_theory.parse import ParseFailure, parse_game
+from verstehen.grading import Graded
+from verstehen.parse import is_idk
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 UNIQUE_ALL = ("In the payoff matrix (combined for both players), all numbers must be unique, "
@@ -113,9 +115,6 @@ def _unique_unmet(game: Game, unique: str | None) -> str | None:
 
 
 def _read(reply: str) -> Game | Graded:
-    from verstehen.domains.game_theory.parse import ParseFailure, parse_game
-    from verstehen.parse import is_idk
-
     game = parse_game(reply)
     if isinstance(game, ParseFailure):
         if is_idk(reply):

@@ -34,6 +34,7 @@ from verstehen.domains.poetry.lexicon import (
     Meter,
     lexicon,
 )
+from verstehen.domains.poetry.pronounce import words
 from verstehen.domains.poetry.rhyme import is_perfect_rhyme, skeleton, slant_rhyme
 
 T = TypeVar("T")
@@ -246,8 +247,6 @@ def sonnet_negative(rng: np.random.Generator) -> str:
         if kind == "rhyme":
             lines[k] = iambic_line(r, pick(r, pick(r, _end_groups())))
         elif kind == "meter":
-            from verstehen.domains.poetry.pronounce import words
-
             lines[k] = iambic_negative(r, lexicon().by_word[words(lines[k])[-1]])
         elif r.random() < 0.5:
             del lines[k]

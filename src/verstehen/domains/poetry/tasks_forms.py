@@ -20,7 +20,7 @@ from verstehen.domains.poetry.extract import extract_poem
 from verstehen.domains.poetry.lexicon import lexicon
 from verstehen.domains.poetry.pronounce import words
 from verstehen.domains.poetry.task_base import PoetryConcept, verdict_grade, word_spans
-from verstehen.scopes.base import Graded
+from verstehen.grading import Graded
 
 
 @cache

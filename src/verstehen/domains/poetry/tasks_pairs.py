@@ -12,7 +12,7 @@ from verstehen.domains.poetry.checks import Verdict, perfect_rhyme, slant
 from verstehen.domains.poetry.extract import extract_word
 from verstehen.domains.poetry.pronounce import words
 from verstehen.domains.poetry.task_base import PoetryConcept, verdict_grade
-from verstehen.scopes.base import Graded
+from verstehen.grading import Graded
 
 _PAIR_RE = re.compile(r'^\s*"([^"]*)"\s+and\s+"([^"]*)"\s*$')
 _ONE_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’-]*")

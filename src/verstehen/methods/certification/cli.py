@@ -75,8 +75,9 @@ def asking_flags() -> Parser:
 
 def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     """Add certify, scopes, bounds, plan and audit to the command tree."""
-    asking = asking_flags()
-    cert = commands.add_parser("certify", parents=[engine, criterion_flags(), asking],
+    # each command its own copy: argparse shares a parent's actions, so audit's rephrase
+    # default would otherwise become certify's too
+    cert = commands.add_parser("certify", parents=[engine, criterion_flags(), asking_flags()],
                                help="verdict on a scope: understands, does not, inconclusive")
     cert.add_argument("--model", default=None, help=f"provider/model (default {DEFAULT_MODEL})")
     cert.add_argument("--scope", default=None, help=SCOPE_HELP)
@@ -116,7 +117,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     plan.set_defaults(func=cmd_plan)
 
     audit = commands.add_parser(
-        "audit", parents=[engine, criterion_flags(AUDIT_PG, None), asking],
+        "audit", parents=[engine, criterion_flags(AUDIT_PG, None), asking_flags()],
         help="certify a model on the built-in scopes (the main job)")
     audit.add_argument("--model", default=DEFAULT_MODEL, help=f"default {DEFAULT_MODEL}")
     audit.add_argument("--scope", action="append", default=None,

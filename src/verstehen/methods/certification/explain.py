@@ -17,13 +17,14 @@ import numpy as np
 
 from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
+from verstehen.grading import Graded
 from verstehen.methods.certification.decide import ExplainedFamily, certify_explained
 from verstehen.methods.certification.procedure import Asker, CertifyPlan, scope_summary, scores_of
 from verstehen.methods.certification.results import ScopeResult
 from verstehen.methods.certification.sandbox import Limits, run_program
 from verstehen.methods.certification.sandbox import extract_code as code_in
 from verstehen.models.base import GenerateParams, Model, user
-from verstehen.scopes.base import ExplainableScope, Graded
+from verstehen.scopes.base import ExplainableScope
 
 PROGRAM_TOKENS = 384
 
