@@ -117,9 +117,9 @@ def test_usage_separates_new_and_cached_tokens(cache_path):
     model, runner = ScriptedModel(), Runner(Cache(cache_path))
     for _ in range(2):
         run(runner.generate(model, user("one two three")))
-    usage = runner.usage_summary()["scripted/m"]
-    assert usage["calls"] == 2 and usage["cache_hits"] == 1
-    assert usage["prompt_tokens"] == 6 and usage["new_prompt_tokens"] == 3
+    usage = runner.usage["scripted/m"]
+    assert usage.calls == 2 and usage.cache_hits == 1
+    assert usage.prompt_tokens == 6 and usage.new_prompt_tokens == 3
 
 
 class InFlight:

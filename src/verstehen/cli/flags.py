@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -38,28 +39,22 @@ def _number(text: str, kind: type) -> Any:
     return value
 
 
-def positive_int(text: str) -> int:
-    """An integer of at least 1."""
-    value = _number(text, int)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+def _at_least(kind: type, low: float, doc: str) -> Callable[[str], Any]:
+    """A flag type reading a `kind` number that is at least `low`."""
+
+    def read(text: str) -> Any:
+        value = _number(text, kind)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+
+    read.__doc__ = doc
+    return read
 
 
-def nonnegative_int(text: str) -> int:
-    """An integer of at least 0."""
-    value = _number(text, int)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
-    return value
-
-
-def nonnegative_float(text: str) -> float:
-    """A finite number of at least 0."""
-    value = _number(text, float)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
-    return value
+positive_int = _at_least(int, 1, "An integer of at least 1.")
+nonnegative_int = _at_least(int, 0, "An integer of at least 0.")
+nonnegative_float = _at_least(float, 0, "A finite number of at least 0.")
 
 
 def unit_interval(text: str) -> float:

