@@ -1,5 +1,5 @@
-"""The Potemkin commands from the command line, without a model: `potemkin score` on hand-made
-records, and bad input ending in one line and exit 2."""
+"""The Potemkin commands from the command line (in process), without a model: `potemkin score`
+on hand-made records, and bad input ending in one line and exit 2."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_DATA, run_cli, user_error
+from conftest import SHARED_DATA, Cli, cli_error
 
 HEADER = "model,domain,concept,task,keystone,correct\n"
 
@@ -25,19 +25,19 @@ def records_file(tmp_path: Path) -> Path:
     return path
 
 
-def test_score_prints_rates_computed_by_hand(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_score_prints_rates_computed_by_hand(cli: Cli, tmp_path: Path) -> None:
     """classify: 2 x (1 - 3/4) = 0.50, SE 2 x sqrt(3/4 x 1/4 / 4) = 0.43; generate 1 - 1/2."""
-    done = run_cli(["potemkin", "score", str(records_file(tmp_path)), "--plot",
-                    str(tmp_path / "k.png")], cli_env)
+    done = cli(["potemkin", "score", str(records_file(tmp_path)), "--plot",
+                str(tmp_path / "k.png")])
     assert done.returncode == 0, done.stderr
     assert "0.50 (0.43) n=4" in done.stdout
     assert "0.50 (0.35) n=2" in done.stdout  # generate: sqrt(1/2 x 1/2 / 2) = 0.354
     assert (tmp_path / "k.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_score_json(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_score_json(cli: Cli, tmp_path: Path) -> None:
     """The JSON has the same rates, the unparsed edit and the excluded Paradox answers."""
-    done = run_cli(["potemkin", "score", str(records_file(tmp_path)), "--json"], cli_env)
+    done = cli(["potemkin", "score", str(records_file(tmp_path)), "--json"])
     assert done.returncode == 0, done.stderr
     overall = json.loads(done.stdout)["table1"]["overall"]
     assert math.isclose(overall["classify"]["rate"], 2 * (1 - 3 / 4))
@@ -46,20 +46,20 @@ def test_score_json(cli_env: dict[str, str], tmp_path: Path) -> None:
     assert overall["edit"]["rate"] is None and overall["edit"]["unparsed"] == 1
 
 
-def test_score_errors(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_score_errors(cli: Cli, tmp_path: Path) -> None:
     """Missing file, a bad task, a missing column, mixed keystones: file and line named."""
-    user_error(["potemkin", "score", str(tmp_path / "none.csv")], cli_env, "none.csv")
+    cli_error(cli, ["potemkin", "score", str(tmp_path / "none.csv")], "none.csv")
     bad = tmp_path / "bad.csv"
     bad.write_text(HEADER + "m,lit,Haiku,define,1,1\n")
-    user_error(["potemkin", "score", str(bad)], cli_env, "bad.csv:2", "define")
+    cli_error(cli, ["potemkin", "score", str(bad)], "bad.csv:2", "define")
     bad.write_text("model,domain,concept,task,correct\nm,lit,Haiku,classify,1\n")
-    user_error(["potemkin", "score", str(bad)], cli_env, "keystone")
+    cli_error(cli, ["potemkin", "score", str(bad)], "keystone")
     bad.write_text(HEADER + "m,lit,Haiku,classify,1,1\nm,lit,Haiku,edit,0,1\n")
-    user_error(["potemkin", "score", str(bad)], cli_env, "Haiku")
+    cli_error(cli, ["potemkin", "score", str(bad)], "Haiku")
     waiting = tmp_path / "run"  # a run folder whose definitions nobody graded yet
     waiting.mkdir()
     (waiting / "potemkin-records.csv").write_text(HEADER)
-    user_error(["potemkin", "score", str(waiting)], cli_env, "no graded use answers yet")
+    cli_error(cli, ["potemkin", "score", str(waiting)], "no graded use answers yet")
 
 
 @pytest.mark.parametrize(("args", "needle"), [
@@ -74,24 +74,25 @@ def test_score_errors(cli_env: dict[str, str], tmp_path: Path) -> None:
     (["potemkin", "selfjudge", "--benchmark", "mcq:/nonexistent.jsonl"], "nonexistent"),
     (["potemkin", "selfjudge", "--benchmark", "mcq:x", "--questions", "0"], "--questions"),
 ])
-def test_bad_flags(cli_env: dict[str, str], args: list[str], needle: str) -> None:
+def test_bad_flags(cli: Cli, args: list[str], needle: str) -> None:
     """Flags are checked before any model loads."""
-    user_error(args, cli_env, needle)
+    cli_error(cli, args, needle)
 
 
-def test_annotate_needs_a_potemkin_run(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_annotate_needs_a_potemkin_run(cli: Cli, tmp_path: Path) -> None:
     """A folder that is no run, and a run of another command, are refused."""
-    user_error(["annotate", "export", str(tmp_path)], cli_env, "run.json")
+    cli_error(cli, ["annotate", "export", str(tmp_path)], "run.json")
     other = tmp_path / "other"
     other.mkdir()
     (other / "run.json").write_text(json.dumps({"command": "certify", "config": {}}))
-    user_error(["annotate", "export", str(other)], cli_env, "potemkin run")
+    cli_error(cli, ["annotate", "export", str(other)], "potemkin run")
+    cli_error(cli, ["annotate", "import", str(other), str(tmp_path / "x.csv")], "potemkin run")
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "PotemkinBenchmark").is_dir(),
                     reason="the Potemkin benchmark is not checked out")
-def test_benchmark_concepts_without_items_are_refused(cli_env: dict[str, str]) -> None:
+def test_benchmark_concepts_without_items_are_refused(cli: Cli) -> None:
     """Slant Rhyme has no labelled classify items in the benchmark: nothing to ask."""
-    user_error(["potemkin", "run", "--benchmark-dir", str(SHARED_DATA / "PotemkinBenchmark"),
-                "--concepts", "Slant Rhyme", "--tasks", "define,classify"], cli_env,
-               "no use-task items")
+    cli_error(cli, ["potemkin", "run", "--benchmark-dir", str(SHARED_DATA / "PotemkinBenchmark"),
+                    "--concepts", "Slant Rhyme", "--tasks", "define,classify"],
+              "no use-task items")

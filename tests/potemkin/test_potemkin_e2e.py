@@ -1,21 +1,24 @@
-"""The Potemkin commands end to end on the embedded model: structure and arithmetic of the
-outputs (not the model's quality), resuming through the cache, and the published benchmark."""
+"""The Potemkin commands end to end on the embedded model, from the command line in process:
+structure and arithmetic of the outputs (not the model's quality), resuming through the cache,
+and the published benchmark."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import math
-import os
 from pathlib import Path
 
 import pytest
 
+from verstehen.cli import main
 from verstehen.methods.potemkin.records import read_records
 from verstehen.methods.potemkin.stats import SCALE
 from verstehen.parse import is_idk, parse_yes_no
 
-from conftest import SHARED_DATA, run_cli
+from conftest import SHARED_DATA, Cli
 
 BENCHMARK = SHARED_DATA / "PotemkinBenchmark"
 MMLU_DEV = SHARED_DATA / "mmlu" / "dev"
@@ -27,17 +30,26 @@ def records_of(run: str) -> list[dict]:
     return [json.loads(line) for line in Path(run, "records.jsonl").read_text().splitlines()]
 
 
+RUN = ["potemkin", "run", "--concepts", "game-theory/strict-dominance", "--items-per-concept",
+       "2", "--judge", "local/smollm2-135m", *QUICK]
+
+
+def in_process(args: list[str], folders: list[str]) -> dict:
+    """`verstehen ARGS` (with --json) in this process, into the given runs folder and cache:
+    the JSON it printed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main([*args, *folders])
+    assert code == 0
+    return json.loads(out.getvalue())
+
+
 @pytest.fixture(scope="module")
-def potemkin_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict[str, str]]:
-    """One exactly graded concept, one item per task, the embedded model judging itself."""
+def potemkin_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, list[str]]:
+    """Two items per task of one exactly graded concept, the embedded model judging itself."""
     tmp = tmp_path_factory.mktemp("potemkin")
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    env.update(VERSTEHEN_CACHE=str(tmp / "calls.sqlite"), VERSTEHEN_RUNS_DIR=str(tmp / "runs"))
-    done = run_cli(["potemkin", "run", "--concepts", "game-theory/strict-dominance",
-                    "--items-per-concept", "2", "--judge", "local/smollm2-135m", *QUICK],
-                   env, timeout=900)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout), env
+    folders = ["--runs-dir", str(tmp / "runs"), "--cache", str(tmp / "calls.sqlite")]
+    return in_process(RUN, folders), folders
 
 
 def check_tables(summary: dict, keystone: bool | None) -> None:
@@ -66,7 +78,7 @@ def check_tables(summary: dict, keystone: bool | None) -> None:
 
 
 @pytest.mark.slow
-def test_run_records_follow_from_the_answers(potemkin_run: tuple[dict, dict[str, str]]) -> None:
+def test_run_records_follow_from_the_answers(potemkin_run: tuple[dict, list[str]]) -> None:
     """Every answer and the judge's verdict on the definition are recorded; the tables follow."""
     summary, _ = potemkin_run
     raw = records_of(summary["run"])
@@ -82,14 +94,10 @@ def test_run_records_follow_from_the_answers(potemkin_run: tuple[dict, dict[str,
 
 
 @pytest.mark.slow
-def test_rerun_is_served_from_the_cache(potemkin_run: tuple[dict, dict[str, str]]) -> None:
+def test_rerun_is_served_from_the_cache(potemkin_run: tuple[dict, list[str]]) -> None:
     """The same command again pays for nothing and gives the same records."""
-    summary, env = potemkin_run
-    done = run_cli(["potemkin", "run", "--concepts", "game-theory/strict-dominance",
-                    "--items-per-concept", "2", "--judge", "local/smollm2-135m", *QUICK],
-                   env, timeout=300)
-    assert done.returncode == 0, done.stderr
-    again = json.loads(done.stdout)
+    summary, folders = potemkin_run
+    again = in_process(RUN, folders)
     usage = again["usage"]["local/smollm2-135m"]
     assert usage["calls"] == usage["cache_hits"] == 8
     first = Path(summary["run"], "potemkin-records.csv").read_text()
@@ -97,14 +105,14 @@ def test_rerun_is_served_from_the_cache(potemkin_run: tuple[dict, dict[str, str]
 
 
 @pytest.mark.slow
-def test_annotate_round_trip_and_score(potemkin_run: tuple[dict, dict[str, str]],
-                                       tmp_path: Path) -> None:
+def test_annotate_round_trip_and_score(potemkin_run: tuple[dict, list[str]], tmp_path: Path,
+                                       cli: Cli) -> None:
     """Export the definition, label it yes, import: the keystone passes and kappa is reported;
     `potemkin score` on the run folder prints the tables."""
-    summary, env = potemkin_run
+    summary, _ = potemkin_run
     run = summary["run"]
     out = tmp_path / "label.csv"
-    done = run_cli(["annotate", "export", run, "--out", str(out)], env)
+    done = cli(["annotate", "export", run, "--out", str(out)])
     assert done.returncode == 0, done.stderr
     rows = list(csv.DictReader(out.open()))
     assert [r["task"] for r in rows] == ["define"]
@@ -113,7 +121,7 @@ def test_annotate_round_trip_and_score(potemkin_run: tuple[dict, dict[str, str]]
         writer = csv.DictWriter(handle, list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    done = run_cli(["annotate", "import", run, str(out), "--json"], env)
+    done = cli(["annotate", "import", run, str(out), "--json"])
     assert done.returncode == 0, done.stderr
     after = json.loads(done.stdout)
     assert after["usage"] == summary["usage"]  # the asking run's facts survive the recompute
@@ -121,18 +129,17 @@ def test_annotate_round_trip_and_score(potemkin_run: tuple[dict, dict[str, str]]
     judged = summary["keystones"][0]["keystone"]
     assert after["agreement"].get("judge_vs_human", {"n": 0})["n"] == int(judged is not None)
     check_tables(after, True)
-    shown = run_cli(["potemkin", "score", run], env)
+    shown = cli(["potemkin", "score", run])
     assert shown.returncode == 0, shown.stderr
     assert "paper Table 1" in shown.stdout and "paper Table 6" in shown.stdout
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not BENCHMARK.is_dir(), reason="the Potemkin benchmark is not checked out")
-def test_benchmark_items_are_graded_by_their_labels(cli_env: dict[str, str]) -> None:
+def test_benchmark_items_are_graded_by_their_labels(cli: Cli) -> None:
     """Published classify items of one concept, graded against the benchmark's labels."""
-    done = run_cli(["potemkin", "run", "--benchmark-dir", str(BENCHMARK), "--concepts", "Haiku",
-                    "--tasks", "define,classify", "--items-per-concept", "3", *QUICK],
-                   cli_env, timeout=600)
+    done = cli(["potemkin", "run", "--benchmark-dir", str(BENCHMARK), "--concepts", "Haiku",
+                "--tasks", "define,classify", "--items-per-concept", "3", *QUICK])
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     answers = [r for r in records_of(summary["run"]) if r["kind"] == "answer"]
@@ -152,10 +159,10 @@ def test_benchmark_items_are_graded_by_their_labels(cli_env: dict[str, str]) -> 
 
 
 @pytest.mark.slow
-def test_incoherence_arithmetic(cli_env: dict[str, str]) -> None:
+def test_incoherence_arithmetic(cli: Cli) -> None:
     """One exact and one judge concept, one example each way: 2 x mismatches over classified."""
-    done = run_cli(["potemkin", "incoherence", "--per-concept", "1", "--concepts",
-                    "game-theory/zero-sum,psych/ikea-effect", *QUICK], cli_env, timeout=600)
+    done = cli(["potemkin", "incoherence", "--per-concept", "1", "--concepts",
+                "game-theory/zero-sum,psych/ikea-effect", *QUICK])
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     pairs = records_of(summary["run"])
@@ -174,10 +181,10 @@ def test_incoherence_arithmetic(cli_env: dict[str, str]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not MMLU_DEV.is_dir(), reason="the MMLU data is not available")
-def test_selfjudge_counts_add_up(cli_env: dict[str, str]) -> None:
+def test_selfjudge_counts_add_up(cli: Cli) -> None:
     """Three MMLU questions: every one is skipped with a reason or yields related questions."""
-    done = run_cli(["potemkin", "selfjudge", "--benchmark", f"mcq:{MMLU_DEV}", "--questions", "3",
-                    "--subquestions", "2", *QUICK], cli_env, timeout=900)
+    done = cli(["potemkin", "selfjudge", "--benchmark", f"mcq:{MMLU_DEV}", "--questions", "3",
+                "--subquestions", "2", *QUICK])
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["questions"] == 3

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from verstehen.errors import UserError
-from verstehen.methods.potemkin.records import UseRecord, read_records, write_records
+from verstehen.methods.potemkin.records import read_records, write_records
 from verstehen.methods.potemkin.report import (
     expansion_text,
     format_rate,
@@ -21,13 +21,17 @@ from verstehen.methods.potemkin.report import (
     table6_text,
 )
 from verstehen.methods.potemkin.stats import (
+    KeystoneShare,
     PotemkinRate,
+    PotemkinScores,
+    TaskCounts,
+    UseRecord,
     check_keystones,
     clustered_rate,
     cohen_kappa,
     keystone_expansion,
     potemkin_rates,
-    score_summary,
+    potemkin_scores,
     table1,
     table6,
 )
@@ -146,7 +150,7 @@ def test_missing_file_and_folder_are_user_errors(tmp_path: Path) -> None:
 
 def test_mixed_keystones_for_one_pair_name_the_model_and_concept(tmp_path: Path) -> None:
     records = [*_records(tmp_path), UseRecord("A", "lit", "c1", "edit", False, True)]
-    with pytest.raises(UserError, match="model 'A', concept 'c1'"):
+    with pytest.raises(ValueError, match="model 'A', concept 'c1'"):
         check_keystones(records)
     assert check_keystones(_records(tmp_path)) == {
         ("A", "lit", "c1"): True, ("A", "lit", "c2"): False, ("B", "game", "g1"): True}
@@ -198,22 +202,34 @@ def test_table6_per_domain_with_a_pooled_row_each(tmp_path: Path) -> None:
     assert t6["game"]["B"]["classify"].rate == 2.0
 
 
-def test_score_summary_counts_and_is_json(tmp_path: Path) -> None:
-    summary = score_summary(_records(tmp_path), ks=range(2), next_uses=2)
-    json.dumps(summary)
-    counts = summary["counts"]
-    assert (counts["records"], counts["models"], counts["concepts"]) == (12, 2, 3)
-    assert counts["tasks"]["classify"] == {"total": 8, "keystone_passed": 7, "unparsed": 1,
-                                           "excluded": 1}
-    assert counts["tasks"]["edit"] == {"total": 1, "keystone_passed": 1, "unparsed": 0,
-                                       "excluded": 0}
+def test_scores_count_and_are_json(tmp_path: Path) -> None:
+    scores = potemkin_scores(_records(tmp_path), ks=range(2), next_uses=2)
+    assert isinstance(scores, PotemkinScores) and scores.plot is None
+    counts = scores.counts
+    assert (counts.records, counts.models, counts.concepts) == (12, 2, 3)
+    assert counts.tasks["classify"] == TaskCounts(total=8, keystone_passed=7, unparsed=1,
+                                                  excluded=1)
+    assert counts.tasks["edit"] == TaskCounts(total=1, keystone_passed=1, unparsed=0,
+                                              excluded=0)
     # A passed 1 of its 2 concepts, B 1 of 1; overall 2 of 3
-    rate_a = summary["keystone_rate"]["A"]
-    assert (rate_a["rate"], rate_a["se"]) == pytest.approx((1 / 2, math.sqrt(1 / 4 / 2)))
-    assert summary["keystone_rate"]["overall"]["rate"] == pytest.approx(2 / 3)
+    rate_a = scores.keystone_rate["A"]
+    assert isinstance(rate_a, KeystoneShare) and (rate_a.passed, rate_a.pairs) == (1, 2)
+    assert (rate_a.rate, rate_a.se) == pytest.approx((1 / 2, math.sqrt(1 / 4 / 2)))
+    assert scores.keystone_rate["overall"].rate == pytest.approx(2 / 3)
+    assert scores.table1["A"]["classify"].rate == pytest.approx(0.5)
+    assert scores.table6["game"]["overall"]["classify"].n == 2
+    assert scores.keystone_expansion.models == ("A",)  # B: classify 0 of 2, dropped
+    # the JSON form: the same numbers as plain values, keys in the documented shape
+    summary = json.loads(json.dumps(scores.to_dict()))
+    assert list(summary) == ["counts", "keystone_rate", "table1", "table6",
+                             "keystone_expansion", "plot"]
+    assert summary["counts"]["tasks"]["classify"] == {"total": 8, "keystone_passed": 7,
+                                                      "unparsed": 1, "excluded": 1}
+    assert summary["keystone_rate"]["A"] == {"rate": 0.5, "se": rate_a.se, "passed": 1,
+                                             "pairs": 2}
     assert summary["table1"]["A"]["classify"]["rate"] == pytest.approx(0.5)
     assert summary["table6"]["game"]["overall"]["classify"]["n"] == 2
-    assert summary["keystone_expansion"]["models"] == ["A"]  # B: classify 0 of 2, dropped
+    assert summary["keystone_expansion"]["models"] == ["A"]
 
 
 # ---------------------------------------------------------------- keystone expansion
@@ -298,11 +314,11 @@ def test_expansion_keeps_only_models_above_chance() -> None:
     coin = _pair("Coin", "q", [1, 0], [0])
     quiet = [UseRecord("Quiet", "d", "q", "generate", True, True)]
     exp = keystone_expansion(P1 + P2 + coin + quiet, ks=range(1), next_uses=2)
-    assert (exp.models, exp.dropped_models) == (["M"], ["Coin", "Quiet"])
+    assert (exp.models, exp.dropped_models) == (("M",), ("Coin", "Quiet"))
     assert exp.points[0].pairs == 2
     every = keystone_expansion(P1 + P2 + coin + quiet, ks=range(1), next_uses=2,
                                above_chance_only=False)
-    assert (every.models, every.dropped_models) == (["Coin", "M", "Quiet"], [])
+    assert (every.models, every.dropped_models) == (("Coin", "M", "Quiet"), ())
     # k=0, all pass: M's p1 3/10, p2 1; Coin 1 of 3 uses right: C(1,2)/C(3,2) = 0;
     # Quiet has one use answer, fewer than the 2 to draw: left out
     assert every.points[0].share == pytest.approx((3 / 10 + 1 + 0) / 3)

@@ -12,11 +12,20 @@ from pathlib import Path
 from verstehen.domains.catalog import BY_KEY
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
-from verstehen.methods.potemkin.run import ANNOTATIONS_FILE, latest, read_annotations
+from verstehen.methods.potemkin.run import COMMAND
+from verstehen.methods.potemkin.summary import ANNOTATIONS_FILE, latest, read_annotations
 
 COLUMNS = ["id", "model", "concept", "task", "definition", "question", "response", "label"]
 YES = {"1", "yes", "y", "true", "correct", "right"}
 NO = {"0", "no", "n", "false", "incorrect", "wrong"}
+
+
+def open_run(path: Path) -> RunStore:
+    """The `potemkin run` folder at `path` (UserError for any other folder)."""
+    store = RunStore.open(Path(path))
+    if store.info().get("command") != COMMAND:
+        raise UserError(f"{path} is not a `potemkin run` folder")
+    return store
 
 
 def export_items(store: RunStore, out: Path, *, everything: bool = False) -> int:

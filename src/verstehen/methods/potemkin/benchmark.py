@@ -14,12 +14,10 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from verstehen.domains.catalog import CONCEPTS, concept_by_name
 from verstehen.errors import UserError
 
-Task = Literal["define", "classify", "generate", "edit"]
 HINT = "point --benchmark-dir at a checkout of github.com/MarinaMancoridis/PotemkinBenchmark"
 NO_CONCEPT = "no concept named in the prompt"
 

@@ -1,35 +1,54 @@
-"""`verstehen potemkin run|score|incoherence|selfjudge` and `verstehen annotate export|import`."""
+"""`verstehen potemkin run|score|incoherence|selfjudge` and `verstehen annotate export|import`:
+flags and handlers (each handler calls the entry point the Python API calls)."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from pathlib import Path
-from typing import Any
 
-from verstehen.cli.flags import Parser
-from verstehen.errors import UserError
+from verstehen.cli.flags import (
+    Parser,
+    model_flag,
+    nonnegative_float,
+    positive_int,
+    print_json,
+    run_flags,
+    settings_from,
+)
+from verstehen.cli.runs import finish
+from verstehen.methods.potemkin.annotate import export_items, import_labels, open_run
+from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
+from verstehen.methods.potemkin.items import ALL_TASKS
+from verstehen.methods.potemkin.report import (
+    show_incoherence,
+    show_run,
+    show_scores,
+    show_selfjudge,
+)
+from verstehen.methods.potemkin.run import SOURCES, plan_run, run_potemkin
+from verstehen.methods.potemkin.selfjudge import plan_selfjudge, run_selfjudge
+from verstehen.methods.potemkin.summary import score_files, summarize_run
 
-TASK_LIST = "define,classify,generate,edit"
+TASK_LIST = ",".join(ALL_TASKS)
 
 
-def _run_flags(engine: argparse.ArgumentParser) -> Parser:
-    from verstehen.cli.flags import run_flags
-    from verstehen.models import DEFAULT_MODEL
-
+def model_run_flags(engine: Parser) -> Parser:
+    """The run flags (engine, --max-tokens, --seed, --runs-dir, --no-progress, --json) and
+    --model."""
     flags = Parser(add_help=False, parents=[run_flags(engine)])
-    flags.add_argument("--model", default=DEFAULT_MODEL, help=f"default {DEFAULT_MODEL}")
+    model_flag(flags)
     return flags
 
 
-def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
+def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     """Add `potemkin` (run, score, incoherence, selfjudge) and `annotate` (export, import)."""
     pot = commands.add_parser("potemkin", help="potemkin understanding: define a concept, "
                               "then fail to use it (Mancoridis et al. 2025)")
-    pot.set_defaults(func=lambda args: cmd_potemkin(args, args.argv))
     sub = pot.add_subparsers(dest="potemkin_command", metavar="STEP", parser_class=Parser,
                              required=True)
-    run = sub.add_parser("run", parents=[_run_flags(engine)],
+    run = sub.add_parser("run", parents=[model_run_flags(engine)],
                          help="define, classify, generate, edit per concept; tables")
     run.add_argument("--judge", default=None,
                      help="provider/model grading definitions and free-text answers")
@@ -40,12 +59,13 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     run.add_argument("--tasks", default=TASK_LIST, help=f"default {TASK_LIST}")
     run.add_argument("--benchmark-dir", type=Path, default=None,
                      help="a checkout of github.com/MarinaMancoridis/PotemkinBenchmark")
-    run.add_argument("--source", choices=["generated", "benchmark", "both"], default=None,
+    run.add_argument("--source", choices=SOURCES, default=None,
                      help="items from the generators, the benchmark or both (default: "
                           "benchmark when --benchmark-dir is given, else generated)")
-    run.add_argument("--items-per-concept", type=int, default=None, metavar="N",
+    run.add_argument("--items-per-concept", type=positive_int, default=None, metavar="N",
                      help="items per concept and task: generated (default 4), or the first N "
                           "of the benchmark's (default all)")
+    run.set_defaults(func=cmd_run)
 
     score = sub.add_parser("score", help="Table 1, Table 6 and keystone expansion of records")
     score.add_argument("records", nargs="+", type=Path,
@@ -54,29 +74,32 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     score.add_argument("--plot", type=Path, default=None, help="write the keystone plot (PNG)")
     score.add_argument("--all-models", action="store_true",
                        help="keystone expansion over every model, not only those above chance")
-    score.add_argument("--next-uses", type=int, default=10, metavar="N",
+    score.add_argument("--next-uses", type=positive_int, default=10, metavar="N",
                        help="keystone expansion: understood = the next N use answers all right "
                             "(default 10, the paper's)")
     score.add_argument("--json", action="store_true")
+    score.set_defaults(func=cmd_score)
 
-    inc = sub.add_parser("incoherence", parents=[_run_flags(engine)],
+    inc = sub.add_parser("incoherence", parents=[model_run_flags(engine)],
                          help="generate an (non-)instance, then classify it: 2 x mismatch rate")
     inc.add_argument("--concepts", action="append", default=None,
                      help="keys, names or domains (default all 32)")
-    inc.add_argument("--per-concept", type=int, default=5,
+    inc.add_argument("--per-concept", type=positive_int, default=5,
                      help="instances and as many non-instances per concept (default 5)")
-    inc.add_argument("--temperature", type=float, default=0.7,
+    inc.add_argument("--temperature", type=nonnegative_float, default=0.7,
                      help="of the generations, so examples differ (default 0.7)")
+    inc.set_defaults(func=cmd_incoherence)
 
-    sj = sub.add_parser("selfjudge", parents=[_run_flags(engine)],
+    sj = sub.add_parser("selfjudge", parents=[model_run_flags(engine)],
                         help="lower bound: the model judges its own answers to related questions")
     sj.add_argument("--benchmark", required=True, help="mcq:PATH (MMLU, ARC or CSQA)")
-    sj.add_argument("--questions", type=int, default=20, help="benchmark questions (default 20)")
-    sj.add_argument("--subquestions", type=int, default=5,
+    sj.add_argument("--questions", type=positive_int, default=20,
+                    help="benchmark questions (default 20)")
+    sj.add_argument("--subquestions", type=positive_int, default=5,
                     help="related questions per correctly answered one (default 5)")
+    sj.set_defaults(func=cmd_selfjudge)
 
     ann = commands.add_parser("annotate", help="label a potemkin run's answers by hand")
-    ann.set_defaults(func=lambda args: cmd_annotate(args, args.argv))
     steps = ann.add_subparsers(dest="annotate_command", metavar="STEP", parser_class=Parser,
                                required=True)
     exp = steps.add_parser("export", help="write a CSV of the answers to label")
@@ -85,38 +108,78 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
                      help="CSV to write (default RUN/to-label.csv)")
     exp.add_argument("--all", action="store_true",
                      help="also answers the checkers and labels graded (to check them)")
+    exp.set_defaults(func=cmd_export)
     imp = steps.add_parser("import", help="read labels back and recompute the tables")
     imp.add_argument("run", type=Path, help="the potemkin run folder")
     imp.add_argument("file", type=Path, help="the exported CSV with its label column filled")
     imp.add_argument("--json", action="store_true")
+    imp.set_defaults(func=cmd_import)
 
 
-def cmd_potemkin(args: argparse.Namespace, argv: list[str]) -> int:
-    """Dispatch to the potemkin step."""
-    from verstehen.methods.potemkin import show as steps
+def cmd_run(args: argparse.Namespace) -> int:
+    """Ask the items, grade, judge; print Table 1, Table 6 and the keystone expansion."""
+    plan = plan_run(concepts=args.concepts, tasks=args.tasks, source=args.source,
+                    benchmark_dir=args.benchmark_dir, items_per_concept=args.items_per_concept,
+                    seed=args.seed, max_tokens=args.max_tokens)
+    if plan.benchmark_items is not None:
+        left = sum(plan.benchmark_skipped.values())
+        print(f"benchmark: {plan.benchmark_items} items read, {left} rows left out (concepts "
+              "outside the paper's final 32; counts by reason in run.json)", file=sys.stderr)
+    result = asyncio.run(run_potemkin(args.model, plan, judge=args.judge,
+                                      base_url=args.base_url,
+                                      judge_base_url=args.judge_base_url,
+                                      settings=settings_from(args)))
+    return finish(args, result, show_run)
 
-    return getattr(steps, f"potemkin_{args.potemkin_command}")(args, argv)
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Score any records files (or run folders)."""
+    scores = score_files(args.records, plot=args.plot, above_chance_only=not args.all_models,
+                         next_uses=args.next_uses)
+    if args.json:
+        print_json(scores.to_dict())
+    else:
+        show_scores(scores)
+    return 0
 
 
-def cmd_annotate(args: argparse.Namespace, argv: list[str]) -> int:
-    """Export answers to label, or import labels and recompute."""
-    from verstehen.engine.store import RunStore
-    from verstehen.methods.potemkin.annotate import export_items, import_labels
+def cmd_incoherence(args: argparse.Namespace) -> int:
+    """Generate instances and non-instances, have the model classify them; print Table 7."""
+    plan = plan_incoherence(per_concept=args.per_concept, temperature=args.temperature,
+                            max_tokens=args.max_tokens, seed=args.seed)
+    result = asyncio.run(run_incoherence(args.model, plan, concepts=args.concepts,
+                                         base_url=args.base_url, settings=settings_from(args)))
+    return finish(args, result, show_incoherence)
 
-    store = RunStore.open(args.run)
-    if store.info().get("command") != "potemkin-run":
-        raise UserError(f"{args.run} is not a `potemkin run` folder")
-    if args.annotate_command == "export":
-        out = args.out or store.path / "to-label.csv"
-        n = export_items(store, out, everything=args.all)
-        print(f"{n} answers to label: {out} (fill the label column with yes or no, then "
-              f"`verstehen annotate import {store.path} {out}`)")
-        return 0
+
+def cmd_selfjudge(args: argparse.Namespace) -> int:
+    """The automatic lower bound on an MCQ benchmark."""
+    scope, plan = plan_selfjudge(args.benchmark, questions=args.questions,
+                                 subquestions=args.subquestions, seed=args.seed,
+                                 max_tokens=args.max_tokens)
+    result = asyncio.run(run_selfjudge(args.model, scope, plan, base_url=args.base_url,
+                                       settings=settings_from(args)))
+    return finish(args, result, show_selfjudge)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the answers people should label as CSV."""
+    store = open_run(args.run)
+    out = args.out or store.path / "to-label.csv"
+    n = export_items(store, out, everything=args.all)
+    print(f"{n} answers to label: {out} (fill the label column with yes or no, then "
+          f"`verstehen annotate import {store.path} {out}`)")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Read labels back into the run and print its recomputed tables."""
+    store = open_run(args.run)
     read, stored = import_labels(store, args.file)
-    from verstehen.methods.potemkin.run import summarize_run
-    from verstehen.methods.potemkin.show import show_run
-
-    summary = summarize_run(store, keystone_asked=store.info()["config"]["keystone_asked"])
+    result = summarize_run(store)
     print(f"{read} labels read, {stored} stored in {store.path}", file=sys.stderr)
-    show_run(summary, store.path, as_json=args.json)
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        show_run(result)
     return 0

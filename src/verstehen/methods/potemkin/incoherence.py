@@ -11,16 +11,26 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from verstehen.domains.catalog import DOMAINS, Concept
-from verstehen.engine.runner import Runner
+from verstehen.domains.catalog import CONCEPTS, DOMAINS, Concept
+from verstehen.engine.runner import ModelUsage, Runner
+from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
+from verstehen.errors import UserError
+from verstehen.methods.potemkin.instances import INSTANCE_REQUESTS, instance_check
+from verstehen.methods.potemkin.items import resolve_concepts
+from verstehen.methods.potemkin.results import CheckerView, Incoherence, IncoherenceResult
+from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.parse import parse_yes_no
 from verstehen.prompts import prompt
 from verstehen.stats.rates import rate_se
+
+COMMAND = "potemkin-incoherence"
 
 GENERATE_TOKENS, CLASSIFY_TOKENS = 400, 64
 
@@ -37,8 +47,6 @@ class IncoherencePlan:
 
 def generate_prompt(concept: Concept, want: bool) -> str:
     """Ask for an instance (want) or a non-instance, in a form the checker can read."""
-    from verstehen.methods.potemkin.instances import INSTANCE_REQUESTS
-
     polarity = "is an instance" if want else "is not an instance"
     form = INSTANCE_REQUESTS.get(concept.scope or "", "")
     return prompt("potemkin/incoherence_generate", polarity=polarity, name=concept.name,
@@ -70,67 +78,93 @@ async def _pair(runner: Runner, model: Model, concept: Concept, want: bool, inde
             record.update(classify_text=judged.value.text, said=said,
                           mismatch=None if said is None else said != want)
         if concept.scope:
-            from verstehen.methods.potemkin.instances import instance_check
-
             check = instance_check(concept.scope, example)
             record.update(is_instance=check.is_instance, check_reason=check.reason)
     store.append(record)
 
 
-async def run_incoherence(runner: Runner, model: Model, concepts: list[Concept],
-                          store: RunStore, plan: IncoherencePlan) -> dict[str, Any]:
+async def ask_pairs(runner: Runner, model: Model, concepts: Sequence[Concept],
+                    store: RunStore, plan: IncoherencePlan) -> None:
     """Generate and self-classify per_concept instances and non-instances of each concept."""
     jobs = [(c, want, i) for c in concepts for want in (True, False)
             for i in range(plan.per_concept)]
     runner.progress.add_total(2 * len(jobs))
     await asyncio.gather(*(_pair(runner, model, c, want, i, plan, store)
                            for c, want, i in jobs))
-    summary = summarize_incoherence(list(store.records()))
-    summary["run"] = str(store.path)
-    store.write_summary(summary)
-    return summary
 
 
-def incoherence(records: list[dict[str, Any]]) -> dict[str, Any]:
+def incoherence(records: list[dict[str, Any]]) -> Incoherence:
     """2 x mismatch rate with SE and n over classified pairs; unparsed ones counted apart."""
     judged = [r for r in records if r["mismatch"] is not None]
     unparsed = sum(r["error"] is None and r["said"] is None for r in records)
-    out: dict[str, Any] = {"n": len(judged), "unparsed": unparsed,
-                           "incoherence": None, "se": None}
-    if judged:
-        rate, se = rate_se(sum(r["mismatch"] for r in judged), len(judged))
-        out.update(incoherence=2 * rate, se=2 * se)
-    return out
+    if not judged:
+        return Incoherence(0, unparsed, None, None)
+    rate, se = rate_se(sum(r["mismatch"] for r in judged), len(judged))
+    return Incoherence(len(judged), unparsed, 2 * rate, 2 * se)
 
 
-def checked(records: list[dict[str, Any]]) -> dict[str, Any]:
+def checked(records: list[dict[str, Any]]) -> CheckerView:
     """Checker's view: how often the example misses what was asked, crossed with coherence."""
     tested = [r for r in records if r["is_instance"] is not None]
-    out: dict[str, Any] = {"n": len(tested), "wrong": None, "se": None, "cells": {}}
     if not tested:
-        return out
+        return CheckerView(0, None, None, {})
     rate, se = rate_se(sum(r["is_instance"] != r["want"] for r in tested), len(tested))
     cells = Counter(
         ("right" if r["is_instance"] == r["want"] else "wrong") + ", "
         + ("unparsed" if r["mismatch"] is None else
            "incoherent" if r["mismatch"] else "coherent") for r in tested)
-    out.update(wrong=rate, se=se, cells=dict(sorted(cells.items())))
-    return out
+    return CheckerView(len(tested), rate, se, dict(sorted(cells.items())))
 
 
-def summarize_incoherence(records: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize_incoherence(records: list[dict[str, Any]], *, model: str, run_dir: Path,
+                          seconds: float, usage: dict[str, ModelUsage]) -> IncoherenceResult:
     """Incoherence per domain and overall (paper Table 7), plus the checker's view."""
     pairs = [r for r in records if r["kind"] == "pair"]
     done = [r for r in pairs if r["error"] is None]
     by_domain = {DOMAINS[d]: incoherence([r for r in done if r["domain"] == d])
                  for d in DOMAINS if any(r["domain"] == d for r in done)}
-    return {
-        "model": pairs[0]["model"] if pairs else None,
-        "by_domain": by_domain,
-        "overall": incoherence(done),
-        "checker": checked(done),
-        "unchecked_reasons": dict(Counter(
+    return IncoherenceResult(
+        model=model, by_domain=by_domain, overall=incoherence(done), checker=checked(done),
+        unchecked_reasons=dict(Counter(
             r["check_reason"] for r in done
             if r["is_instance"] is None and r["check_reason"]).most_common(5)),
-        "failed_calls": len(pairs) - len(done),
-    }
+        failed_calls=len(pairs) - len(done), run_dir=run_dir, seconds=seconds, usage=usage)
+
+
+def plan_incoherence(*, per_concept: int = 5, temperature: float = 0.7,
+                     max_tokens: int | None = None, seed: int = 0) -> IncoherencePlan:
+    """The checked plan (every count at least 1, the temperature at least 0)."""
+    check_max_tokens(max_tokens)
+    if per_concept < 1:
+        raise UserError(f"--per-concept must be at least 1, not {per_concept}")
+    if temperature < 0:
+        raise UserError(f"--temperature must be at least 0, not {temperature}")
+    return IncoherencePlan(per_concept, temperature, max_tokens, seed)
+
+
+async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
+                          concepts: str | Sequence[str] | None = None,
+                          base_url: str | None = None,
+                          settings: RunSettings | None = None) -> IncoherenceResult:
+    """Generate and self-classify examples of each concept (keys, names or domains; default
+    all 32) into a new run folder; incoherence per domain and overall."""
+    settings = settings or RunSettings()
+    name = model if isinstance(model, str) else model.name
+    picked = resolve_concepts([concepts] if isinstance(concepts, str) else concepts, CONCEPTS)
+
+    async def body(session: Session) -> RunStore:
+        opened = session.open_model(model, base_url=base_url)
+        store = settings.create_run(COMMAND, {
+            "model": name, "concepts": [c.key for c in picked],
+            "per_concept": plan.per_concept, "temperature": plan.temperature,
+            "max_tokens": plan.max_tokens, "base_url": base_url}, plan.seed,
+            [opened.identity()])
+        await ask_pairs(session.runner, opened, picked, store, plan)
+        return store
+
+    timed = await in_session(settings, f"incoherence {name}", body)
+    store = timed.value
+    result = summarize_incoherence(list(store.records()), model=name, run_dir=store.path,
+                                   seconds=timed.seconds, usage=timed.usage)
+    store.write_summary(result.to_dict())
+    return result

@@ -35,6 +35,10 @@ from verstehen.domains.game_theory import checks
 from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.domains.game_theory.parse import ParseFailure, parse_game
 from verstehen.domains.game_theory.supports import mixed_supports
+from verstehen.domains.poetry.extract import extract_poem
+from verstehen.domains.poetry.task_base import PoetryConcept, estimate_note
+from verstehen.domains.poetry.tasks_forms import Anapest, Haiku, ShakespeareanSonnet
+from verstehen.domains.poetry.tasks_pairs import SlantRhyme
 from verstehen.parse import answer_text, is_idk
 
 
@@ -204,16 +208,13 @@ def _one_pair(reply: str) -> tuple[str, str] | str:
     return f"several word pairs in the reply ({shown}): cannot tell which is the example"
 
 
-def _poetry(scope: str, reply: str) -> InstanceCheck:
-    from verstehen.domains.poetry.extract import extract_poem
-    from verstehen.domains.poetry.task_base import PoetryConcept, estimate_note
-    from verstehen.domains.poetry.tasks_forms import Anapest, Haiku, ShakespeareanSonnet
-    from verstehen.domains.poetry.tasks_pairs import SlantRhyme
+_POEMS: dict[str, type[PoetryConcept]] = {
+    "poetry/haiku": Haiku, "poetry/shakespearean-sonnet": ShakespeareanSonnet,
+    "poetry/slant-rhyme": SlantRhyme, "poetry/anapest": Anapest}
 
-    kinds: dict[str, type[PoetryConcept]] = {
-        "poetry/haiku": Haiku, "poetry/shakespearean-sonnet": ShakespeareanSonnet,
-        "poetry/slant-rhyme": SlantRhyme, "poetry/anapest": Anapest}
-    concept = kinds[scope]()
+
+def _poetry(scope: str, reply: str) -> InstanceCheck:
+    concept = _POEMS[scope]()
     if scope == "poetry/slant-rhyme":
         pair = _one_pair(reply)
         if isinstance(pair, str):

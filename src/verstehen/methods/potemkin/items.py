@@ -10,17 +10,16 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
 from verstehen.domains.base import Item
 from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept, concept_by_name
+from verstehen.domains.registry import concept_tasks
 from verstehen.errors import UserError
+from verstehen.methods.potemkin.benchmark import Benchmark
 from verstehen.prompts import prompt
-
-if TYPE_CHECKING:
-    from verstehen.methods.potemkin.benchmark import Benchmark
 
 Task = Literal["define", "classify", "generate", "edit"]
 ALL_TASKS: tuple[Task, ...] = ("define", "classify", "generate", "edit")
@@ -42,6 +41,12 @@ class UseItem:
     max_tokens: int
     label: bool | None = None   # the true answer of a classify item
     item: Item | None = None    # the domain item a checker grades
+
+
+def comma_list(value: str | Sequence[str]) -> tuple[str, ...]:
+    """The names in a comma-separated text, or in each text of a sequence, in order."""
+    given = [value] if isinstance(value, str) else value
+    return tuple(part.strip() for text in given for part in text.split(",") if part.strip())
 
 
 def resolve_concepts(specs: Sequence[str] | None, default: Sequence[Concept]) -> list[Concept]:
@@ -80,8 +85,6 @@ def define_item(concept: Concept, benchmark: Benchmark | None) -> UseItem:
 
 def generated_items(concept: Concept, task: Task, count: int, seed: int) -> list[UseItem]:
     """`count` fresh items of an exactly-graded concept's task, in the paper's phrasing."""
-    from verstehen.domains.registry import concept_tasks
-
     tasks = concept_tasks(concept.scope) if concept.scope else None
     if tasks is None:
         raise UserError(f"{concept.key} is graded by a judge and has no generated items: "

@@ -10,31 +10,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from verstehen.errors import UserError
+from verstehen.methods.potemkin.stats import OVERALL, TASKS, UseRecord
 
-TASKS = ("classify", "generate", "edit")
+RECORDS_FILE = "potemkin-records.csv"  # a run folder's records, what a folder stands for
 FIELDS = ("model", "domain", "concept", "task", "keystone", "correct")
-OVERALL = "overall"  # the name of the pooled row in the tables, so no model may take it
 _NEEDS = "a records file needs model, domain, concept, task, keystone, correct"
 _TRUE = {"1", "true", "yes"}
 _FALSE = {"0", "false", "no"}
-
-
-@dataclass(frozen=True)
-class UseRecord:
-    """One graded use answer; `correct` is None when the answer could not be parsed."""
-
-    model: str
-    domain: str
-    concept: str
-    task: str
-    keystone: bool
-    correct: bool | None
 
 
 def read_records(path: Path) -> list[UseRecord]:
@@ -46,6 +33,20 @@ def read_records(path: Path) -> list[UseRecord]:
     if not records:
         kind = "one JSON object a line" if jsonl else "a header row and one row an answer"
         raise UserError(f"{path}: no records: {_NEEDS}, as {kind}")
+    return records
+
+
+def read_record_files(paths: Sequence[Path]) -> list[UseRecord]:
+    """The records of several files; a run folder stands for its potemkin-records.csv."""
+    records = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            file = path / RECORDS_FILE
+            if file.is_file() and len(file.read_text(encoding="utf-8").splitlines()) < 2:
+                raise UserError(f"{path} has no graded use answers yet: grade its definitions "
+                                f"(`verstehen annotate export {path}`, or rerun with --judge)")
+            path = file
+        records += read_records(path)
     return records
 
 

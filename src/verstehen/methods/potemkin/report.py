@@ -1,11 +1,25 @@
-"""Potemkin scores as plain-text tables (paper Tables 1 and 6) and the Figure 4 plot."""
+"""The Potemkin results for the terminal: the paper's Tables 1 and 6 as text, the Figure 4 plot,
+and the printouts of `potemkin run|score|incoherence|selfjudge` (and `annotate import`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from verstehen.methods.potemkin.records import OVERALL, TASKS
-from verstehen.methods.potemkin.stats import KeystoneExpansion, PotemkinRate
+from verstehen.methods.potemkin.results import (
+    Incoherence,
+    IncoherenceResult,
+    PotemkinResult,
+    SelfJudgeResult,
+)
+from verstehen.methods.potemkin.stats import (
+    OVERALL,
+    TASKS,
+    KeystoneExpansion,
+    PotemkinRate,
+    PotemkinScores,
+    Table1,
+    Table6,
+)
 from verstehen.report.figures import new_figure, save_png
 from verstehen.report.tables import table
 
@@ -25,14 +39,14 @@ def _note(rows: list[dict[str, PotemkinRate]]) -> str:
             "passed keystone are not counted")
 
 
-def table1_text(t1: dict[str, dict[str, PotemkinRate]]) -> str:
+def table1_text(t1: Table1) -> str:
     """Paper Table 1 as text: model, classify, generate, edit; then a note on scaling."""
     rows = [[model, *(format_rate(rates[t]) for t in TASKS)] for model, rates in t1.items()]
     pooled = [t1[OVERALL]] if OVERALL in t1 else []
     return table(["model", *TASKS], rows) + "\n" + _note(pooled)
 
 
-def table6_text(t6: dict[str, dict[str, dict[str, PotemkinRate]]]) -> str:
+def table6_text(t6: Table6) -> str:
     """Paper Table 6 as text: domain, model, classify, generate, edit; then the note."""
     rows = [[domain if i == 0 else "", model, *(format_rate(rates[t]) for t in TASKS)]
             for domain, models in t6.items() for i, (model, rates) in enumerate(models.items())]
@@ -69,3 +83,101 @@ def plot_expansion(exp: KeystoneExpansion, path: Path) -> None:
     if not points:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
     save_png(fig, path)
+
+
+def show_tables(scores: PotemkinScores) -> None:
+    """Print Table 1, Table 6 and the keystone expansion."""
+    print("Potemkin rate per model and task (paper Table 1)")
+    print(table1_text(scores.table1))
+    print("\nPer domain (paper Table 6)")
+    print(table6_text(scores.table6))
+    print("\nKeystone expansion (paper Figure 4)")
+    print(expansion_text(scores.keystone_expansion))
+
+
+def show_scores(scores: PotemkinScores) -> None:
+    """The tables of `potemkin score`, and where the plot went (if one was asked for)."""
+    show_tables(scores)
+    if scores.plot is not None:
+        print(f"plot: {scores.plot}")
+
+
+def show_run(result: PotemkinResult) -> None:
+    """Print a run's keystones, grading and agreement, then its tables."""
+    folder, keystones = result.run_dir, result.keystones
+    if result.keystone_asked:
+        known = [k for k in keystones if k.keystone is not None]
+        passed = sum(bool(k.keystone) for k in known)
+        print(f"keystone (definition) correct for {passed} of {len(known)} graded concepts"
+              + (f"; {len(keystones) - len(known)} definitions not graded yet"
+                 if len(known) < len(keystones) else ""))
+    else:
+        print("keystone not asked (--tasks without define): rates are not conditioned on "
+              "a definition")
+    print("grades by: " + ", ".join(f"{k} {v}" for k, v in sorted(result.grades_by.items())))
+    if result.waiting_for_keystone:
+        waiting = sum(result.waiting_for_keystone.values())
+        print(f"{waiting} use answers wait for their concept's definition to be graded "
+              f"(--judge, or `verstehen annotate export {folder}`)")
+    for name, a in result.agreement.items():
+        kappa = "undefined" if a.kappa is None else f"{a.kappa:.2f}"
+        print(f"{name.replace('_', ' ')}: Cohen's kappa {kappa}, agree {a.agree:.0%} "
+              f"(n {a.n})")
+    scores = result.scores
+    if scores is not None:
+        print()
+        show_tables(scores)
+        if result.plot is not None:
+            print(f"plot: {folder / result.plot}")
+    else:
+        print("no graded use answers yet: no tables")
+    if result.unparsed_reasons:
+        print(f"unparsed answers, most common reason: {next(iter(result.unparsed_reasons))}")
+    print(f"records: {result.records_path} (all answers: {folder / 'records.jsonl'})")
+
+
+def _rate(value: float | None, se: float | None, n: int) -> str:
+    return f"—  (n {n})" if value is None or se is None else f"{value:.2f} ({se:.2f})  n {n}"
+
+
+def _incoherence_row(name: str, i: Incoherence) -> list[str]:
+    return [name, _rate(i.incoherence, i.se, i.n), str(i.unparsed)]
+
+
+def show_incoherence(result: IncoherenceResult) -> None:
+    """Incoherence per domain and overall (paper Table 7) and the checker's view."""
+    rows = [_incoherence_row(domain, d) for domain, d in result.by_domain.items()]
+    rows.append(_incoherence_row("Overall", result.overall))
+    print(f"{result.model}: incoherence = 2 x mismatch rate (0 coherent, 1 chance), "
+          "standard errors in parentheses")
+    print(table(["domain", "incoherence", "unparsed"], rows))
+    c = result.checker
+    if c.n:
+        print(f"\nexactly graded concepts: the example misses what was asked in "
+              f"{_rate(c.wrong, c.se, c.n)}")
+        print("  " + "; ".join(f"{k} {v}" for k, v in c.cells.items()))
+    if result.unchecked_reasons:
+        print(f"  not checked, most common reason: {next(iter(result.unchecked_reasons))}")
+    print(f"\nrecords: {result.run_dir}/records.jsonl ({result.seconds} s)")
+
+
+def show_selfjudge(result: SelfJudgeResult) -> None:
+    """The lower bound with its SE, the judge's two sides, and what was skipped."""
+    r = result
+    print(f"{r.model}: {r.answered_correctly} of {r.questions} benchmark questions answered "
+          f"correctly; {r.related_questions} related questions; {r.judgments} judgments")
+    if r.potemkin_rate is None or r.se is None:
+        print("potemkin rate (lower bound): —  (no judgment could be read)")
+    else:
+        print(f"potemkin rate (lower bound) = 2 x (1 - judge accuracy) = "
+              f"{r.potemkin_rate:.2f} ({r.se:.2f}), n {r.judgments} judgments over "
+              f"{r.clusters} questions (SE clustered by question)")
+    for side, words in ((r.judge_accepts_correct, "judged its own answer correct"),
+                        (r.judge_rejects_altered, "judged the altered answer incorrect")):
+        if side.n:
+            print(f"  {words}: {side.rate:.0%} of {side.n}")
+    if r.skipped:
+        print("skipped: " + ", ".join(f"{k} {v}" for k, v in r.skipped.items()))
+    print(f"answers without the final tag (whole reply used): {r.untagged_answers}; "
+          f"alterations identical to the answer: {r.unchanged_alterations}")
+    print(f"\nrecords: {r.run_dir}/records.jsonl ({r.seconds} s)")

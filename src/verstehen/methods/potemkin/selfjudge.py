@@ -15,18 +15,26 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from verstehen.data.mcq import MCQItem
-from verstehen.engine.runner import Runner
+from verstehen.engine.runner import ModelUsage, Runner
+from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
+from verstehen.errors import UserError
+from verstehen.methods.potemkin.results import JudgeSide, SelfJudgeResult
+from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.methods.potemkin.stats import clustered_rate
 from verstehen.models.base import GenerateParams, Message, Model, user
 from verstehen.parse import FINAL_TAG, after_final_tag, numbered_items, parse_correct_incorrect
 from verstehen.prompts import prompt
+from verstehen.scopes import get_scope
 from verstehen.scopes.mcq import MCQScope
+
+COMMAND = "potemkin-selfjudge"
 
 TOKENS = {"original": MCQScope.answer_tokens, "questions": 512, "answer": 512, "corrupt": 512,
           "judge": 384}
@@ -131,20 +139,17 @@ def pick(scope: MCQScope, plan: SelfJudgePlan) -> list[MCQItem]:
     return [scope.items[int(i)] for i in order[:plan.questions]]
 
 
-async def run_selfjudge(runner: Runner, model: Model, scope: MCQScope, store: RunStore,
-                        plan: SelfJudgePlan) -> dict[str, Any]:
-    """Run the procedure over the picked questions and summarize."""
+async def ask_questions(runner: Runner, model: Model, scope: MCQScope, store: RunStore,
+                        plan: SelfJudgePlan) -> None:
+    """Run the procedure over the picked questions into the run folder."""
     items = pick(scope, plan)
     runner.progress.add_total(len(items))  # later steps are added as questions qualify
     judge = SelfJudge(runner, model, store, plan)
     await asyncio.gather(*(judge.original(scope, item) for item in items))
-    summary = summarize_selfjudge(list(store.records()))
-    summary["run"] = str(store.path)
-    store.write_summary(summary)
-    return summary
 
 
-def summarize_selfjudge(records: list[dict[str, Any]]) -> dict[str, Any]:
+def summarize_selfjudge(records: list[dict[str, Any]], *, model: str, run_dir: Path,
+                        seconds: float, usage: dict[str, ModelUsage]) -> SelfJudgeResult:
     """The lower bound 2 x (1 - judge accuracy) with clustered SE, and every skip counted."""
     originals = [r for r in records if r["kind"] == "original"]
     related = [r for r in records if r["kind"] == "related"]
@@ -169,27 +174,63 @@ def summarize_selfjudge(records: list[dict[str, Any]]) -> dict[str, Any]:
             tally[1] += 1
             bucket[0] += verdict == expected
             bucket[1] += 1
-    summary: dict[str, Any] = {
-        "questions": len(originals),
-        "answered_correctly": sum(r["outcome"] == "correct" for r in originals),
-        "related_questions": len(related),
-        "judgments": sum(t for _, t in per_question.values()),
-        "skipped": dict(skipped),
-        "untagged_answers": sum(not r["answer_tagged"] for r in related)
-        + sum(not r["altered_tagged"] for r in related),
-        "unchanged_alterations": sum(r["unchanged"] for r in related),
-        "failed_calls": sum(r["kind"] == "error" for r in records),
-        "potemkin_rate": None, "se": None,
-        "judge_accepts_correct": _share(on_correct),
-        "judge_rejects_altered": _share(on_altered),
-    }
+    rate = se = accuracy = clusters = None
     tallies = [t for t in per_question.values() if t[1]]
     if tallies:
-        accuracy, se, _ = clustered_rate([s for s, _ in tallies], [t for _, t in tallies])
-        summary.update(potemkin_rate=2 * (1 - accuracy), se=2 * se, judge_accuracy=accuracy,
-                       clusters=len(tallies))
-    return summary
+        accuracy, cluster_se, _ = clustered_rate([s for s, _ in tallies],
+                                                 [t for _, t in tallies])
+        rate, se, clusters = 2 * (1 - accuracy), 2 * cluster_se, len(tallies)
+    return SelfJudgeResult(
+        questions=len(originals),
+        answered_correctly=sum(r["outcome"] == "correct" for r in originals),
+        related_questions=len(related),
+        judgments=sum(t for _, t in per_question.values()),
+        skipped=dict(skipped),
+        untagged_answers=sum(not r["answer_tagged"] for r in related)
+        + sum(not r["altered_tagged"] for r in related),
+        unchanged_alterations=sum(r["unchanged"] for r in related),
+        failed_calls=sum(r["kind"] == "error" for r in records),
+        potemkin_rate=rate, se=se, judge_accepts_correct=_side(on_correct),
+        judge_rejects_altered=_side(on_altered), judge_accuracy=accuracy, clusters=clusters,
+        run_dir=run_dir, model=model, seconds=seconds, usage=usage)
 
 
-def _share(pair: list[int]) -> dict[str, Any]:
-    return {"n": pair[1], "rate": pair[0] / pair[1] if pair[1] else None}
+def _side(pair: list[int]) -> JudgeSide:
+    return JudgeSide(pair[1], pair[0] / pair[1] if pair[1] else None)
+
+
+def plan_selfjudge(benchmark: str | MCQScope, *, questions: int = 20, subquestions: int = 5,
+                   seed: int = 0, max_tokens: int | None = None) -> tuple[MCQScope, SelfJudgePlan]:
+    """The multiple-choice benchmark (mcq:PATH, read now) and the checked plan."""
+    check_max_tokens(max_tokens)
+    if questions < 1 or subquestions < 1:
+        raise UserError("--questions and --subquestions must be at least 1")
+    scope = get_scope(benchmark) if isinstance(benchmark, str) else benchmark
+    if not isinstance(scope, MCQScope):
+        raise UserError(f"--benchmark takes mcq:PATH (a multiple-choice file), not "
+                        f"{benchmark!r}")
+    return scope, SelfJudgePlan(questions, subquestions, seed, max_tokens)
+
+
+async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan, *,
+                        base_url: str | None = None,
+                        settings: RunSettings | None = None) -> SelfJudgeResult:
+    """The self-judge procedure on the benchmark's questions, into a new run folder."""
+    settings = settings or RunSettings()
+    name = model if isinstance(model, str) else model.name
+
+    async def body(session: Session) -> RunStore:
+        opened = session.open_model(model, base_url=base_url)
+        store = settings.create_run(COMMAND, {
+            "model": name, "benchmark": scope.name, "questions": plan.questions,
+            "subquestions": plan.subquestions, "max_tokens": plan.max_tokens,
+            "base_url": base_url}, plan.seed, [opened.identity()])
+        await ask_questions(session.runner, opened, scope, store, plan)
+        return store
+
+    timed = await in_session(settings, f"selfjudge {name}", body)
+    store = timed.value
+    result = summarize_selfjudge(list(store.records()), model=name, run_dir=store.path,
+                                 seconds=timed.seconds, usage=timed.usage)
+    store.write_summary(result.to_dict())
+    return result

@@ -1,7 +1,8 @@
 """Potemkin rates (paper Table 1 and Table 6), keystone expansion (Figure 4), agreement.
 
 A potemkin rate is 1 - accuracy on use answers whose (model, concept) passed the keystone, on
-the answers that could be parsed. Pure functions, no I/O.
+the answers that could be parsed. Pure functions on `UseRecord`s, no I/O; bad input raises
+ValueError (the caller turns it into a UserError).
 """
 
 from __future__ import annotations
@@ -9,13 +10,13 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
-from verstehen.errors import UserError
-from verstehen.methods.potemkin.records import OVERALL, TASKS, UseRecord
+from verstehen.results import JsonForm
 from verstehen.stats.rates import rate_se
 
+TASKS = ("classify", "generate", "edit")
+OVERALL = "overall"  # the name of the pooled row in the tables, so no model may take it
 # classify is a yes/no question, so chance accuracy 1/2 gives rate 1/2; doubled, chance reads 1
 SCALE = {"classify": 2.0, "generate": 1.0, "edit": 1.0}
 
@@ -23,7 +24,19 @@ Pair = tuple[str, str, str]  # (model, domain, concept)
 
 
 @dataclass(frozen=True)
-class PotemkinRate:
+class UseRecord:
+    """One graded use answer; `correct` is None when the answer could not be parsed."""
+
+    model: str
+    domain: str
+    concept: str
+    task: str
+    keystone: bool
+    correct: bool | None
+
+
+@dataclass(frozen=True)
+class PotemkinRate(JsonForm):
     """The scaled potemkin rate of one task, its SE, and the answers counted and left out."""
 
     task: str
@@ -33,9 +46,9 @@ class PotemkinRate:
     unparsed: int
     excluded: int
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-able dict."""
-        return asdict(self)
+
+Table1 = dict[str, dict[str, PotemkinRate]]  # model (then "overall") -> task -> rate
+Table6 = dict[str, Table1]  # domain -> Table 1 of that domain
 
 
 def potemkin_rate(records: Iterable[UseRecord], task: str) -> PotemkinRate:
@@ -57,26 +70,22 @@ def potemkin_rates(records: Sequence[UseRecord]) -> dict[str, PotemkinRate]:
     return {task: potemkin_rate(records, task) for task in TASKS}
 
 
-def _by_model(records: Sequence[UseRecord]) -> dict[str, dict[str, PotemkinRate]]:
+def table1(records: Sequence[UseRecord]) -> Table1:
+    """Paper Table 1: model (sorted) -> task -> rate, then "overall" pooling every model."""
     models = sorted({r.model for r in records})
     rows = {m: potemkin_rates([r for r in records if r.model == m]) for m in models}
     rows[OVERALL] = potemkin_rates(records)
     return rows
 
 
-def table1(records: Sequence[UseRecord]) -> dict[str, dict[str, PotemkinRate]]:
-    """Paper Table 1: model (sorted) -> task -> rate, then "overall" pooling every model."""
-    return _by_model(records)
-
-
-def table6(records: Sequence[UseRecord]) -> dict[str, dict[str, dict[str, PotemkinRate]]]:
+def table6(records: Sequence[UseRecord]) -> Table6:
     """Paper Table 6: domain (sorted) -> model (sorted, then "overall") -> task -> rate."""
     domains = sorted({r.domain for r in records})
-    return {d: _by_model([r for r in records if r.domain == d]) for d in domains}
+    return {d: table1([r for r in records if r.domain == d]) for d in domains}
 
 
 @dataclass(frozen=True)
-class ExpansionPoint:
+class ExpansionPoint(JsonForm):
     """Keystone size k: the share of passing pairs that understood, its SE, weight, pairs."""
 
     k: int
@@ -87,17 +96,13 @@ class ExpansionPoint:
 
 
 @dataclass(frozen=True)
-class KeystoneExpansion:
+class KeystoneExpansion(JsonForm):
     """Paper Figure 4: share understood per keystone size, and which models were kept."""
 
-    points: list[ExpansionPoint]
-    models: list[str]
-    dropped_models: list[str]
+    points: tuple[ExpansionPoint, ...]
+    models: tuple[str, ...]
+    dropped_models: tuple[str, ...]
     next_uses: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-able dict."""
-        return asdict(self)
 
 
 def keystone_expansion(records: Sequence[UseRecord], ks: Iterable[int] = range(5),
@@ -125,7 +130,7 @@ def keystone_expansion(records: Sequence[UseRecord], ks: Iterable[int] = range(5
         if k < 0:
             raise ValueError(f"keystone sizes must be 0 or more, not {k}")
         points.append(_point(k, counts, next_uses))
-    return KeystoneExpansion(points, kept, dropped, next_uses)
+    return KeystoneExpansion(tuple(points), tuple(kept), tuple(dropped), next_uses)
 
 
 def _above_chance(records: Sequence[UseRecord], model: str) -> bool:
@@ -169,12 +174,12 @@ def _point(k: int, counts: list[tuple[int, int, int, int]], next_uses: int) -> E
 
 
 def check_keystones(records: Iterable[UseRecord]) -> dict[Pair, bool]:
-    """The keystone result of each (model, domain, concept); UserError if its rows disagree."""
+    """The keystone result of each (model, domain, concept); ValueError if its rows disagree."""
     seen: dict[Pair, bool] = {}
     for r in records:
         pair = (r.model, r.domain, r.concept)
         if seen.setdefault(pair, r.keystone) != r.keystone:
-            raise UserError(f"model {r.model!r}, concept {r.concept!r} (domain {r.domain!r}) "
+            raise ValueError(f"model {r.model!r}, concept {r.concept!r} (domain {r.domain!r}) "
                             "has rows with keystone 1 and rows with keystone 0: give each "
                             "(model, concept) one keystone result")
     return seen
@@ -219,26 +224,65 @@ def clustered_rate(successes: Sequence[int], totals: Sequence[int]) -> tuple[flo
     return p, math.sqrt(g / (g - 1) * ss) / n, n
 
 
-def score_summary(records: Sequence[UseRecord], *, ks: Iterable[int] = range(5),
-                  next_uses: int = 10, above_chance_only: bool = True) -> dict[str, Any]:
-    """Everything JSON-able: counts, keystone pass rates, Table 1, Table 6, keystone expansion."""
+@dataclass(frozen=True)
+class KeystoneShare(JsonForm):
+    """The share of (model, concept) pairs that passed the keystone, its SE, passed and pairs."""
+
+    rate: float | None
+    se: float | None
+    passed: int
+    pairs: int
+
+
+@dataclass(frozen=True)
+class TaskCounts(JsonForm):
+    """Use answers of one task: all, with the keystone passed, unparsed (of those), excluded."""
+
+    total: int
+    keystone_passed: int
+    unparsed: int
+    excluded: int
+
+
+@dataclass(frozen=True)
+class RecordCounts(JsonForm):
+    """How many records, models and concepts were scored, and the answers per task."""
+
+    records: int
+    models: int
+    concepts: int
+    tasks: dict[str, TaskCounts]
+
+
+@dataclass(frozen=True)
+class PotemkinScores(JsonForm):
+    """Scores of use records: counts, keystone pass rates, Table 1, Table 6, keystone
+    expansion, and the keystone plot's path when one was written (else None)."""
+
+    counts: RecordCounts
+    keystone_rate: dict[str, KeystoneShare]
+    table1: Table1
+    table6: Table6
+    keystone_expansion: KeystoneExpansion
+    plot: str | None = None
+
+
+def potemkin_scores(records: Sequence[UseRecord], *, ks: Iterable[int] = range(5),
+                    next_uses: int = 10, above_chance_only: bool = True) -> PotemkinScores:
+    """Counts, keystone pass rates, Table 1, Table 6 and keystone expansion of the records."""
     keystones = check_keystones(records)
-    tasks = {t: {"total": sum(1 for r in records if r.task == t),
-                 "keystone_passed": sum(1 for r in records if r.task == t and r.keystone),
-                 "unparsed": sum(1 for r in records
-                                 if r.task == t and r.keystone and r.correct is None),
-                 "excluded": sum(1 for r in records if r.task == t and not r.keystone)}
-             for t in TASKS}
-    counts = {"records": len(records), "models": len({r.model for r in records}),
-              "concepts": len({(r.domain, r.concept) for r in records}), "tasks": tasks}
-    exp = keystone_expansion(records, ks, next_uses, above_chance_only)
-    return {"counts": counts, "keystone_rate": keystone_rates(keystones),
-            "table1": _dicts(table1(records)),
-            "table6": {d: _dicts(rows) for d, rows in table6(records).items()},
-            "keystone_expansion": exp.to_dict()}
+    tasks = {t: TaskCounts(
+        total=sum(1 for r in records if r.task == t),
+        keystone_passed=sum(1 for r in records if r.task == t and r.keystone),
+        unparsed=sum(1 for r in records if r.task == t and r.keystone and r.correct is None),
+        excluded=sum(1 for r in records if r.task == t and not r.keystone)) for t in TASKS}
+    counts = RecordCounts(len(records), len({r.model for r in records}),
+                          len({(r.domain, r.concept) for r in records}), tasks)
+    return PotemkinScores(counts, keystone_rates(keystones), table1(records), table6(records),
+                          keystone_expansion(records, ks, next_uses, above_chance_only))
 
 
-def keystone_rates(keystones: dict[Pair, bool]) -> dict[str, dict[str, Any]]:
+def keystone_rates(keystones: dict[Pair, bool]) -> dict[str, KeystoneShare]:
     """Per model, then "overall": the share of (model, concept) pairs that passed the keystone."""
     groups: dict[str, list[bool]] = defaultdict(list)
     for (model, _, _), passed in keystones.items():
@@ -248,13 +292,8 @@ def keystone_rates(keystones: dict[Pair, bool]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _share(flags: list[bool]) -> dict[str, Any]:
+def _share(flags: list[bool]) -> KeystoneShare:
     if not flags:
-        return {"rate": None, "se": None, "passed": 0, "pairs": 0}
+        return KeystoneShare(None, None, 0, 0)
     rate, se = rate_se(sum(flags), len(flags))
-    return {"rate": rate, "se": se, "passed": sum(flags), "pairs": len(flags)}
-
-
-def _dicts(rows: dict[str, dict[str, PotemkinRate]]) -> dict[str, dict[str, dict[str, Any]]]:
-    return {m: {t: r.to_dict() for t, r in rates.items()} for m, rates in rows.items()}
-
+    return KeystoneShare(rate, se, sum(flags), len(flags))

@@ -1,0 +1,181 @@
+"""From a `potemkin run` folder (answers, judge verdicts, imported human labels), or from records
+files, to the typed results: the standard records file, the paper's tables and the plot.
+
+Importing labels later only recomputes (`summarize_run`); the asking run's seconds and usage
+are kept from its summary.json.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from verstehen.domains.catalog import BY_KEY
+from verstehen.engine.runner import ModelUsage
+from verstehen.engine.store import RunStore
+from verstehen.errors import UserError
+from verstehen.methods.potemkin.records import RECORDS_FILE, read_record_files, write_records
+from verstehen.methods.potemkin.report import plot_expansion
+from verstehen.methods.potemkin.results import Agreement, Keystone, PotemkinResult
+from verstehen.methods.potemkin.stats import (
+    PotemkinScores,
+    UseRecord,
+    cohen_kappa,
+    potemkin_scores,
+)
+
+ANNOTATIONS_FILE = "annotations.jsonl"
+PLOT_FILE = "keystone-expansion.png"
+
+Record = dict[str, Any]  # one line of records.jsonl
+
+
+def read_annotations(store: RunStore) -> dict[str, bool]:
+    """Imported human labels by item id."""
+    path = store.path / ANNOTATIONS_FILE
+    if not path.exists():
+        return {}
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return {row["id"]: row["label"] for row in rows}
+
+
+def latest(store: RunStore) -> tuple[dict[str, Record], dict[str, Record]]:
+    """The last answer and the last judge record per item id."""
+    answers: dict[str, Record] = {}
+    judges: dict[str, Record] = {}
+    for record in store.records():
+        (answers if record["kind"] == "answer" else judges)[record["id"]] = record
+    return answers, judges
+
+
+def final_grade(answer: Record, judge: Record | None,
+                human: bool | None) -> tuple[bool | None, str]:
+    """The grade an answer counts with, and who gave it (people beat the judge model)."""
+    if answer["grading"] != "judge":
+        return answer["correct"], answer["grading"] if answer["outcome"] != "unparsed" \
+            else "unparsed"
+    if human is not None:
+        return human, "human"
+    if judge is not None and judge["verdict"] is not None:
+        return judge["verdict"], "judge"
+    if judge is not None and judge["error"] is None:
+        return None, "judge unparsed"
+    return None, "ungraded"
+
+
+def summarize_run(store: RunStore) -> PotemkinResult:
+    """Recompute a run folder (after labels were imported): its records file, plot and
+    summary.json, keeping the asking run's seconds and usage."""
+    path = store.path / "summary.json"
+    before = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    usage = before.get("usage")
+    return write_result(store, keystone_asked=store.info()["config"]["keystone_asked"],
+                        seconds=before.get("seconds"),
+                        usage=None if usage is None else {
+                            name: ModelUsage(**counts) for name, counts in usage.items()})
+
+
+def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None,
+                 usage: dict[str, ModelUsage] | None) -> PotemkinResult:
+    """Write potemkin-records.csv, the plot and summary.json of a run folder; the result."""
+    answers, judges = latest(store)
+    humans = read_annotations(store)
+    failed = sum(r["error"] is not None for r in [*answers.values(), *judges.values()])
+    grades: dict[str, tuple[bool | None, str]] = {}
+    for item_id, answer in answers.items():
+        if answer["error"] is None:
+            grades[item_id] = final_grade(answer, judges.get(item_id), humans.get(item_id))
+    keystones = _keystones(answers, grades, keystone_asked)
+    records, no_keystone = [], Counter()
+    for item_id, answer in answers.items():
+        if answer["task"] == "define" or item_id not in grades:
+            continue
+        correct, by = grades[item_id]
+        key = (answer["model"], answer["concept"])
+        if keystones.get(key) is None:
+            no_keystone[answer["task"]] += 1
+            continue
+        if correct is None and by != "unparsed":
+            continue  # not graded yet: neither right, wrong nor unparsed
+        records.append(UseRecord(answer["model"], answer["domain"],
+                                 BY_KEY[answer["concept"]].name, answer["task"],
+                                 bool(keystones[key]), correct))
+    write_records(store.path / RECORDS_FILE, records)
+    scores = None
+    if records:
+        scores = _scores(records)
+        plot_expansion(scores.keystone_expansion, store.path / PLOT_FILE)
+    result = PotemkinResult(
+        run_dir=store.path, records_file=RECORDS_FILE,
+        counts=scores.counts if scores else None,
+        keystone_rate=scores.keystone_rate if scores else None,
+        table1=scores.table1 if scores else None, table6=scores.table6 if scores else None,
+        keystone_expansion=scores.keystone_expansion if scores else None,
+        plot=PLOT_FILE if scores else None, keystone_asked=keystone_asked,
+        keystones=tuple(Keystone(m, c, k) for (m, c), k in sorted(keystones.items())),
+        grades_by=dict(Counter(by for _, by in grades.values())),
+        waiting_for_keystone=dict(no_keystone), failed_calls=failed,
+        unparsed_reasons=dict(Counter(
+            a["reason"] or "unreadable" for a in answers.values()
+            if a["outcome"] == "unparsed").most_common(5)),
+        agreement=agreement(answers, judges, humans), seconds=seconds, usage=usage)
+    store.write_summary(result.to_dict())
+    return result
+
+
+def _scores(records: Sequence[UseRecord], *, above_chance_only: bool = True,
+            next_uses: int = 10) -> PotemkinScores:
+    """The scores; a (model, concept) with two keystone results is a UserError."""
+    try:
+        return potemkin_scores(records, above_chance_only=above_chance_only,
+                               next_uses=next_uses)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _keystones(answers: dict[str, Record], grades: dict[str, tuple[bool | None, str]],
+               asked: bool) -> dict[tuple[str, str], bool | None]:
+    out: dict[tuple[str, str], bool | None] = {}
+    for item_id, answer in answers.items():
+        key = (answer["model"], answer["concept"])
+        if not asked:
+            out[key] = True
+        elif answer["task"] == "define":
+            out[key] = grades.get(item_id, (None, ""))[0]
+    return out
+
+
+def agreement(answers: dict[str, Record], judges: dict[str, Record],
+              humans: dict[str, bool]) -> dict[str, Agreement]:
+    """Judge model vs people, and checker vs people, on the items both graded (Cohen's kappa)."""
+    pairs: dict[str, list[tuple[bool, bool]]] = {"judge_vs_human": [], "checker_vs_human": []}
+    for item_id, human in humans.items():
+        answer = answers.get(item_id)
+        if answer is None:
+            continue
+        judge = judges.get(item_id)
+        if answer["grading"] == "judge" and judge is not None and judge["verdict"] is not None:
+            pairs["judge_vs_human"].append((judge["verdict"], human))
+        elif answer["grading"] != "judge" and answer["correct"] is not None:
+            pairs["checker_vs_human"].append((answer["correct"], human))
+    return {name: Agreement(len(both), cohen_kappa([x for x, _ in both], [y for _, y in both]),
+                            sum(x == y for x, y in both) / len(both))
+            for name, both in pairs.items() if both}
+
+
+def score_files(paths: Sequence[Path | str], *, plot: Path | str | None = None,
+                above_chance_only: bool = True, next_uses: int = 10) -> PotemkinScores:
+    """The scores of records files (a run folder stands for its records file); with `plot`,
+    the keystone plot written there too."""
+    if next_uses < 1:
+        raise UserError(f"--next-uses must be at least 1, not {next_uses}")
+    scores = _scores(read_record_files([Path(p) for p in paths]),
+                     above_chance_only=above_chance_only, next_uses=next_uses)
+    if plot is None:
+        return scores
+    plot_expansion(scores.keystone_expansion, Path(plot))
+    return replace(scores, plot=str(plot))
