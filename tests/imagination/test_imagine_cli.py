@@ -1,5 +1,6 @@
-"""The imagine commands from the command line without a model: matrix and analyze over hand-made
-run folders (numbers computed by hand), and bad input ending in one line and exit 2."""
+"""The imagine commands from the command line (in process) without a model: matrix and analyze
+over hand-made run folders (numbers computed by hand), and bad input ending in one line and
+exit 2."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from verstehen.engine.store import RunStore
 
-from conftest import run_cli, user_error
+from conftest import cli_error
 
 
 def make_run(tmp_path: Path, command: str, records: list[dict], config: dict | None = None
@@ -46,9 +47,9 @@ def answers_run(tmp_path: Path) -> Path:
     return make_run(tmp_path, "imagine-answer", rows, {"questions": []})
 
 
-def test_matrix_numbers_are_the_hand_computed_rates(cli_env, tmp_path):
+def test_matrix_numbers_are_the_hand_computed_rates(cli, tmp_path):
     run = answers_run(tmp_path)
-    done = run_cli(["imagine", "matrix", str(run), "--out", str(tmp_path / "fig")], cli_env)
+    done = cli(["imagine", "matrix", str(run), "--out", str(tmp_path / "fig")])
     assert done.returncode == 0, done.stderr
     rows = {r["am"]: r for r in csv.DictReader((tmp_path / "fig" / "matrix.csv").open())}
     # a1: κ = 3/4, α = 4/5; a2: κ = 1/1, α = 1/1, one unparsed
@@ -59,9 +60,9 @@ def test_matrix_numbers_are_the_hand_computed_rates(cli_env, tmp_path):
     assert "0.75" in done.stdout and "0.80" in done.stdout
 
 
-def test_matrix_json_and_default_folder(cli_env, tmp_path):
+def test_matrix_json_and_default_folder(cli, tmp_path):
     run = answers_run(tmp_path)
-    done = run_cli(["imagine", "matrix", str(run), "--json"], cli_env)
+    done = cli(["imagine", "matrix", str(run), "--json"])
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert {(r["am"], r["answered"], r["declined"]) for r in out["matrix"]} == {
@@ -69,7 +70,7 @@ def test_matrix_json_and_default_folder(cli_env, tmp_path):
     assert Path(out["matrix_png"]) == run / "matrix.png"
 
 
-def test_analyze_length_ranks_and_similarity(cli_env, tmp_path):
+def test_analyze_length_ranks_and_similarity(cli, tmp_path):
     # q1's answers: longest twice ("ccccc" among a/bb/ddd), shortest once -> [1/3, 0, 0, 2/3]
     qs = [question("a", "q1", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 2),
           question("b", "q1", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 2),
@@ -77,7 +78,7 @@ def test_analyze_length_ranks_and_similarity(cli_env, tmp_path):
           question("d", "q2", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 1),
           question("e", "q1", "law", "broken", [], 0, status="dropped")]
     run = make_run(tmp_path, "imagine-generate", qs)
-    done = run_cli(["imagine", "analyze", str(run), "--json"], cli_env)
+    done = cli(["imagine", "analyze", str(run), "--json"])
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     ranks = out["length_ranks"]["q1 DQ"]
@@ -89,35 +90,66 @@ def test_analyze_length_ranks_and_similarity(cli_env, tmp_path):
     assert (run / "length-ranks.png").read_bytes()[:4] == b"\x89PNG"
 
 
-def test_bad_input_is_one_line_and_exit_2(cli_env, tmp_path):
-    user_error(["imagine", "generate", "--kind", "bogus"], cli_env, "--kind", "bogus")
-    user_error(["imagine", "generate", "--kind", "sequential", "--content", "story"], cli_env,
-               "sequential")
-    user_error(["imagine", "generate", "--per-topic", "0"], cli_env, "--per-topic")
-    user_error(["imagine", "generate", "--topics", " , "], cli_env, "--topics")
-    user_error(["imagine", "answer", "--questions", str(tmp_path)], cli_env, "not a run folder")
+def test_bad_input_is_one_line_and_exit_2(cli, tmp_path):
+    cli_error(cli, ["imagine", "generate", "--kind", "bogus"], "--kind", "bogus")
+    cli_error(cli, ["imagine", "generate", "--kind", "sequential", "--content", "story"],
+              "sequential")
+    cli_error(cli, ["imagine", "generate", "--per-topic", "0"], "--per-topic")
+    cli_error(cli, ["imagine", "generate", "--topics", " , "], "--topics")
+    cli_error(cli, ["imagine", "answer", "--questions", str(tmp_path)], "not a run folder")
     answers = answers_run(tmp_path)
-    user_error(["imagine", "answer", "--questions", str(answers)], cli_env, "imagine-answer")
+    cli_error(cli, ["imagine", "answer", "--questions", str(answers)], "imagine-answer")
     questions = make_run(tmp_path, "imagine-generate",
                          [question("a", "q1", "law", "x", ["a", "b", "c", "d"], 0)])
-    user_error(["imagine", "answer", "--questions", str(questions), "--method", "free"],
-               cli_env, "--judge")
-    user_error(["imagine", "answer", "--questions", str(questions), "--method", "perplexity",
-                "--choice-e"], cli_env, "--choice-e")
-    user_error(["imagine", "answer", "--questions", str(questions), "--method", "letter",
-                "--prompt-variant", "cot"], cli_env, "--prompt-variant")
+    cli_error(cli, ["imagine", "answer", "--questions", str(questions), "--method", "free"],
+              "--judge")
+    cli_error(cli, ["imagine", "answer", "--questions", str(questions), "--method",
+                    "perplexity", "--choice-e"], "--choice-e")
+    cli_error(cli, ["imagine", "answer", "--questions", str(questions), "--method", "letter",
+                    "--prompt-variant", "cot"], "--prompt-variant")
     dropped = make_run(tmp_path, "imagine-generate",
                        [question("e", "q1", "law", "x", [], 0, status="dropped")])
-    user_error(["imagine", "answer", "--questions", str(dropped)], cli_env, "no usable questions")
-    user_error(["imagine", "matrix", str(questions)], cli_env, "imagine-generate")
-    user_error(["imagine", "answer", "--questions", str(questions), "--model", "nope/x"],
-               cli_env, "nope")
+    cli_error(cli, ["imagine", "answer", "--questions", str(dropped)], "no usable questions")
+    cli_error(cli, ["imagine", "matrix", str(questions)], "imagine-generate")
+    cli_error(cli, ["imagine", "answer", "--questions", str(questions), "--model", "nope/x"],
+              "nope")
+    odd = make_run(tmp_path, "imagine-answer", [answer("x0", "q1", "a1", "maybe")],
+                   {"questions": []})
+    cli_error(cli, ["imagine", "matrix", str(odd)], "unknown answer outcome 'maybe'", str(odd))
+    cli_error(cli, ["imagine", "analyze", str(odd)], "unknown answer outcome 'maybe'")
+    # checked flag types: a bad number stops while parsing
+    cli_error(cli, ["imagine", "generate", "--tries", "0"], "--tries")
+    cli_error(cli, ["imagine", "generate", "--temperature", "-1"], "--temperature")
+    cli_error(cli, ["imagine", "answer", "--questions", str(questions), "--max-tokens", "0"],
+              "--max-tokens")
+    # nothing was asked of a model: no run folder was made
+    assert not (tmp_path / "runs").exists()
 
 
-def test_pooled_runs_count_each_answer_once(cli_env, tmp_path):
+def test_pooled_runs_count_each_answer_once(cli, tmp_path):
     """The same answer run given twice (or two runs of one command) is not double-counted."""
     run = answers_run(tmp_path)
-    done = run_cli(["imagine", "matrix", str(run), str(run), "--json"], cli_env)
+    done = cli(["imagine", "matrix", str(run), str(run), "--json"])
     assert done.returncode == 0, done.stderr
     rows = {r["am"]: r for r in json.loads(done.stdout)["matrix"]}
     assert rows["a1"]["n"] == 5 and rows["a2"]["n"] == 2
+
+
+def test_analyze_and_matrix_in_words(cli, tmp_path):
+    """The text printouts: each analysis with data, and a matrix of runs without answers."""
+    qs = [question("a", "q1", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 2),
+          question("b", "q2", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 2)]
+    questions = make_run(tmp_path, "imagine-generate", qs)
+    answers = make_run(tmp_path, "imagine-answer",
+                       [answer("a", "q1", "a1", "correct"), answer("b", "q2", "a1", "wrong")],
+                       {"questions": [str(questions)]})
+    done = cli(["imagine", "analyze", str(answers), "--out", str(tmp_path / "fig")])
+    assert done.returncode == 0, done.stderr
+    assert f"figure: {tmp_path / 'fig' / 'length-ranks.png'}" in done.stdout
+    assert "by question length, 2 equal groups" in done.stdout
+    assert "DQ questions:" in done.stdout and "1.00" in done.stdout
+    empty = make_run(tmp_path, "imagine-answer", [], {"questions": []})
+    done = cli(["imagine", "matrix", str(empty)])
+    assert done.returncode == 0 and done.stderr == "no answers in these runs\n"
+    assert "0 of 0 answers unparsed or failed" in done.stdout
+    assert cli(["imagine", "analyze", str(empty)]).stdout == "nothing to analyze in these runs\n"

@@ -1,5 +1,6 @@
 """Shared-imagination procedure logic with scripted models (the embedded model's end-to-end run
-is in test_imagine_e2e.py): shuffling, answer reading, κ and α per method, generation records."""
+is in test_imagine_e2e.py): shuffling, answer reading, κ and α per method, generation records.
+The runs go through the entry points the CLI and the API call, and are read as typed results."""
 
 from __future__ import annotations
 
@@ -9,24 +10,27 @@ from pathlib import Path
 
 import pytest
 
-from verstehen.engine.cache import Cache
-from verstehen.engine.runner import Runner
+from verstehen.engine.session import RunSettings
 from verstehen.engine.store import RunStore
+from verstehen.errors import CallFailed
 from verstehen.methods.imagination.answer import (
     AnswerPlan,
+    fiction_questions,
     read_choice,
     read_score,
-    run_answer,
 )
 from verstehen.methods.imagination.choices import am_label, present, shuffle_order
-from verstehen.methods.imagination.generate import GeneratePlan, run_generate
+from verstehen.methods.imagination.generate import GeneratePlan
+from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.run import answer_questions, generate_questions
+from verstehen.methods.imagination.stats import FictionRate, MatrixRow
+from verstehen.parse import is_refusal
 from verstehen.testing.scripted import ScriptedModel
 
 
-def new_store(tmp_path: Path, command: str) -> RunStore:
-    """A fresh run folder."""
-    return RunStore.create(tmp_path / "runs", command=command, argv=[], config={}, seed=0,
-                           models=[])
+def settings(tmp_path: Path) -> RunSettings:
+    """A private runs folder and cache."""
+    return RunSettings(runs_dir=tmp_path / "runs", cache=tmp_path / "cache.sqlite")
 
 
 def question(qid: str, answer: int, choices: tuple[str, ...] = ("Alpha", "Bravo", "Charlie",
@@ -39,21 +43,33 @@ def question(qid: str, answer: int, choices: tuple[str, ...] = ("Alpha", "Bravo"
             "choices": list(choices), "answer": answer}
 
 
-def answer_all(tmp_path: Path, models, questions, plan: AnswerPlan, judge=None):
-    """Run the answer procedure; return (summary, records)."""
-    store = new_store(tmp_path, "imagine-answer")
-
-    async def go():
-        runner = Runner(Cache(tmp_path / "cache.sqlite"))
-        return await run_answer(runner, models, questions, plan, store, judge)
-
-    summary = asyncio.run(go())
-    return summary, list(store.records())
+def question_run(tmp_path: Path, questions: list[dict]) -> Path:
+    """A generate run folder holding `questions`."""
+    store = RunStore.create(tmp_path / "questions", command="imagine-generate", argv=[],
+                            config={}, seed=0, models=[])
+    for q in questions:
+        store.append(q)
+    return store.path
 
 
-def cell(summary: dict, am: str) -> dict:
+def answer_all(tmp_path: Path, models, questions, plan: AnswerPlan, judge=None
+               ) -> tuple[AnswerResult, list[dict]]:
+    """Answer the questions through the entry point; the result and the run's records."""
+    run = question_run(tmp_path, questions)
+    result = asyncio.run(answer_questions([run], models, plan, judge=judge,
+                                          settings=settings(tmp_path)))
+    return result, list(RunStore(result.run_dir).records())
+
+
+def generate_all(tmp_path: Path, model, plan: GeneratePlan) -> tuple[GenerateResult, list[dict]]:
+    """Generate through the entry point; the result and the run's records."""
+    result = asyncio.run(generate_questions(model, plan, settings=settings(tmp_path)))
+    return result, list(RunStore(result.run_dir).records())
+
+
+def cell(result: AnswerResult, am: str) -> MatrixRow:
     """The single matrix row of the answer model whose label starts with `am`."""
-    (row,) = [r for r in summary["matrix"] if r["am"].startswith(am)]
+    (row,) = [r for r in result.matrix if r.am.startswith(am)]
     return row
 
 
@@ -117,13 +133,14 @@ def native_questions():
 def test_kappa_and_alpha_of_an_always_a_model_and_a_refuser(tmp_path):
     always_a = ScriptedModel("scripted/a", reply=lambda p: "Answer: A")
     refuser = ScriptedModel("scripted/no", reply=lambda p: "This concept does not exist.")
-    summary, _ = answer_all(tmp_path, [always_a, refuser], native_questions(),
-                                  AnswerPlan(shuffle=False))
-    a = cell(summary, "scripted/a")
-    assert (a["answered"], a["kappa"], a["alpha"]) == (4, 0.5, 1.0)  # A is right for n1, n3
-    no = cell(summary, "scripted/no")
-    assert (no["answered"], no["declined"], no["kappa"], no["alpha"]) == (0, 4, None, 0.0)
-    assert summary["outcomes"] == {"correct": 2, "wrong": 2, "refused": 4}
+    result, _ = answer_all(tmp_path, [always_a, refuser], native_questions(),
+                           AnswerPlan(shuffle=False))
+    a = cell(result, "scripted/a")
+    assert (a.answered, a.kappa, a.alpha) == (4, 0.5, 1.0)  # A is right for n1, n3
+    no = cell(result, "scripted/no")
+    assert (no.answered, no.declined, no.kappa, no.alpha) == (0, 4, None, 0.0)
+    assert result.outcomes == {"correct": 2, "wrong": 2, "refused": 4}
+    assert result.failed_calls == 0 and result.fiction == () and result.fiction_verdicts == {}
 
 
 def test_shuffled_answers_are_graded_against_where_the_answer_landed(tmp_path):
@@ -136,9 +153,9 @@ def test_shuffled_answers_are_graded_against_where_the_answer_landed(tmp_path):
         line = next(x for x in prompt.splitlines() if x.endswith(f". {wanted[stem]}"))
         return f"Answer: {line[0]}"
 
-    summary, records = answer_all(tmp_path, [ScriptedModel("scripted/k", reply=reply)],
-                                  questions, AnswerPlan(shuffle=True, seed=3))
-    assert cell(summary, "scripted/k")["kappa"] == 1.0
+    result, records = answer_all(tmp_path, [ScriptedModel("scripted/k", reply=reply)],
+                                 questions, AnswerPlan(shuffle=True, seed=3))
+    assert cell(result, "scripted/k").kappa == 1.0
     assert {r["correct_letter"] for r in records} != {"A"}  # the shuffle moved answers
 
 
@@ -159,21 +176,21 @@ def test_letter_and_perplexity_methods(tmp_path):
     model = FlatModel("scripted/lp")
     letter, _ = answer_all(tmp_path / "l", [model], questions,
                            AnswerPlan(method="letter", shuffle=False))
-    assert cell(letter, "scripted/lp [letter, native order]")["kappa"] == 0.5  # A: p1 only
+    assert cell(letter, "scripted/lp [letter, native order]").kappa == 0.5  # A: p1 only
     ppl, records = answer_all(tmp_path / "p", [model], questions,
                               AnswerPlan(method="perplexity", shuffle=False))
     assert [r["chosen"] for r in records] == ["B", "B"]
     # B is right for p0 only
-    assert cell(ppl, "scripted/lp [perplexity, native order]")["kappa"] == 0.5
+    assert cell(ppl, "scripted/lp [perplexity, native order]").kappa == 0.5
     assert all(r["framing"] == "plain text" for r in records)
 
 
 def test_choice_e_counts_as_declined(tmp_path):
     model = ScriptedModel("scripted/e", reply=lambda p: "Answer: E")
-    summary, _ = answer_all(tmp_path, [model], native_questions(),
-                            AnswerPlan(shuffle=False, choice_e=True))
-    row = cell(summary, "scripted/e [native order, choice E]")
-    assert (row["chose_e"], row["declined"], row["alpha"], row["e_rate"]) == (4, 4, 0.0, 1.0)
+    result, _ = answer_all(tmp_path, [model], native_questions(),
+                           AnswerPlan(shuffle=False, choice_e=True))
+    row = cell(result, "scripted/e [native order, choice E]")
+    assert (row.chose_e, row.declined, row.alpha, row.e_rate) == (4, 4, 0.0, 1.0)
 
 
 def test_free_response_is_scored_by_the_judge(tmp_path):
@@ -181,11 +198,11 @@ def test_free_response_is_scored_by_the_judge(tmp_path):
     scores = iter(["80", "Refuse to answer", "40", "unsure"])
     judge = ScriptedModel("scripted/judge", reply=lambda p: next(scores))
     judge.max_connections = 1
-    summary, _ = answer_all(tmp_path, [answerer], native_questions(),
-                                  AnswerPlan(method="free", shuffle=False), judge)
-    row = cell(summary, "scripted/free [free, native order]")
-    assert row["answered"] == 2 and row["declined"] == 1 and row["unparsed"] == 1
-    assert row["kappa"] == pytest.approx((0.8 + 0.4) / 2)
+    result, _ = answer_all(tmp_path, [answerer], native_questions(),
+                           AnswerPlan(method="free", shuffle=False), judge)
+    row = cell(result, "scripted/free [free, native order]")
+    assert row.answered == 2 and row.declined == 1 and row.unparsed == 1
+    assert row.kappa == pytest.approx((0.8 + 0.4) / 2)
     assert "The correct answer is: B. Bravo" in judge.calls[0]  # native choices, true answer
 
 
@@ -194,21 +211,21 @@ def test_fictionality_asks_about_each_context_paragraph(tmp_path):
     questions = [question("c0", 0, qtype="CQ", context=context), question("d0", 1)]
     model = ScriptedModel("scripted/f", reply=lambda p: "No." if "real concept" in p
                           else "Answer: A")
-    _, records = answer_all(tmp_path, [model], questions,
-                            AnswerPlan(shuffle=False, fictionality=True))
+    result, records = answer_all(tmp_path, [model], questions,
+                                 AnswerPlan(shuffle=False, fictionality=True))
     fiction = [r for r in records if r["kind"] == "fiction"]
     assert [(r["question_id"], r["verdict"]) for r in fiction] == [("c0", "fictional")]
     assert "Zorbic flux is the flow of zorbs." in fiction[0]["prompt"]
+    assert result.fiction_verdicts == {"fictional": 1}
+    assert result.fiction == (FictionRate("scripted/qm", "scripted/f", 1.0, 0.0, 1, 0),)
 
 
 def test_a_failed_call_is_an_error_not_an_answer(tmp_path):
-    from verstehen.errors import CallFailed
-
     model = ScriptedModel("scripted/x", script=lambda p, n: CallFailed("boom"))
-    summary, records = answer_all(tmp_path, [model], native_questions()[:1],
-                                  AnswerPlan(shuffle=False))
-    assert summary["failed_calls"] == 1 and records[0]["outcome"] == "error"
-    assert cell(summary, "scripted/x")["answered"] == 0
+    result, records = answer_all(tmp_path, [model], native_questions()[:1],
+                                 AnswerPlan(shuffle=False))
+    assert result.failed_calls == 1 and records[0]["outcome"] == "error"
+    assert cell(result, "scripted/x").answered == 0
 
 
 # ---------------------------------------------------------------- generating
@@ -229,22 +246,18 @@ def qm_reply(prompt: str) -> str:
 
 
 def test_generate_records_kept_and_dropped_questions(tmp_path):
-    store = new_store(tmp_path, "imagine-generate")
     model = ScriptedModel("scripted/qm", reply=qm_reply)
     plan = GeneratePlan(kinds=("direct", "context", "sequential"), topics=("physics", "law"),
                         per_topic=2)
-
-    async def go():
-        return await run_generate(Runner(Cache(tmp_path / "c.sqlite")), model, plan, store)
-
-    summary = asyncio.run(go())
-    records = list(store.records())
-    by_type = summary["by_type"]
+    result, records = generate_all(tmp_path, model, plan)
+    by_type = result.by_type
     # DQ: 2 physics kept, 2 law dropped (the law prompt gets the broken reply); CQ's second
     # turn names no topic and gets the good reply; SQ: 5 questions per reply, 4 replies
-    assert (by_type["DQ"]["kept"], by_type["DQ"]["dropped"]) == (2, 2)
-    assert (by_type["CQ"]["asked"], by_type["CQ"]["kept"]) == (4, 4)
-    assert by_type["SQ"]["asked"] == 20 and by_type["SQ"]["kept"] == 20
+    assert (by_type["DQ"].kept, by_type["DQ"].dropped) == (2, 2)
+    assert (by_type["CQ"].asked, by_type["CQ"].kept) == (4, 4)
+    assert by_type["SQ"].asked == 20 and by_type["SQ"].kept == 20
+    assert list(by_type) == ["DQ", "CQ", "SQ"] and result.kept == 26
+    assert result.qm == "scripted/qm" and result.failed_calls == 0
     cq = [r for r in records if r["qtype"] == "CQ" and r["status"] == "ok"]
     assert cq and all(r["context"] == {"concept": "Zorbic flux",
                                        "paragraph": "Zorbic flux is the flow of zorbs."}
@@ -261,19 +274,16 @@ def test_generate_records_kept_and_dropped_questions(tmp_path):
 
 
 def test_tries_draw_a_broken_slot_again_with_fresh_samples(tmp_path):
-    store = new_store(tmp_path, "imagine-generate")
     model = ScriptedModel("scripted/qm", reply=qm_reply)
     plan = GeneratePlan(kinds=("direct",), topics=("physics", "law"), per_topic=2, tries=3,
                         temperature=0.7)
-
-    async def go():
-        return await run_generate(Runner(Cache(tmp_path / "c.sqlite")), model, plan, store)
-
-    dq = asyncio.run(go())["by_type"]["DQ"]
-    records = list(store.records())
+    result, records = generate_all(tmp_path, model, plan)
+    dq = result.by_type["DQ"]
     law = [r for r in records if r["topic"] == "law"]
     # physics: both slots filled on the first try; law never parses: 2 slots x 3 tries
-    assert (dq["slots"], dq["filled"], dq["asked"], dq["kept"]) == (4, 2, 8, 2)
+    assert (dq.slots, dq.filled, dq.asked, dq.kept) == (4, 2, 8, 2)
+    assert dq.reasons == {"found 3 choices, expected 4": 6} and dq.dropped == 6
+    assert result.qm == "scripted/qm [T=0.7]"
     assert sorted(r["index"] for r in law) == [0, 1, 2, 3, 4, 5]
     assert sorted((r["slot"], r["try"]) for r in law) == [(s, t) for s in (0, 1)
                                                           for t in (1, 2, 3)]
@@ -283,23 +293,16 @@ def test_tries_draw_a_broken_slot_again_with_fresh_samples(tmp_path):
 
 def test_story_questions_keep_the_whole_story_and_skip_fictionality(tmp_path):
     story = "Mara found a locket in the attic.\n\nInside was a map of the old mill."
-    store = new_store(tmp_path, "imagine-generate")
     model = ScriptedModel("scripted/qm", reply=lambda p: story if "short story" in p
                           else DQ_REPLY)
     plan = GeneratePlan(kinds=("direct", "context"), content="story", topics=("friendship",),
                         per_topic=1)
-
-    async def go():
-        return await run_generate(Runner(Cache(tmp_path / "c.sqlite")), model, plan, store)
-
-    asyncio.run(go())
-    records = {r["qtype"]: r for r in store.records()}
+    _, written = generate_all(tmp_path, model, plan)
+    records = {r["qtype"]: r for r in written}
     assert records["CQ"]["context"] == {"concept": "", "paragraph": story}
     assert records["DQ"]["content"] == "story" and records["DQ"]["status"] == "ok"
     assert "Imagine a story about friendship" in model.calls[0] + model.calls[1]
-    from verstehen.methods.imagination.answer import fiction_questions
-
-    assert fiction_questions(list(store.records())) == []  # "a real concept in friendship?"
+    assert fiction_questions(written) == []  # "a real concept in friendship?"
 
 
 @pytest.mark.parametrize("reply, refused", [
@@ -310,8 +313,6 @@ def test_story_questions_keep_the_whole_story_and_skip_fictionality(tmp_path):
     ("The flux is measured in zorbs.", False),
 ])
 def test_is_refusal(reply, refused):
-    from verstehen.parse import is_refusal
-
     assert is_refusal(reply) is refused
 
 

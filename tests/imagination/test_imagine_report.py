@@ -10,20 +10,28 @@ from pathlib import Path
 import pytest
 
 from verstehen.errors import UserError
-from verstehen.methods.imagination.plots import short_name
+from verstehen.methods.imagination.plots import plot_length_ranks, plot_matrix, short_name
 from verstehen.methods.imagination.report import (
     decile_text,
     fiction_text,
     format_rates,
     length_rank_text,
     matrix_text,
-    plot_length_ranks,
-    plot_matrix,
     position_text,
     similarity_text,
+    write_matrix,
     write_matrix_csv,
 )
-from verstehen.methods.imagination.stats import IQARates, pair_matrix
+from verstehen.methods.imagination.similarity import QmPairSimilarity
+from verstehen.methods.imagination.stats import (
+    DecileRates,
+    FictionRate,
+    IQARates,
+    LengthRanks,
+    MatrixRow,
+    PositionRates,
+    pair_matrix,
+)
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -34,7 +42,7 @@ def ans(outcome: str, qm: str = "api/qm-one", am: str = "local/am [letter]",
             "score": None}
 
 
-def sample_matrix() -> dict:
+def sample_matrix() -> tuple[MatrixRow, ...]:
     # DQ cell: 3 correct, 1 wrong, 1 unparsed -> κ 3/4 (SE sqrt(3/64) = 0.2165), α 4/4
     # CQ cell: one unparsed answer only -> no rates
     recs = [ans("correct")] * 3 + [ans("wrong"), ans("unparsed"), ans("error", qtype="CQ")]
@@ -99,7 +107,8 @@ def test_plot_matrix_writes_a_png_that_grows_with_the_models(tmp_path: Path) -> 
 
 def test_plot_length_ranks_writes_a_png(tmp_path: Path) -> None:
     path = tmp_path / "ranks.png"
-    plot_length_ranks({("m", "DQ"): [0.25, 0.25, 0.0, 0.5], ("m", "CQ"): [0, 0, 0, 1.0]}, path)
+    plot_length_ranks([LengthRanks("m", "DQ", (0.25, 0.25, 0.0, 0.5)),
+                       LengthRanks("m", "CQ", (0, 0, 0, 1.0))], path)
     assert png_size(path)[0] > 0
 
 
@@ -113,14 +122,31 @@ def test_other_tables_show_rates_with_se_and_n() -> None:
     r = IQARates(n=5, answered=4, declined=1, chose_e=0, unparsed=0, kappa=0.75,
                  kappa_se=0.2165, alpha=0.8, alpha_se=0.1789, e_rate=0.0)
     empty = IQARates(0, 0, 0, 0, 0, None, None, None, None, None)
-    dec = decile_text({("DQ", "am"): [r, empty]})
+    dec = decile_text([DecileRates("DQ", "am", (r, empty))])
     assert "d1" in dec and "0.75 (0.22) n=4" in dec and "0.80 (0.18) n=5" in dec
-    pos = position_text({"am": [r, empty, empty, empty, empty]})
+    pos = position_text([PositionRates("am", (r, empty, empty, empty, empty))])
     assert "0.75 (0.22) n=4" in pos and "— n=0" in pos
     # 3 fictional of 4 judged: 0.75, SE sqrt(3/64) = 0.22
-    fic = fiction_text({("qm", "am"): (0.75, math.sqrt(3 / 64), 4, 2)})
+    fic = fiction_text([FictionRate("qm", "am", 0.75, math.sqrt(3 / 64), 4, 2)])
     assert "0.75 (0.22)" in fic
-    ranks = length_rank_text({("qm", "DQ"): [0.25, 0.25, 0.0, 0.5]})
+    ranks = length_rank_text([LengthRanks("qm", "DQ", (0.25, 0.25, 0.0, 0.5))])
     assert "0.50" in ranks and "longest" in ranks
-    sim = similarity_text({("A", "B"): 0.55, ("B", "A"): 0.55, ("A", "A"): 1 / 3}, "tfidf")
+    sim = similarity_text([QmPairSimilarity("A", "B", 0.55), QmPairSimilarity("B", "A", 0.55),
+                           QmPairSimilarity("A", "A", 1 / 3)], "tfidf")
     assert "0.55" in sim and "0.33" in sim and "—" in sim and "tfidf" in sim
+
+
+def test_write_matrix_writes_both_files_or_none(tmp_path: Path) -> None:
+    csv_path, png_path = write_matrix(sample_matrix(), tmp_path / "out")
+    assert csv_path == tmp_path / "out" / "matrix.csv" and csv_path.is_file()
+    assert png_path == tmp_path / "out" / "matrix.png" and png_size(png_path)[0] > 0
+    assert write_matrix((), tmp_path / "empty") == (None, None)
+    assert not (tmp_path / "empty").exists()
+
+
+def test_matrix_rows_are_rates_with_their_key() -> None:
+    (dq, cq) = sorted(sample_matrix(), key=lambda r: r.qtype != "DQ")
+    assert isinstance(dq, IQARates) and (dq.qtype, dq.qm, dq.am) == (
+        "DQ", "api/qm-one", "local/am [letter]")
+    assert list(dq.to_dict())[:4] == ["qtype", "qm", "am", "n"]  # flat, as matrix.csv
+    assert cq.to_dict()["kappa"] is None

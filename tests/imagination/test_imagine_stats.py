@@ -13,9 +13,12 @@ from verstehen.methods.imagination.similarity import (
     cosine_matrix,
     embedding_vectors,
     qm_similarity,
+    question_similarity,
     tfidf_vectors,
 )
 from verstehen.methods.imagination.stats import (
+    FictionRate,
+    MatrixRow,
     by_length_decile,
     by_position,
     fiction_rates,
@@ -78,7 +81,9 @@ def test_rates_by_groups_answer_records_in_sorted_order() -> None:
     assert list(groups) == [("a", "CQ"), ("b", "DQ")]
     assert groups[("b", "DQ")].kappa == pytest.approx(0.5)  # 1 of 2
     assert groups[("a", "CQ")].n == 1
-    assert list(pair_matrix(recs)) == [("CQ", "q/m", "a"), ("DQ", "q/m", "b")]
+    rows = pair_matrix(recs)
+    assert [(r.qtype, r.qm, r.am) for r in rows] == [("CQ", "q/m", "a"), ("DQ", "q/m", "b")]
+    assert rows[1] == MatrixRow("DQ", "q/m", "b", **vars(groups[("b", "DQ")]))
 
 
 def test_length_rank_counts_strictly_shorter_choices() -> None:
@@ -99,9 +104,10 @@ def test_length_rank_distribution_per_qm_and_qtype() -> None:
     qs = [q(four, 0), q(four, 0), q(four, 1), q(four, 2), q(four, 3, "CQ"),
           q(four, 1, status="failed"), ans("correct")]
     dist = length_rank_distribution(qs)
-    # DQ: ranks 3, 3, 0, 1 -> [1/4, 1/4, 0, 2/4]; CQ: rank 2 once
-    assert dist[("m", "DQ")] == pytest.approx([0.25, 0.25, 0.0, 0.5])
-    assert dist[("m", "CQ")] == pytest.approx([0.0, 0.0, 1.0, 0.0])
+    # DQ: ranks 3, 3, 0, 1 -> [1/4, 1/4, 0, 2/4]; CQ: rank 2 once; sorted by (qm, qtype)
+    assert [(d.qm, d.qtype) for d in dist] == [("m", "CQ"), ("m", "DQ")]
+    assert dist[1].fractions == pytest.approx([0.25, 0.25, 0.0, 0.5])
+    assert dist[0].fractions == pytest.approx([0.0, 0.0, 1.0, 0.0])
 
 
 def test_length_deciles_share_one_partition_across_answer_models() -> None:
@@ -110,7 +116,7 @@ def test_length_deciles_share_one_partition_across_answer_models() -> None:
     recs += [ans("wrong", am="b", question_id=i, question_chars=chars[i])
              for i in ("q1", "q4", "q5")]
     recs.append(ans("refused", am="a", qtype="CQ", question_id="c1", question_chars=999))
-    out = by_length_decile(recs, deciles=2)
+    out = {(d.qtype, d.am): d.rates for d in by_length_decile(recs, deciles=2)}
     # sorted by (chars, id): q2, q3, q5 | q4, q1 (array_split of 5 into 2 gives 3 + 2)
     assert [r.answered for r in out[("DQ", "a")]] == [3, 2]
     # b alone would split q5, q4 | q1; the shared split gives q5 | q4, q1
@@ -124,7 +130,9 @@ def test_length_deciles_with_fewer_questions_than_deciles() -> None:
     recs = [ans("correct", question_id="q1", question_chars=30),
             ans("wrong", question_id="q2", question_chars=10),
             ans("correct", question_id="q3", question_chars=20)]
-    parts = by_length_decile(recs)[("DQ", "a")]
+    (only,) = by_length_decile(recs)
+    parts = only.rates
+    assert (only.qtype, only.am) == ("DQ", "a")
     # q2, q3, q1 fill the first three of ten parts; the other seven are empty
     assert len(parts) == 10
     assert [r.n for r in parts] == [1, 1, 1] + [0] * 7
@@ -136,7 +144,7 @@ def test_by_position_uses_sequential_questions_only() -> None:
     recs = [ans("correct", qtype="SQ", position=1), ans("wrong", qtype="SQ", position=1),
             ans("refused", qtype="SQ", position=5), ans("correct", am="b", qtype="SQ",
                                                         position=3), ans("correct")]
-    out = by_position(recs)
+    out = {p.am: p.rates for p in by_position(recs)}
     assert list(out) == ["a", "b"]
     a = out["a"]
     assert len(a) == 5
@@ -153,13 +161,12 @@ def test_fiction_rates() -> None:
 
     recs = [f("fictional")] * 3 + [f("real"), f("unparsed"), f("error"), f("error", "b"),
                                    ans("correct")]
-    out = fiction_rates(recs)
-    rate, se, judged, bad = out[("m", "a")]
+    a, b = fiction_rates(recs)
     # 3 fictional of 4 judged: 0.75, SE sqrt(0.75 · 0.25 / 4) = sqrt(3/64); 2 not judged
-    assert rate == pytest.approx(0.75) and se == pytest.approx(math.sqrt(3 / 64))
-    assert (judged, bad) == (4, 2)
-    assert out[("m", "b")] == (None, None, 0, 1)
-    assert len(out) == 2
+    assert (a.qm, a.am) == ("m", "a")
+    assert a.rate == pytest.approx(0.75) and a.se == pytest.approx(math.sqrt(3 / 64))
+    assert (a.judged, a.unparsed) == (4, 2)
+    assert b == FictionRate("m", "b", None, None, 0, 1)
 
 
 def test_tfidf_vectors_by_hand() -> None:
@@ -191,7 +198,11 @@ def test_qm_similarity_by_hand() -> None:
     qs = [("A", "t1", ""), ("A", "t1", ""), ("A", "t1", ""), ("A", "t2", ""),
           ("B", "t1", ""), ("B", "t3", ""), ("C", "t1", ""), ("C", "t2", "")]
     vecs = np.array([e1, e2, e1, e1, e1, e2, e1, u])
-    s = qm_similarity(qs, vecs)
+    pairs = qm_similarity(qs, vecs)
+    s = {(p.qm_a, p.qm_b): p.cosine for p in pairs}
+    # each pair in both orders, (m1, m2) then (m2, m1), the diagonal once
+    assert list(s) == [("A", "A"), ("A", "B"), ("B", "A"), ("A", "C"), ("C", "A"), ("B", "C"),
+                       ("C", "B")]
     # A-A, t1 {e1, e2, e1}: ordered pairs without self: 0, 1, 0, 0, 1, 0 -> 2/6;
     # t2 has one A question, so it is left out (with self-pairs it would count 1)
     assert s[("A", "A")] == pytest.approx(1 / 3)
@@ -204,6 +215,23 @@ def test_qm_similarity_by_hand() -> None:
     assert s[("B", "C")] == pytest.approx(1.0)
     # B and C have one question per topic: no pairs for themselves
     assert ("B", "B") not in s and ("C", "C") not in s
+
+
+def test_question_similarity_per_question_type_and_on_paragraphs() -> None:
+    def q(qm: str, qtype: str, stem: str, paragraph: str | None = None) -> dict:
+        return {"qm": qm, "qtype": qtype, "topic": "t", "stem": stem,
+                "choices": ["aa", "bb", "cc", "dd"],
+                "context": None if paragraph is None else {"paragraph": paragraph}}
+
+    qs = [q("A", "DQ", "zorb flux"), q("B", "DQ", "zorb flux"),
+          q("A", "CQ", "red", "the zorb"), q("B", "CQ", "blue", "the zorb")]
+    tables = question_similarity(qs, "tfidf")
+    assert [(t.texts, t.method) for t in tables] == [
+        ("DQ questions", "tfidf"), ("CQ questions", "tfidf"), ("context paragraphs", "tfidf")]
+    same = {(p.qm_a, p.qm_b): p.cosine for p in tables[2].pairs}
+    assert same[("A", "B")] == pytest.approx(1.0)  # identical paragraphs
+    with pytest.raises(ValueError, match="similarity method"):
+        question_similarity(qs, "bogus")
 
 
 def test_embedding_vectors_without_the_extra_names_the_install(monkeypatch) -> None:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from verstehen.engine.runner import Runner
@@ -27,7 +26,7 @@ from verstehen.methods.imagination.choices import (
     letter_prompt,
     present,
 )
-from verstehen.methods.imagination.stats import length_rank, pair_matrix
+from verstehen.methods.imagination.stats import length_rank
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.parse import is_refusal, parse_choice, parse_yes_no
 from verstehen.prompts import prompt
@@ -195,8 +194,7 @@ def fiction_questions(questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def run_answer(runner: Runner, models: list[Model], questions: list[dict[str, Any]],
-                     plan: AnswerPlan, store: RunStore,
-                     judge: Model | None = None) -> dict[str, Any]:
+                     plan: AnswerPlan, store: RunStore, judge: Model | None = None) -> None:
     """Every AM answers every question; with fictionality, also judges the paragraphs."""
     jobs = [(m, q) for m in models for q in questions]
     fiction = [(m, q) for m in models for q in fiction_questions(questions)
@@ -211,18 +209,3 @@ async def run_answer(runner: Runner, models: list[Model], questions: list[dict[s
 
     await asyncio.gather(*(answer(m, q) for m, q in jobs),
                          *(ask_fiction(m, q) for m, q in fiction))
-    summary = summarize_answers(list(store.records()))
-    summary["run"] = str(store.path)
-    return summary
-
-
-def summarize_answers(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The QM x AM rates per question type, outcome counts and failed calls."""
-    answers = [r for r in records if r["kind"] == "answer"]
-    fiction = [r for r in records if r["kind"] == "fiction"]
-    matrix = [{"qtype": qtype, "qm": qm, "am": am, **asdict(rates)}
-              for (qtype, qm, am), rates in pair_matrix(answers).items()]
-    return {"matrix": matrix, "outcomes": dict(Counter(r["outcome"] for r in answers)),
-            "fiction_verdicts": dict(Counter(r["verdict"] for r in fiction)),
-            "failed_calls": sum(r["outcome"] == "error" for r in answers)
-            + sum(r["verdict"] == "error" for r in fiction)}

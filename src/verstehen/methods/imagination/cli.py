@@ -1,23 +1,43 @@
-"""`verstehen imagine generate|answer|matrix|analyze`: shared imagination (Zhou et al.)."""
+"""`verstehen imagine generate|answer|matrix|analyze`: shared imagination (Zhou et al.), the
+flags and the handlers."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 from pathlib import Path
-from typing import Any
 
-from verstehen.cli.flags import Parser
+from verstehen.cli.flags import (
+    Parser,
+    nonnegative_float,
+    positive_int,
+    print_json,
+    run_flags,
+    settings_from,
+)
+from verstehen.cli.runs import finish
+from verstehen.methods.imagination.analyze import SIMILARITY, analyze_runs, pool_matrix
+from verstehen.methods.imagination.answer import AnswerPlan
+from verstehen.methods.imagination.choices import METHODS, VARIANTS
+from verstehen.methods.imagination.report import (
+    show_analysis,
+    show_answer,
+    show_generate,
+    show_matrix,
+)
+from verstehen.methods.imagination.run import (
+    CONTENTS,
+    answer_questions,
+    generate_plan,
+    generate_questions,
+)
+from verstehen.models import DEFAULT_MODEL
 
 
-def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
+def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     """Add `imagine` with its steps generate, answer, matrix and analyze."""
-    from verstehen.cli.flags import run_flags
-    from verstehen.methods.imagination.choices import METHODS, VARIANTS
-    from verstehen.models import DEFAULT_MODEL
-
     top = commands.add_parser("imagine", help="shared imagination: models answer each other's "
                               "questions about made-up concepts (Zhou et al.)")
-    top.set_defaults(func=lambda args: cmd_imagine(args, args.argv))
     sub = top.add_subparsers(dest="imagine_command", metavar="STEP", parser_class=Parser,
                              required=True)
     gen = sub.add_parser("generate", parents=[run_flags(engine)],
@@ -27,16 +47,17 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     gen.add_argument("--topics", default=None,
                      help="comma-separated (default: the paper's 17 college subjects, or its 10 "
                           "story topics with --content story)")
-    gen.add_argument("--per-topic", type=int, default=20,
+    gen.add_argument("--per-topic", type=positive_int, default=20,
                      help="questions per topic and kind (default 20, the paper's)")
-    gen.add_argument("--tries", type=int, default=1,
+    gen.add_argument("--tries", type=positive_int, default=1,
                      help="draw a question again when its reply does not parse, up to this "
                           "many times per question (default 1: no retry)")
     gen.add_argument("--kind", default="direct,context",
                      help="comma list of direct, context, sequential (default direct,context)")
-    gen.add_argument("--content", choices=["knowledge", "story"], default="knowledge")
-    gen.add_argument("--temperature", type=float, default=1.0,
+    gen.add_argument("--content", choices=CONTENTS, default="knowledge")
+    gen.add_argument("--temperature", type=nonnegative_float, default=1.0,
                      help="sampling temperature of the question model (default 1, the paper's)")
+    gen.set_defaults(func=cmd_generate)
 
     ans = sub.add_parser("answer", parents=[run_flags(engine)],
                          help="answer models answer the questions; QM x AM rates")
@@ -61,6 +82,7 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     ans.add_argument("--fictionality", action="store_true",
                      help="also ask each answer model whether each context paragraph "
                           "describes a real concept")
+    ans.set_defaults(func=cmd_answer)
 
     mat = sub.add_parser("matrix", help="QM x AM heatmaps of correctness and answering rates")
     mat.add_argument("runs", nargs="+", type=Path, metavar="RUN",
@@ -68,21 +90,58 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     mat.add_argument("--out", type=Path, default=None,
                      help="folder for matrix.png and matrix.csv (default: the first RUN)")
     mat.add_argument("--json", action="store_true")
+    mat.set_defaults(func=cmd_matrix)
 
     ana = sub.add_parser("analyze", help="length ranks, length deciles, warm-up positions, "
                          "fictionality, question similarity")
     ana.add_argument("runs", nargs="+", type=Path, metavar="RUN",
                      help="run folders of `imagine generate` and/or `imagine answer`")
-    ana.add_argument("--similarity", choices=["tfidf", "embeddings", "none"], default="tfidf",
+    ana.add_argument("--similarity", choices=SIMILARITY, default="tfidf",
                      help="question similarity between question models (default tfidf; "
                           "embeddings need the optional extra)")
     ana.add_argument("--out", type=Path, default=None,
                      help="folder for length-ranks.png (default: the first RUN)")
     ana.add_argument("--json", action="store_true")
+    ana.set_defaults(func=cmd_analyze)
 
 
-def cmd_imagine(args: argparse.Namespace, argv: list[str]) -> int:
-    """Dispatch to the imagine step."""
-    from verstehen.methods.imagination import show as steps
+def cmd_generate(args: argparse.Namespace) -> int:
+    """The question model writes questions; print what was kept and dropped, and why."""
+    plan = generate_plan(kinds=args.kind, content=args.content, topics=args.topics,
+                         per_topic=args.per_topic, tries=args.tries,
+                         temperature=args.temperature, max_tokens=args.max_tokens,
+                         seed=args.seed)
+    result = asyncio.run(generate_questions(args.model, plan, base_url=args.base_url,
+                                            settings=settings_from(args)))
+    return finish(args, result, show_generate)
 
-    return getattr(steps, f"imagine_{args.imagine_command}")(args, argv)
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    """Every answer model answers every question; print the QM x AM matrix, write PNG/CSV."""
+    plan = AnswerPlan(method=args.method, shuffle=not args.no_shuffle, choice_e=args.choice_e,
+                      variant=args.prompt_variant, fictionality=args.fictionality,
+                      max_tokens=args.max_tokens, seed=args.seed)
+    result = asyncio.run(answer_questions(
+        args.questions, args.model, plan, judge=args.judge, judge_base_url=args.judge_base_url,
+        base_url=args.base_url, settings=settings_from(args)))
+    return finish(args, result, show_answer)
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    """Pool answer runs into one QM x AM matrix; print it, write PNG and CSV."""
+    result = pool_matrix(args.runs, args.out)
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        show_matrix(result)
+    return 0
+
+
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """Length ranks, length deciles, warm-up positions, fictionality, question similarity."""
+    result = analyze_runs(args.runs, similarity=args.similarity, out=args.out)
+    if args.json:
+        print_json(result.to_dict())
+    else:
+        show_analysis(result)
+    return 0

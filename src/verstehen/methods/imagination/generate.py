@@ -23,6 +23,7 @@ from verstehen.methods.imagination.parse import (
     parse_question,
     parse_questions,
 )
+from verstehen.methods.imagination.results import QuestionCounts
 from verstehen.models.base import GenerateParams, Message, Model, user
 from verstehen.prompts import prompt
 
@@ -145,7 +146,7 @@ _CALLS = {"direct": 1, "context": 2, "sequential": 1}
 
 
 async def run_generate(runner: Runner, model: Model, plan: GeneratePlan,
-                       store: RunStore) -> dict[str, Any]:
+                       store: RunStore) -> None:
     """Generate per_topic questions of each kind on each topic; record each with its status.
 
     A slot whose reply yields no usable question is drawn again, up to `tries` times.
@@ -168,15 +169,12 @@ async def run_generate(runner: Runner, model: Model, plan: GeneratePlan,
                 return  # kept, or a call failed (a rerun retries it)
 
     await asyncio.gather(*(one(*job) for job in jobs))
-    summary = summarize_questions(list(store.records()))
-    summary["run"] = str(store.path)
-    return summary
 
 
-def summarize_questions(records: list[dict[str, Any]]) -> dict[str, Any]:
+def count_questions(records: list[dict[str, Any]]) -> dict[str, QuestionCounts]:
     """Per question type: written, kept, dropped with the most common reasons, failed calls."""
     questions = [r for r in records if r["kind"] == "question"]
-    by_type: dict[str, Any] = {}
+    by_type: dict[str, QuestionCounts] = {}
     for qtype in ("DQ", "CQ", "SQ"):
         rows = [r for r in questions if r["qtype"] == qtype]
         if not rows:
@@ -184,12 +182,9 @@ def summarize_questions(records: list[dict[str, Any]]) -> dict[str, Any]:
         dropped = Counter(r["reason"] for r in rows if r["status"] == "dropped")
         slots = {(r["topic"], r.get("slot", r["index"])) for r in rows}
         filled = {(r["topic"], r.get("slot", r["index"])) for r in rows if r["status"] == "ok"}
-        by_type[qtype] = {"asked": len(rows), "kept": sum(r["status"] == "ok" for r in rows),
-                          "slots": len(slots), "filled": len(filled),
-                          "dropped": sum(dropped.values()),
-                          "reasons": dict(dropped.most_common(6)),
-                          "failed": len({(r["topic"], r["index"]) for r in rows
-                                         if r["status"] == "error"})}
-    return {"qm": questions[0]["qm"] if questions else None, "by_type": by_type,
-            "kept": sum(t["kept"] for t in by_type.values()),
-            "failed_calls": sum(t["failed"] for t in by_type.values())}
+        by_type[qtype] = QuestionCounts(
+            asked=len(rows), kept=sum(r["status"] == "ok" for r in rows), slots=len(slots),
+            filled=len(filled), dropped=sum(dropped.values()),
+            reasons=dict(dropped.most_common(6)),
+            failed=len({(r["topic"], r["index"]) for r in rows if r["status"] == "error"}))
+    return by_type

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
-from verstehen.methods.imagination.stats import IQARates, sort_qtypes
+import numpy as np
+
+from verstehen.methods.imagination.stats import LengthRanks, MatrixRow, sort_qtypes
 from verstehen.report.figures import new_figure, save_png
 
 TITLES = {"DQ": "direct questions (DQ)", "CQ": "context questions (CQ)",
@@ -22,11 +25,10 @@ def short_name(model: str) -> str:
     return base.rsplit("/", 1)[-1] + suffix
 
 
-def plot_matrix(matrix: dict[tuple[str, str, str], IQARates], path: Path) -> None:
+def plot_matrix(rows: Sequence[MatrixRow], path: Path) -> None:
     """Write paper Fig. 2 as a PNG: κ and α heatmaps (rows AM, columns QM), one column per qtype;
     each cell shows the rate x 100 and its n."""
-    import numpy as np
-
+    matrix = {(r.qtype, r.qm, r.am): r for r in rows}
     qtypes = sort_qtypes(q for q, _, _ in matrix)
     qms = sorted({qm for _, qm, _ in matrix})
     ams = sorted({am for _, _, am in matrix})
@@ -74,15 +76,15 @@ def plot_matrix(matrix: dict[tuple[str, str, str], IQARates], path: Path) -> Non
     save_png(fig, path)
 
 
-def plot_length_ranks(dist: dict[tuple[str, str], list[float]], path: Path) -> None:
+def plot_length_ranks(dist: Sequence[LengthRanks], path: Path) -> None:
     """Write paper Fig. 5 as a PNG: per (QM, qtype), stacked bars of answer length ranks."""
     keys = list(dist)
     fig = new_figure(7.0, 1.5 + 0.35 * max(len(keys), 1))
     ax = fig.add_subplot()
-    labels = [f"{short_name(qm)} · {qtype}" for qm, qtype in keys]
+    labels = [f"{short_name(k.qm)} · {k.qtype}" for k in keys]
     left = [0.0] * len(keys)
     for rank, (name, color) in enumerate(zip(RANK_LABELS, RANK_COLORS, strict=True)):
-        widths = [dist[k][rank] for k in keys]
+        widths = [k.fractions[rank] for k in keys]
         ax.barh(range(len(keys)), widths, left=left, color=color, label=name)
         left = [a + b for a, b in zip(left, widths, strict=True)]
     ax.set_yticks(range(len(keys)), labels, fontsize=8)

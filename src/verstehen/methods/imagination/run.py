@@ -1,0 +1,200 @@
+"""The shared-imagination entry points that call models, each into one run folder:
+`generate_questions` (a question model invents questions) and `answer_questions` (answer
+models answer them).
+
+`verstehen imagine generate|answer` and the Python API's `imagine_generate()`/`imagine_answer()`
+call these; the checks run and the questions are read before any model call, so a bad flag
+or an empty question run costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from verstehen.engine.session import RunSettings, Session, Timed, in_session
+from verstehen.engine.store import RunStore
+from verstehen.errors import UserError
+from verstehen.methods.imagination.answer import AnswerPlan, run_answer
+from verstehen.methods.imagination.choices import METHODS, VARIANTS
+from verstehen.methods.imagination.generate import (
+    KINDS,
+    KNOWLEDGE_TOPICS,
+    STORY_TOPICS,
+    GeneratePlan,
+    count_questions,
+    qm_label,
+    run_generate,
+)
+from verstehen.methods.imagination.report import write_matrix
+from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.runs import ANSWER, GENERATE, load_questions
+from verstehen.methods.imagination.stats import MatrixRow, fiction_rates, pair_matrix
+from verstehen.models import DEFAULT_MODEL, Model, split_name
+
+CONTENTS = ("knowledge", "story")
+
+
+def _positive(flag: str, value: int | None) -> None:
+    if value is not None and value < 1:
+        raise UserError(f"{flag} must be at least 1, not {value}")
+
+
+def _names(value: str | Sequence[str]) -> tuple[str, ...]:
+    """A comma-separated text, or the names as given."""
+    if isinstance(value, str):
+        return tuple(t.strip() for t in value.split(",") if t.strip())
+    return tuple(value)
+
+
+def _check_names(models: Sequence[str | Model]) -> None:
+    """A malformed model name stops here, before the progress display starts."""
+    for model in models:
+        if isinstance(model, str):
+            split_name(model)
+
+
+def generate_plan(*, kinds: str | Sequence[str] = ("direct", "context"),
+                  content: str = "knowledge", topics: str | Sequence[str] | None = None,
+                  per_topic: int = 20, tries: int = 1, temperature: float = 1.0,
+                  max_tokens: int | None = None, seed: int = 0) -> GeneratePlan:
+    """The checked plan of a generate run; kinds and topics as lists or comma-separated text,
+    topics by default the paper's 17 college subjects (or its 10 story topics)."""
+    chosen = _names(kinds)
+    if not chosen or any(k not in KINDS for k in chosen):
+        shown = kinds if isinstance(kinds, str) else ",".join(kinds)
+        raise UserError(f"--kind takes a comma list of {', '.join(KINDS)}, not {shown!r}")
+    if content not in CONTENTS:
+        raise UserError(f"--content takes {' or '.join(CONTENTS)}, not {content!r}")
+    if "sequential" in chosen and content == "story":
+        raise UserError("--kind sequential is for knowledge questions (the paper has no "
+                        "sequential stories): drop it or use --content knowledge")
+    _positive("--per-topic", per_topic)
+    _positive("--tries", tries)
+    _positive("--max-tokens", max_tokens)
+    if temperature < 0:
+        raise UserError(f"--temperature must be at least 0, not {temperature}")
+    default = STORY_TOPICS if content == "story" else KNOWLEDGE_TOPICS
+    subjects = _names(topics) if topics is not None else default
+    if not subjects:
+        raise UserError("--topics is empty: give comma-separated topics, e.g. physics,law")
+    return GeneratePlan(kinds=chosen, content=content, topics=subjects, per_topic=per_topic,
+                        tries=tries, temperature=temperature, max_tokens=max_tokens, seed=seed)
+
+
+async def generate_questions(model: str | Model, plan: GeneratePlan, *,
+                             base_url: str | None = None,
+                             settings: RunSettings | None = None) -> GenerateResult:
+    """The question model writes the plan's questions into a new run folder; what was kept
+    and dropped per question type, and why."""
+    settings = settings or RunSettings()
+    _check_names([model])
+    name = model if isinstance(model, str) else model.name
+
+    async def body(session: Session) -> tuple[RunStore, str]:
+        opened = session.open_model(model, base_url=base_url)
+        store = settings.create_run(GENERATE, {"model": name, "base_url": base_url,
+                                               **asdict(plan)}, plan.seed, [opened.identity()])
+        await run_generate(session.runner, opened, plan, store)
+        return store, opened.name
+
+    timed = await in_session(settings, f"questions {name}", body)
+    store, opened_name = timed.value
+    by_type = count_questions(list(store.records()))
+    result = GenerateResult(qm=qm_label(opened_name, plan.temperature), by_type=by_type,
+                            kept=sum(t.kept for t in by_type.values()),
+                            failed_calls=sum(t.failed for t in by_type.values()),
+                            run_dir=store.path, seconds=timed.seconds, usage=timed.usage)
+    store.write_summary(result.to_dict())
+    return result
+
+
+def check_answer_plan(plan: AnswerPlan, judge: str | Model | None) -> None:
+    """Refuse a method, wording or option that does not exist or does not go with another."""
+    if plan.method not in METHODS:
+        raise UserError(f"--method takes one of {', '.join(METHODS)}, not {plan.method!r}")
+    if plan.variant not in VARIANTS:
+        raise UserError(f"--prompt-variant takes one of {', '.join(VARIANTS)}, "
+                        f"not {plan.variant!r}")
+    _positive("--max-tokens", plan.max_tokens)
+    if (plan.method == "free") != (judge is not None):
+        raise UserError("--method free needs --judge MODEL (and --judge only goes with it)")
+    if plan.choice_e and plan.method in ("perplexity", "free"):
+        raise UserError(f"--choice-e has no meaning with --method {plan.method}")
+    if plan.variant != "1" and plan.method != "generate":
+        raise UserError("--prompt-variant is a wording of --method generate's prompt")
+
+
+def model_specs(models: Sequence[str | Model] | None,
+                base_url: str | None) -> list[tuple[str | Model, str | None]]:
+    """`NAME` or `NAME@URL` per model; `base_url` serves the remote ones without @URL."""
+    specs: list[tuple[str | Model, str | None]] = []
+    for model in models or [DEFAULT_MODEL]:
+        if not isinstance(model, str):
+            specs.append((model, None))
+            continue
+        name, at, url = model.rpartition("@")
+        if at and url.startswith(("http://", "https://")):
+            specs.append((name, url))
+        else:
+            specs.append((model, None if model.startswith("local/") else base_url))
+    return specs
+
+
+def _name(model: str | Model) -> str:
+    return model if isinstance(model, str) else model.name
+
+
+def _answer_result(store: RunStore, records: list[dict[str, Any]], matrix: tuple[MatrixRow, ...],
+                   files: tuple[Path | None, Path | None], timed: Timed) -> AnswerResult:
+    answers = [r for r in records if r["kind"] == "answer"]
+    fiction = [r for r in records if r["kind"] == "fiction"]
+    return AnswerResult(
+        matrix=matrix, outcomes=dict(Counter(r["outcome"] for r in answers)),
+        fiction_verdicts=dict(Counter(r["verdict"] for r in fiction)),
+        fiction=fiction_rates(fiction),
+        failed_calls=sum(r["outcome"] == "error" for r in answers)
+        + sum(r["verdict"] == "error" for r in fiction),
+        run_dir=store.path, matrix_csv=files[0], matrix_png=files[1], seconds=timed.seconds,
+        usage=timed.usage)
+
+
+async def answer_questions(questions: Sequence[Path], models: Sequence[str | Model] | None,
+                           plan: AnswerPlan, *, judge: str | Model | None = None,
+                           judge_base_url: str | None = None, base_url: str | None = None,
+                           settings: RunSettings | None = None) -> AnswerResult:
+    """Every answer model answers every usable question of the `imagine generate` runs, into
+    a new run folder with matrix.csv and matrix.png; κ and α per (qtype, QM, AM)."""
+    settings = settings or RunSettings()
+    check_answer_plan(plan, judge)
+    asked = load_questions(questions)
+    specs = model_specs(models, base_url)
+    _check_names([m for m, _ in specs] + ([judge] if judge is not None else []))
+
+    async def body(session: Session) -> RunStore:
+        opened = [session.open_model(m, base_url=url) for m, url in specs]
+        if plan.method in ("letter", "perplexity"):
+            for model in opened:
+                if not model.capabilities.logprobs:
+                    raise UserError(f"{model.name} gives no exact log-probabilities, which "
+                                    f"--method {plan.method} needs: use --method generate")
+        grader = (session.open_model(judge, base_url=judge_base_url)
+                  if judge is not None else None)
+        identities = [m.identity() for m in opened] + ([grader.identity()] if grader else [])
+        store = settings.create_run(ANSWER, {
+            "questions": [str(p) for p in questions], "models": [_name(m) for m, _ in specs],
+            "judge": None if judge is None else _name(judge), **asdict(plan)}, plan.seed,
+            identities)
+        await run_answer(session.runner, opened, asked, plan, store, grader)
+        return store
+
+    timed = await in_session(settings, f"answers ({len(specs)} models)", body)
+    store = timed.value
+    records = list(store.records())
+    matrix = pair_matrix([r for r in records if r["kind"] == "answer"])
+    result = _answer_result(store, records, matrix, write_matrix(matrix, store.path), timed)
+    store.write_summary(result.to_dict())
+    return result
