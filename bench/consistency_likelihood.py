@@ -24,7 +24,7 @@ from pathlib import Path
 
 from verstehen.data.mcq import load_mcq
 from verstehen.methods.consistency.knowledge import load_knowledge
-from verstehen.methods.consistency.run import ConsistencyPlan, build_anchors, combo_contexts
+from verstehen.methods.consistency.procedure import ConsistencyPlan, build_anchors, combo_contexts
 from verstehen.methods.consistency.templates import fact_question
 from verstehen.models.local import LocalModel, score_continuation, score_continuations
 

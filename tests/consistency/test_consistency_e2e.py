@@ -1,19 +1,24 @@
 """`verstehen consistency` end to end on the embedded model: 20 CSQA dev questions with the
-shared ConceptNet edges. The checks are on the procedure's consistency with the data and its
-own records (negatives are not edges, anchors graded against the file, CC recomputed by a
-brute-force average precision), not on the model's quality."""
+shared ConceptNet edges, from the command line (in process). The checks are on the procedure's
+consistency with the data and its own records (negatives are not edges, anchors graded against
+the file, CC recomputed by a brute-force average precision), not on the model's quality; a
+rerun from the command line and one from Python are served from the cache."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_DATA, run_cli
+from verstehen.cli import main
+from verstehen.methods.consistency.api import consistency
+
+from conftest import SHARED_DATA
 
 CSQA = SHARED_DATA / "csqa" / "dev_rand_split.jsonl"
 KB = SHARED_DATA / "conceptnet" / "csqa_dev_edges_14rel.tsv"
@@ -24,15 +29,25 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not KB.is_file(), reason="the shared ConceptNet edges are absent")]
 
 
+def in_process(folders: dict[str, Path]) -> tuple[dict, str]:
+    """`verstehen consistency ARGS` in this process, into the given runs folder and cache: the
+    JSON it printed and its stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([*ARGS, "--runs-dir", str(folders["runs_dir"]),
+                     "--cache", str(folders["cache"])])
+    assert code == 0, err.getvalue()
+    return json.loads(out.getvalue()), err.getvalue()
+
+
 @pytest.fixture(scope="module")
-def consistency_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict[str, str]]:
-    """One run over the first 20 dev questions, and its environment."""
+def consistency_run(tmp_path_factory: pytest.TempPathFactory
+                    ) -> tuple[dict, dict[str, Path]]:
+    """One run over the first 20 dev questions, and its runs folder and cache."""
     tmp = tmp_path_factory.mktemp("consistency")
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    env.update(VERSTEHEN_CACHE=str(tmp / "calls.sqlite"), VERSTEHEN_RUNS_DIR=str(tmp / "runs"))
-    done = run_cli(ARGS, env, timeout=1500)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout), env
+    folders = {"runs_dir": tmp / "runs", "cache": tmp / "calls.sqlite"}
+    summary, _ = in_process(folders)
+    return summary, folders
 
 
 def records(summary: dict) -> list[dict]:
@@ -99,14 +114,31 @@ def test_scores_follow_from_the_records(consistency_run) -> None:
 
 
 def test_rerun_is_served_from_the_cache(consistency_run) -> None:
-    summary, env = consistency_run
-    done = run_cli(ARGS, env, timeout=600)
-    assert done.returncode == 0, done.stderr
-    again = json.loads(done.stdout)
+    summary, folders = consistency_run
+    again, stderr = in_process(folders)
     usage = again["usage"]["local/smollm2-135m"]
     assert usage["calls"] == usage["cache_hits"] > 0
     facts = sum(r["kind"] == "fact" for r in records(summary))
-    assert re.search(rf"\b{facts} distinct background facts to ask", done.stderr), done.stderr
+    assert re.search(rf"\b{facts} distinct background facts to ask", stderr), stderr
     # a fact shared by anchors is asked once: 23 prompts a fact, one call an anchor question
     assert usage["calls"] == 23 * facts + 20
     assert again["consistency"] == summary["consistency"]
+
+
+def test_the_same_run_from_python_is_the_command_lines(consistency_run) -> None:
+    summary, folders = consistency_run
+    result = consistency("local/smollm2-135m", questions=CSQA, kb=KB, limit=20, resamples=200,
+                         **folders)
+    usage = result.usage["local/smollm2-135m"]
+    assert usage.calls == usage.cache_hits > 0  # the same prompts, the same model identity
+    again = result.to_dict()
+    for key in ("consistency", "by_relation", "by_concept", "bias", "facts", "anchors"):
+        assert again[key] == summary[key], key
+    assert sorted(records({"run": result.run_dir}), key=json.dumps) == sorted(
+        records(summary), key=json.dumps)
+
+    def info(run: Path | str) -> dict:
+        found = json.loads(Path(run, "run.json").read_text())
+        return {k: found[k] for k in ("command", "config", "seed", "models")}
+
+    assert info(result.run_dir) == info(summary["run"])

@@ -7,18 +7,11 @@ import asyncio
 import json
 from pathlib import Path
 
-from verstehen.data.mcq import load_mcq
-from verstehen.engine.cache import Cache
-from verstehen.engine.runner import Runner
-from verstehen.engine.store import RunStore
-from verstehen.methods.consistency.knowledge import load_knowledge
-from verstehen.methods.consistency.run import (
-    ConsistencyPlan,
-    build_anchors,
-    combo_contexts,
-    run_consistency,
-)
-from verstehen.methods.consistency.summary import summarize_consistency, summary_text
+from verstehen.engine.session import RunSettings
+from verstehen.methods.consistency.procedure import Anchor, ConsistencyPlan, combo_contexts
+from verstehen.methods.consistency.report import summary_text
+from verstehen.methods.consistency.results import ConsistencyResult
+from verstehen.methods.consistency.run import load_anchors, run_consistency
 from verstehen.models.base import Capabilities
 from verstehen.testing.scripted import ScriptedModel
 
@@ -43,21 +36,18 @@ def csqa(tmp_path: Path) -> Path:
     return path
 
 
-def run(tmp_path: Path, model: ScriptedModel) -> tuple[list, list[dict], dict]:
-    """Build anchors, run, summarize."""
+def run(tmp_path: Path, model: ScriptedModel
+        ) -> tuple[list[Anchor], list[dict], ConsistencyResult]:
+    """Build the anchors (as the entry point does), run the entry point, read the records."""
     (tmp_path / "kb.tsv").write_text(KB)
-    kb = load_knowledge(tmp_path / "kb.tsv")
-    plan = ConsistencyPlan()
-    anchors = build_anchors(load_mcq(csqa(tmp_path)), kb, plan)
-    store = RunStore.create(tmp_path / "runs", command="consistency", argv=[], config={},
-                            seed=0, models=[])
-
-    async def go() -> None:
-        await run_consistency(Runner(Cache(tmp_path / "c.sqlite")), model, anchors, plan, store)
-
-    asyncio.run(go())
-    records = list(store.records())
-    return anchors, records, summarize_consistency(records, resamples=50)
+    questions, plan = csqa(tmp_path), ConsistencyPlan()
+    anchors, _ = load_anchors(questions, tmp_path / "kb.tsv", plan)
+    settings = RunSettings(runs_dir=tmp_path / "runs", cache=tmp_path / "c.sqlite")
+    result = asyncio.run(run_consistency(model, questions, tmp_path / "kb.tsv", plan,
+                                         resamples=50, settings=settings))
+    records = [json.loads(line) for line in
+               (result.run_dir / "records.jsonl").read_text().splitlines()]
+    return anchors, records, result
 
 
 def test_shared_facts_are_asked_once_by_all_35_combos(tmp_path):
@@ -80,15 +70,16 @@ def test_scripted_likelihoods_give_hand_computed_scores(tmp_path):
     # " No" comes first (combo 0) -> every fact is answered "no": positives wrong, negatives right,
     # S_B = (0 + 1) / 2 for every anchor. Anchors: the shortest choice wins (" sky", " shelf",
     # " dog"; ties go to the first) -> q1 wrong, q2 wrong, q3 right: S_A = 1/3.
-    _, records, summary = run(tmp_path, ScriptedModel("scripted/lp"))
+    _, records, result = run(tmp_path, ScriptedModel("scripted/lp"))
     assert {r["said_yes"] for r in records if r["kind"] == "fact"} == {False}
     anchors = {r["id"]: r for r in records if r["kind"] == "anchor"}
     assert [anchors[q]["chosen"] for q in ("q1", "q2", "q3")] == ["C", "A", "A"]
-    cc = summary["consistency"]
-    assert cc["s_b"] == 0.5 and abs(cc["s_a"] - 1 / 3) < 1e-12
-    assert abs(cc["cc"] - 1 / 3) < 1e-12  # all S_B tied: AP = the share of correct anchors
-    assert summary["bias"]["majority"]["positive"]["rate"] == 0.0
-    assert summary["bias"]["majority"]["negative"]["rate"] == 1.0
+    cc = result.consistency
+    assert cc.s_b == 0.5 and abs(cc.s_a - 1 / 3) < 1e-12
+    assert abs(cc.cc - 1 / 3) < 1e-12  # all S_B tied: AP = the share of correct anchors
+    assert result.bias.majority.positive.rate == 0.0
+    assert result.bias.majority.negative.rate == 1.0
+    assert result.method == "likelihood" and result.failed_calls == 0
 
 
 class GenerationOnly(ScriptedModel):
@@ -100,10 +91,12 @@ class GenerationOnly(ScriptedModel):
 def test_generation_fallback_is_marked_and_votes_over_meta_prompts(tmp_path):
     model = GenerationOnly("scripted/gen", reply=lambda p: "Yes." if "Question:" not in p
                            or "Answer:" not in p else "Answer: A")
-    _, records, summary = run(tmp_path, model)
+    _, records, result = run(tmp_path, model)
     facts = [r for r in records if r["kind"] == "fact"]
     assert {r["method"] for r in records if r["kind"] in ("fact", "anchor")} == {"generation"}
     assert all(f["said_yes"] is True and f["combos"] is None and len(f["votes"]) == 5
                for f in facts)
-    assert summary["bias"]["majority"]["positive"]["rate"] == 1.0
-    assert "GENERATION" in summary_text(summary)
+    assert result.method == "generation"
+    assert result.bias.majority.positive.rate == 1.0
+    assert result.bias.single is None and result.bias.facts_with_combos == 0
+    assert "GENERATION" in summary_text(result)

@@ -299,31 +299,31 @@ def test_by_relation_by_hand():
 
     loc = rel["at location"]
     # S_B on r: B1 0, B3 1, B4 1/2 -> mean 1/2; s² = (1/4 + 1/4 + 0)/2 = 1/4, SE sqrt(1/12)
-    assert loc["background"]["mean"] == pytest.approx(0.5)
-    assert loc["background"]["se"] == pytest.approx(math.sqrt(1 / 12))
-    assert loc["background"]["n"] == 3
+    assert loc.background.mean == pytest.approx(0.5)
+    assert loc.background.se == pytest.approx(math.sqrt(1 / 12))
+    assert loc.background.n == 3
     # CC of S_B on r: 1 (+, B3), 1/2 (-, B4), 0 (+, B1): 1/2·1 + 0 + 1/2·2/3 = 5/6
-    assert loc["cc"]["cc"] == pytest.approx(5 / 6)
-    assert loc["cc"]["n"] == 3
+    assert loc.cc.cc == pytest.approx(5 / 6)
+    assert loc.cc.n == 3
     # with r, full S_B: B3 1 (+), B1 3/4 (+), B4 1/4 (-) -> AP 1
-    assert loc["with"]["cc"] == pytest.approx(1.0) and loc["with"]["n"] == 3
+    assert loc.with_.cc == pytest.approx(1.0) and loc.with_.n == 3
     # without: B2 1/2 (-), B5 0 (+): t=1/2 P 0; t=0 P 1/2 R 1 -> AP 1/2
-    assert loc["without"]["cc"] == pytest.approx(0.5) and loc["without"]["n"] == 2
-    assert loc["without"]["base_rate"] == pytest.approx(0.5)
+    assert loc.without.cc == pytest.approx(0.5) and loc.without.n == 2
+    assert loc.without.base_rate == pytest.approx(0.5)
 
     used = rel["used for"]
     # S_B on r: B1 1, B2 1/2, B4 0, B5 0 -> mean 3/8
     # deviations 5/8, 1/8, -3/8, -3/8: squares sum (25 + 1 + 9 + 9)/64 = 44/64 = 11/16
     # s² = 11/48, SE sqrt(11/48 / 4) = sqrt(11/192)
-    assert used["background"]["mean"] == pytest.approx(3 / 8)
-    assert used["background"]["se"] == pytest.approx(math.sqrt(11 / 192))
+    assert used.background.mean == pytest.approx(3 / 8)
+    assert used.background.se == pytest.approx(math.sqrt(11 / 192))
     # CC on r: 1 (+), 1/2 (-), 0 (-, B4), 0 (+, B5): t=1 P 1 R 1/2; t=0 P 2/4 R 1 -> 3/4
-    assert used["cc"]["cc"] == pytest.approx(0.75) and used["cc"]["n"] == 4
+    assert used.cc.cc == pytest.approx(0.75) and used.cc.n == 4
     # with r, full S_B: 3/4 (+), 1/2 (-), 1/4 (-), 0 (+) -> 1/2·1 + 1/2·2/4 = 3/4
-    assert used["with"]["cc"] == pytest.approx(0.75) and used["with"]["n"] == 4
+    assert used.with_.cc == pytest.approx(0.75) and used.with_.n == 4
     # without: B3 alone, correct -> AP 1, n 1, no interval
-    assert used["without"]["cc"] == pytest.approx(1.0) and used["without"]["n"] == 1
-    assert used["without"]["low"] is None
+    assert used.without.cc == pytest.approx(1.0) and used.without.n == 1
+    assert used.without.low is None
 
 
 def test_by_relation_leaves_unanswered_anchors_out_of_cc_only():
@@ -331,8 +331,8 @@ def test_by_relation_leaves_unanswered_anchors_out_of_cc_only():
     extra = anchor("B6", ("u1",), None)  # used for S_B 1, but the anchor question unanswered
     used = by_relation([*anchors, extra], facts, resamples=20)["used for"]
     # background: B1 1, B2 1/2, B4 0, B5 0, B6 1 -> 5/2 / 5 = 1/2 over n 5
-    assert used["background"]["mean"] == pytest.approx(0.5) and used["background"]["n"] == 5
-    assert used["cc"]["n"] == 4 and used["with"]["n"] == 4
+    assert used.background.mean == pytest.approx(0.5) and used.background.n == 5
+    assert used.cc.n == 4 and used.with_.n == 4
 
 
 def test_by_concept_split():
@@ -341,15 +341,15 @@ def test_by_concept_split():
     con = by_concept(anchors, facts, top=2, resamples=50)
     assert list(con) == ["bag", "book"]
     bag = con["bag"]
-    assert bag["anchors"] == 3
+    assert bag.anchors == 3
     # with bag: B3 1 (+), B4 1/4 (-), B5 0 (+): 1/2·1 + 0 + 1/2·2/3 = 5/6
-    assert bag["with"]["cc"] == pytest.approx(5 / 6) and bag["with"]["n"] == 3
+    assert bag.with_.cc == pytest.approx(5 / 6) and bag.with_.n == 3
     # without: B1 3/4 (+), B2 1/2 (-) -> 1
-    assert bag["without"]["cc"] == pytest.approx(1.0) and bag["without"]["n"] == 2
+    assert bag.without.cc == pytest.approx(1.0) and bag.without.n == 2
     book = con["book"]
     # with book: B1 3/4 (+), B2 1/2 (-), B4 1/4 (-) -> 1; without: B3, B5 both correct -> 1
-    assert (book["with"]["n"], book["without"]["n"]) == (3, 2)
-    assert book["with"]["cc"] == pytest.approx(1.0)
+    assert (book.with_.n, book.without.n) == (3, 2)
+    assert book.with_.cc == pytest.approx(1.0)
     assert list(by_concept(anchors, facts, top=10, resamples=10)) == [
         "bag", "book", "school", "pen"]
 
@@ -367,26 +367,26 @@ def bias_example() -> dict[str, FactAnswer]:
 
 def test_yes_no_bias_by_hand():
     bias = yes_no_bias(bias_example())
-    maj = bias["majority"]
+    maj = bias.majority
     # positives answered f1 yes, f2 yes, f5 no -> 2/3, SE sqrt(2/9 / 3) = sqrt(2/27)
-    assert maj["positive"]["rate"] == pytest.approx(2 / 3)
-    assert maj["positive"]["se"] == pytest.approx(math.sqrt(2 / 27))
-    assert maj["positive"]["n"] == 3
+    assert maj.positive.rate == pytest.approx(2 / 3)
+    assert maj.positive.se == pytest.approx(math.sqrt(2 / 27))
+    assert maj.positive.n == 3
     # negatives answered f3 no (right), f4 yes (wrong) -> 1/2, SE sqrt(1/4 / 2)
-    assert maj["negative"]["rate"] == pytest.approx(0.5)
-    assert maj["negative"]["se"] == pytest.approx(math.sqrt(1 / 8))
-    assert maj["accuracy"] == pytest.approx((2 / 3 + 1 / 2) / 2)
-    assert maj["unanswered"] == 1
+    assert maj.negative.rate == pytest.approx(0.5)
+    assert maj.negative.se == pytest.approx(math.sqrt(1 / 8))
+    assert maj.accuracy == pytest.approx((2 / 3 + 1 / 2) / 2)
+    assert maj.unanswered == 1
     # combo 0 says yes to all: positives 1, negatives 0 -> 1/2
     # combo 1: positives f1 yes, f2 no -> 1/2; negatives f3 no, f4 yes -> 1/2 -> 1/2
     # combo 2: positives f1 no, f2 yes -> 1/2; negatives f3 no, f4 no -> 1 -> 3/4: the best
-    single = bias["single"]
-    assert single["combo"] == 2
-    assert single["positive"]["rate"] == pytest.approx(0.5) and single["positive"]["n"] == 2
-    assert single["negative"]["rate"] == pytest.approx(1.0) and single["negative"]["n"] == 2
-    assert single["accuracy"] == pytest.approx(0.75)
-    assert single["meta"] is None  # 3 combos are not meta-major over 7 label pairs
-    assert bias["facts_with_combos"] == 4
+    single = bias.single
+    assert single.combo == 2
+    assert single.positive.rate == pytest.approx(0.5) and single.positive.n == 2
+    assert single.negative.rate == pytest.approx(1.0) and single.negative.n == 2
+    assert single.accuracy == pytest.approx(0.75)
+    assert single.meta is None  # 3 combos are not meta-major over 7 label pairs
+    assert bias.facts_with_combos == 4
 
 
 def test_yes_no_bias_names_the_combo_of_35():
@@ -394,12 +394,28 @@ def test_yes_no_bias_names_the_combo_of_35():
     combos_pos = tuple(k == 16 for k in range(35))
     facts = {"a": fact("a", True, True, combos=combos_pos),
              "b": fact("b", False, False, combos=(False,) * 35)}
-    single = yes_no_bias(facts)["single"]
-    assert (single["combo"], single["meta"], single["labels"]) == (16, 2, "Right/Wrong")
-    assert yes_no_bias({"g": fact("g", True, True)})["single"] is None
+    single = yes_no_bias(facts).single
+    assert (single.combo, single.meta, single.labels) == (16, 2, "Right/Wrong")
+    assert yes_no_bias({"g": fact("g", True, True)}).single is None
     with pytest.raises(ValueError):
         yes_no_bias({"a": fact("a", True, True, combos=(True,)),
                      "b": fact("b", True, True, combos=(True, False))})
+
+
+def test_breakdowns_json_form_keeps_the_summary_keys():
+    anchors, facts = breakdown_example()
+    loc = by_relation(anchors, facts, resamples=20)["at location"].to_dict()
+    assert list(loc) == ["background", "cc", "with", "without"]
+    assert list(loc["background"]) == ["mean", "se", "n"]
+    assert list(loc["with"]) == ["cc", "low", "high", "n", "base_rate"]
+    assert list(by_concept(anchors, facts, resamples=20)["bag"].to_dict()) == [
+        "anchors", "with", "without"]
+    bias = yes_no_bias(bias_example()).to_dict()
+    assert list(bias) == ["majority", "single", "facts_with_combos"]
+    assert list(bias["majority"]) == ["positive", "negative", "accuracy", "unanswered"]
+    assert list(bias["majority"]["positive"]) == ["rate", "se", "n"]
+    assert list(bias["single"]) == ["combo", "positive", "negative", "accuracy", "meta",
+                                    "labels"]
 
 
 # --- reports -----------------------------------------------------------------------------------

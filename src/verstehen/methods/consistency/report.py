@@ -4,9 +4,20 @@ paper's Figure 5 (background vs CC per relation) and Figure 6 (yes/no bias) as P
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from verstehen.methods.consistency.breakdowns import (
+    BestCombo,
+    CCEntry,
+    ConceptBreakdown,
+    MajorityAnswers,
+    MeanEntry,
+    RateEntry,
+    RelationBreakdown,
+    YesNoBias,
+)
+from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import LEVEL, Consistency
+from verstehen.methods.consistency.summary import ConsistencySummary
 from verstehen.report.figures import new_figure, save_png, spread_labels
 from verstehen.report.tables import table
 
@@ -17,21 +28,21 @@ def _num(x: float | None) -> str:
     return DASH if x is None else f"{x:.2f}"
 
 
-def format_cc(e: dict[str, Any]) -> str:
+def format_cc(e: CCEntry) -> str:
     """`0.62 [0.55, 0.69] n=200`; without an interval `0.62 n=1`; `—  n=3` with no CC."""
-    if e["cc"] is None:
-        return f"{DASH}  n={e['n']}"
-    if e["low"] is None or e["high"] is None:
-        return f"{e['cc']:.2f} n={e['n']}"
-    return f"{e['cc']:.2f} [{e['low']:.2f}, {e['high']:.2f}] n={e['n']}"
+    if e.cc is None:
+        return f"{DASH}  n={e.n}"
+    if e.low is None or e.high is None:
+        return f"{e.cc:.2f} n={e.n}"
+    return f"{e.cc:.2f} [{e.low:.2f}, {e.high:.2f}] n={e.n}"
 
 
-def format_rate(e: dict[str, Any]) -> str:
+def format_rate(e: RateEntry | MeanEntry) -> str:
     """`0.67 (0.27) n=3` for a rate or mean entry with its SE; `—  n=0` when there is none."""
-    value = e.get("rate", e.get("mean"))
-    if value is None or e["se"] is None:
-        return f"{DASH}  n={e['n']}"
-    return f"{value:.2f} ({e['se']:.2f}) n={e['n']}"
+    value = e.rate if isinstance(e, RateEntry) else e.mean
+    if value is None or e.se is None:
+        return f"{DASH}  n={e.n}"
+    return f"{value:.2f} ({e.se:.2f}) n={e.n}"
 
 
 def consistency_text(c: Consistency) -> str:
@@ -55,64 +66,84 @@ def consistency_text(c: Consistency) -> str:
     return "\n".join(lines)
 
 
-def relation_text(rel: dict[str, dict[str, Any]]) -> str:
+def relation_text(rel: dict[str, RelationBreakdown]) -> str:
     """Per relation: background S_B (SE) n, CC of S_B restricted to r, CC with / without r."""
-    rows = [[r, format_rate(e["background"]), format_cc(e["cc"]), format_cc(e["with"]),
-             format_cc(e["without"])] for r, e in rel.items()]
+    rows = [[r, format_rate(e.background), format_cc(e.cc), format_cc(e.with_),
+             format_cc(e.without)] for r, e in rel.items()]
     return (table(["relation", "S_B on r", "CC of S_B on r", "CC with r", "CC without r"], rows)
             + f"\nstandard errors in parentheses, {LEVEL:.0%} bootstrap intervals in brackets; "
             "with / without: anchors whose background facts do / do not include the relation")
 
 
-def concept_text(con: dict[str, dict[str, Any]]) -> str:
+def concept_text(con: dict[str, ConceptBreakdown]) -> str:
     """Per concept: how many anchors list it, CC with / without it."""
-    rows = [[c, str(e["anchors"]), format_cc(e["with"]), format_cc(e["without"])]
+    rows = [[c, str(e.anchors), format_cc(e.with_), format_cc(e.without)]
             for c, e in con.items()]
     return (table(["concept", "anchors", "CC with", "CC without"], rows)
             + f"\n{LEVEL:.0%} bootstrap intervals in brackets; n counts the anchors in CC")
 
 
-def _single_name(single: dict[str, Any]) -> str:
-    name = f"best single combo #{single['combo']}"
-    if single.get("meta") is not None:
-        name += f" (meta-prompt {single['meta'] + 1}, {single['labels']})"
+def _single_name(single: BestCombo) -> str:
+    name = f"best single combo #{single.combo}"
+    if single.meta is not None:
+        name += f" (meta-prompt {single.meta + 1}, {single.labels})"
     return name
 
 
-def bias_text(bias: dict[str, Any]) -> str:
+def bias_text(bias: YesNoBias) -> str:
     """Accuracy on positive facts (said yes), negative facts (said no), balanced; majority vs
     best single combo."""
-    def row(name: str, e: dict[str, Any]) -> list[str]:
-        return [name, format_rate(e["positive"]), format_rate(e["negative"]),
-                _num(e["accuracy"])]
+    def row(name: str, e: MajorityAnswers | BestCombo) -> list[str]:
+        return [name, format_rate(e.positive), format_rate(e.negative), _num(e.accuracy)]
 
-    rows = [row("majority vote", bias["majority"])]
-    if bias["single"] is not None:
-        rows.append(row(_single_name(bias["single"]), bias["single"]))
+    rows = [row("majority vote", bias.majority)]
+    if bias.single is not None:
+        rows.append(row(_single_name(bias.single), bias.single))
     return (table(["answer", "positive facts: said yes", "negative facts: said no",
                    "balanced"], rows)
-            + f"\nstandard errors in parentheses; {bias['majority']['unanswered']} facts "
-            f"unanswered; single combos over the {bias['facts_with_combos']} facts scored by "
+            + f"\nstandard errors in parentheses; {bias.majority.unanswered} facts "
+            f"unanswered; single combos over the {bias.facts_with_combos} facts scored by "
             "likelihood")
 
 
-def plot_relations(rel: dict[str, dict[str, Any]], path: Path) -> None:
+def summary_text(summary: ConsistencySummary) -> str:
+    """Every table of the summary as plain text."""
+    how = ("majority-vote likelihood (5 meta-prompts x 7 label pairs)"
+           if summary.method == "likelihood" else
+           "GENERATION: parsed yes/no, majority over the 5 meta-prompts (not the paper's "
+           "likelihood method; the model gives no exact log-probabilities)")
+    parts = [f"{summary.anchors} anchor questions, {summary.facts} background facts "
+             f"({summary.positive_facts} true), answered by {how}",
+             consistency_text(summary.consistency),
+             "yes/no bias (paper Figure 6)\n" + bias_text(summary.bias),
+             "per relation (paper Figures 5 and 7)\n" + relation_text(summary.by_relation),
+             "per concept (paper Figure 7)\n" + concept_text(summary.by_concept)]
+    return "\n\n".join(parts)
+
+
+def show(result: ConsistencyResult) -> None:
+    """Print every table, then the seconds and the run folder."""
+    print(summary_text(result))
+    print(f"\n{result.seconds} s; records and figures in {result.run_dir}")
+
+
+def plot_relations(rel: dict[str, RelationBreakdown], path: Path) -> None:
     """Write paper Fig. 5 as a PNG: per relation, background S_B on r (x, ± SE) against the CC
     of that S_B (y, bootstrap interval), labelled, with the diagonal."""
     fig = new_figure(7.0, 5.0)
     ax = fig.add_subplot()
     ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1)
     shown = {r: e for r, e in rel.items()
-             if e["background"]["mean"] is not None and e["cc"]["cc"] is not None}
-    points = [(e["background"]["mean"], e["cc"]["cc"]) for e in shown.values()]
+             if e.background.mean is not None and e.cc.cc is not None}
+    points = [(e.background.mean, e.cc.cc) for e in shown.values()]
     # labels in one column right of the axes, spread apart, each with a line to its point
     heights = spread_labels(points, gap=0.045)
     for (r, e), (x, y), label_y in zip(shown.items(), points, heights, strict=True):
-        low, high = e["cc"]["low"], e["cc"]["high"]
+        low, high = e.cc.low, e.cc.high
         yerr = [[y - low], [high - y]] if low is not None and high is not None else None
-        ax.errorbar([x], [y], xerr=[e["background"]["se"] or 0.0], yerr=yerr, marker="o",
+        ax.errorbar([x], [y], xerr=[e.background.se or 0.0], yerr=yerr, marker="o",
                     capsize=2, color="tab:blue", ecolor="0.7", linewidth=1)
-        ax.annotate(f"{r} (n={e['cc']['n']})", (x, y), xytext=(1.04, label_y), fontsize=7,
+        ax.annotate(f"{r} (n={e.cc.n})", (x, y), xytext=(1.04, label_y), fontsize=7,
                     va="center", annotation_clip=False,
                     arrowprops={"arrowstyle": "-", "color": "0.75", "linewidth": 0.5})
     ax.set_xlim(0, 1)
@@ -126,28 +157,39 @@ def plot_relations(rel: dict[str, dict[str, Any]], path: Path) -> None:
     save_png(fig, path)
 
 
-def plot_bias(bias: dict[str, Any], path: Path) -> None:
+def plot_bias(bias: YesNoBias, path: Path) -> None:
     """Write paper Fig. 6 as a PNG: accuracy on positive facts (said yes) and on negative facts
     (said no), bars for the majority vote and the best single combo, ± SE."""
     fig = new_figure(5.5, 4.0)
     ax = fig.add_subplot()
-    sides = (("positive", "positive facts\n(said yes)"), ("negative", "negative facts\n(said no)"))
-    styles = [("majority vote", bias["majority"], "tab:blue")]
-    if bias["single"] is not None:
-        styles.append((_single_name(bias["single"]), bias["single"], "tab:orange"))
+    sides = ("positive facts\n(said yes)", "negative facts\n(said no)")
+    styles: list[tuple[str, MajorityAnswers | BestCombo, str]] = [
+        ("majority vote", bias.majority, "tab:blue")]
+    if bias.single is not None:
+        styles.append((_single_name(bias.single), bias.single, "tab:orange"))
     width = 0.8 / len(styles)
     for i, (name, e, color) in enumerate(styles):
-        shown = [(j, side) for j, (side, _) in enumerate(sides) if e[side]["rate"] is not None]
+        shown = [(j, side) for j, side in enumerate((e.positive, e.negative))
+                 if side.rate is not None]
         xs = [j - 0.4 + width * (i + 0.5) for j, _ in shown]
-        ax.bar(xs, [e[side]["rate"] for _, side in shown], width,
-               yerr=[e[side]["se"] for _, side in shown], capsize=3, color=color, label=name)
+        ax.bar(xs, [side.rate for _, side in shown], width,
+               yerr=[side.se for _, side in shown], capsize=3, color=color, label=name)
         for x, (_, side) in zip(xs, shown, strict=True):
-            ax.text(x, 0.02, f"n={e[side]['n']}", ha="center", fontsize=7, color="white")
+            ax.text(x, 0.02, f"n={side.n}", ha="center", fontsize=7, color="white")
     ax.axhline(0.5, linestyle="--", color="0.6", linewidth=1)
-    ax.set_xticks(range(len(sides)), [label for _, label in sides])
+    ax.set_xticks(range(len(sides)), sides)
     ax.set_xlim(-0.6, len(sides) - 0.4)
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy (± SE)")
     ax.set_title("Yes/no bias of the answers (paper Figure 6)", fontsize=10)
     fig.legend(loc="outside lower center", ncol=len(styles), fontsize=7)
     save_png(fig, path)
+
+
+def write_figures(summary: ConsistencySummary, folder: Path) -> tuple[Path, Path]:
+    """Figure 5 (background vs CC per relation) and Figure 6 (yes/no bias) as PNGs in
+    `folder`: relations.png and bias.png."""
+    relations, bias = folder / "relations.png", folder / "bias.png"
+    plot_relations(summary.by_relation, relations)
+    plot_bias(summary.bias, bias)
+    return relations, bias

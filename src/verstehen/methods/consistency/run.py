@@ -1,180 +1,89 @@
-"""Conceptual consistency (Sahu et al., ICLR 2023, section 3).
+"""The conceptual-consistency entry point: anchor questions and a knowledge base, one run folder.
 
-For each anchor question: the knowledge-base concepts it mentions, the facts among them (each
-with a sampled false twin), the model's yes/no answer to each fact by majority-vote likelihood
-prompting (5 meta-prompts x 7 label pairs, the likeliest label wins), and its answer to the
-anchor question (the likeliest choice). Models without exact log-probabilities answer by
-generation instead: a parsed yes/no per meta-prompt and a majority over them, recorded as
-method "generation". Facts shared by several anchors are asked once.
+`run_consistency` is what `verstehen consistency` and the Python API's `consistency()` call. It
+loads the data and builds every anchor (its concepts, facts and their false twins) before it
+opens the model, so a bad path, flag or relation costs nothing.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections import defaultdict
-from dataclasses import dataclass
-from typing import Any
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
 
-from verstehen.data.mcq import MCQItem
-from verstehen.engine.runner import Runner
+from verstehen.data.mcq import MCQItem, load_mcq
+from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
-from verstehen.methods.consistency.background import (
-    Fact,
-    anchor_concepts,
-    background_facts,
-    negative_pool,
-    with_negatives,
+from verstehen.errors import UserError
+from verstehen.methods.consistency.knowledge import KnowledgeBase, load_knowledge
+from verstehen.methods.consistency.procedure import (
+    Anchor,
+    ConsistencyPlan,
+    ask_anchors,
+    build_anchors,
 )
-from verstehen.methods.consistency.knowledge import RELATIONS_14, KnowledgeBase
-from verstehen.methods.consistency.stats import LABEL_PAIRS, majority_answer, vote_answer
-from verstehen.methods.consistency.templates import fact_question, meta_prompts, render_meta
-from verstehen.models.base import GenerateParams, Model, user
-from verstehen.parse import parse_choice, parse_yes_no
+from verstehen.methods.consistency.report import write_figures
+from verstehen.methods.consistency.results import ConsistencyResult
+from verstehen.methods.consistency.summary import ConsistencySummary, summarize_consistency
+from verstehen.models import Model, split_name
 
 
-@dataclass(frozen=True)
-class ConsistencyPlan:
-    """Relations kept, path length, relation template style, negative sampling seed."""
-
-    relations: tuple[str, ...] = RELATIONS_14
-    max_path_length: int = 1
-    template_style: str = "fixed"
-    seed: int = 0
-    max_tokens: int | None = None  # caps the generation fallback's replies (16 tokens)
-
-    def reply_params(self) -> GenerateParams:
-        """Greedy decoding for a short generated answer (the fallback without logprobs)."""
-        return GenerateParams(max_tokens=min(16, self.max_tokens or 16), seed=self.seed)
+def load_anchors(questions: Path | str | Sequence[MCQItem], kb: Path | str | KnowledgeBase,
+                 plan: ConsistencyPlan, *, limit: int | None = None
+                 ) -> tuple[list[Anchor], KnowledgeBase]:
+    """The first `limit` questions (a CSQA-format file, or loaded items) as anchors, and the
+    knowledge base (a file, or loaded) kept to the plan's relations; no model call."""
+    if limit is not None and limit < 1:
+        raise UserError(f"limit must be at least 1, not {limit}")
+    items = load_mcq(questions) if isinstance(questions, (str, Path)) else list(questions)
+    knowledge = (load_knowledge(Path(kb), plan.relations) if isinstance(kb, (str, Path))
+                 else kb.restricted(plan.relations))
+    return build_anchors(items[:limit], knowledge, plan), knowledge
 
 
-@dataclass(frozen=True)
-class Anchor:
-    """An anchor question with its knowledge-base concepts and background facts."""
+async def run_consistency(model: str | Model, questions: Path | str | Sequence[MCQItem],
+                          kb: Path | str | KnowledgeBase, plan: ConsistencyPlan, *,
+                          limit: int | None = None, resamples: int = 1000,
+                          base_url: str | None = None,
+                          settings: RunSettings | None = None) -> ConsistencyResult:
+    """Ask the model every background fact and anchor question; CC, S_B, S_A and the tables
+    (with `resamples` bootstrap draws for CC's interval), figures and summary.json.
 
-    item: MCQItem
-    concepts: tuple[str, ...]
-    facts: tuple[Fact, ...]
-
-
-def build_anchors(items: list[MCQItem], kb: KnowledgeBase, plan: ConsistencyPlan
-                  ) -> list[Anchor]:
-    """Concepts, positive facts and their negatives for every item; no model call."""
-    kb = kb.restricted(plan.relations)
-    pool = negative_pool(kb)
-    anchors = []
-    for item in items:
-        concepts = anchor_concepts(" ".join([item.stem, *item.choices]), kb)
-        positives = background_facts(concepts, kb, max_path_length=plan.max_path_length)
-        facts = with_negatives(positives, kb, seed=plan.seed, pool=pool)
-        anchors.append(Anchor(item, tuple(concepts), tuple(facts)))
-    return anchors
-
-
-def combo_contexts(question: str) -> dict[str, list[str]]:
-    """Every distinct prompt of the 35 (meta-prompt, label pair) combos and the labels scored
-    after it; meta-prompts that do not name the labels share one prompt for all 14 labels."""
-    needs: dict[str, list[str]] = defaultdict(list)
-    for meta in meta_prompts():
-        for pair in LABEL_PAIRS:
-            needs[render_meta(meta, question, pair)] += [f" {pair[0]}", f" {pair[1]}"]
-    return {context: list(dict.fromkeys(labels)) for context, labels in needs.items()}
-
-
-async def _facts_by_likelihood(runner: Runner, model: Model, questions: dict[str, str]
-                               ) -> dict[str, dict[str, Any]]:
-    """Majority-vote answers of every fact question, by key.
-
-    The calls go out prompt-template-major (every fact's first prompt, then every fact's
-    second...): consecutive prompts then share their template's opening in the KV cache.
+    Questions and knowledge base are files or loaded objects (run.json records a file's path,
+    null for a loaded object). With `settings.announce` (the CLI) a line on stderr counts the
+    questions, edges and facts before the model is opened.
     """
-    needs = {key: combo_contexts(q) for key, q in questions.items()}
-    calls = sorted(((j, q, key, context, labels) for key, q in questions.items()
-                    for j, (context, labels) in enumerate(needs[key].items())))
-    results = await asyncio.gather(*(runner.logprobs(model, context, labels)
-                                     for _, _, _, context, labels in calls))
-    scored: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
-    errors: dict[str, str] = {}
-    for (_, _, key, context, labels), result in zip(calls, results, strict=True):
-        if not result.ok:
-            errors.setdefault(key, result.error or "failed")
-            continue
-        scored[key].update({(context, label): lp
-                            for label, lp in zip(labels, result.value, strict=True)})
-    answers = {}
-    for key, question in questions.items():
-        if key in errors:
-            answers[key] = {"said_yes": None, "combos": None, "error": errors[key]}
-            continue
-        score = scored[key]
-        pairs = [(score[(render_meta(m, question, p), f" {p[0]}")],
-                  score[(render_meta(m, question, p), f" {p[1]}")])
-                 for m in meta_prompts() for p in LABEL_PAIRS]
-        said_yes, combos = majority_answer(pairs)
-        answers[key] = {"said_yes": said_yes, "combos": list(combos), "error": None}
-    return answers
+    settings = settings or RunSettings()
+    if isinstance(model, str):
+        split_name(model)
+    if resamples < 1:
+        raise UserError(f"resamples must be at least 1, not {resamples}")
+    anchors, knowledge = load_anchors(questions, kb, plan, limit=limit)
+    if settings.announce:
+        distinct = len({f.key for a in anchors for f in a.facts})
+        print(f"{len(anchors)} questions, {len(knowledge)} knowledge-base edges; {distinct} "
+              f"distinct background facts to ask ({sum(len(a.facts) for a in anchors)} over "
+              "the anchors)", file=sys.stderr)
+    name = model if isinstance(model, str) else model.name
+
+    async def body(session: Session) -> tuple[RunStore, ConsistencySummary, tuple[Path, Path]]:
+        opened = session.open_model(model, base_url=base_url)
+        store = settings.create_run("consistency", {
+            "model": name, "questions": _source(questions), "kb": _source(kb), "limit": limit,
+            "base_url": base_url, **asdict(plan)}, plan.seed, [opened.identity()])
+        await ask_anchors(session.runner, opened, anchors, plan, store)
+        summary = summarize_consistency(store.records(), resamples=resamples, seed=plan.seed)
+        return store, summary, write_figures(summary, store.path)
+
+    timed = await in_session(settings, f"consistency {name}", body)
+    store, summary, (relations_png, bias_png) = timed.value
+    result = ConsistencyResult(**vars(summary), run_dir=store.path, relations_png=relations_png,
+                               bias_png=bias_png, seconds=timed.seconds, usage=timed.usage)
+    store.write_summary(result.to_dict())
+    return result
 
 
-async def _fact_by_generation(runner: Runner, model: Model, question: str,
-                              params: GenerateParams) -> dict[str, Any]:
-    asks = [render_meta(m, question, LABEL_PAIRS[0]) for m in meta_prompts()]
-    results = await asyncio.gather(*(runner.generate(model, user(a), params) for a in asks))
-    if failed := next((r for r in results if not r.ok), None):
-        return {"said_yes": None, "combos": None, "error": failed.error}
-    votes = [parse_yes_no(r.value.text) for r in results]
-    return {"said_yes": vote_answer(votes), "combos": None, "votes": votes, "error": None}
-
-
-async def _anchor(runner: Runner, model: Model, item: MCQItem, likelihood: bool,
-                  params: GenerateParams) -> dict[str, Any]:
-    if likelihood:
-        out = await runner.logprobs(model, f"Question: {item.stem}\nAnswer:",
-                                    [f" {c}" for c in item.choices])
-        if not out.ok:
-            return {"chosen": None, "error": out.error}
-        scores = list(out.value)
-        return {"chosen": item.labels[scores.index(max(scores))], "logprobs": scores,
-                "error": None}
-    from verstehen.scopes.mcq import mcq_prompt
-
-    out = await runner.generate(model, user(mcq_prompt(item, 0)), params)
-    if not out.ok:
-        return {"chosen": None, "error": out.error}
-    return {"chosen": parse_choice(out.value.text, item.labels, item.choices),
-            "reply": out.value.text, "error": None}
-
-
-async def run_consistency(runner: Runner, model: Model, anchors: list[Anchor],
-                          plan: ConsistencyPlan, store: RunStore) -> dict[str, Any]:
-    """Ask every distinct fact once and every anchor question; record both."""
-    likelihood = model.capabilities.logprobs
-    method = "likelihood" if likelihood else "generation"
-    facts = {f.key: f for a in anchors for f in a.facts}
-    per_fact = len(combo_contexts("x")) if likelihood else len(meta_prompts())
-    runner.progress.add_total(len(facts) * per_fact + len(anchors))
-
-    questions = {key: fact_question(f, style=plan.template_style) for key, f in facts.items()}
-
-    async def ask_facts() -> None:
-        if likelihood:
-            answers = await _facts_by_likelihood(runner, model, questions)
-        else:
-            answers = dict(zip(questions, await asyncio.gather(
-                *(_fact_by_generation(runner, model, q, plan.reply_params())
-                  for q in questions.values())),
-                strict=True))
-        for key, f in facts.items():
-            store.append({"kind": "fact", "key": key, "relation": f.relation, "c1": f.c1,
-                          "c2": f.c2, "positive": f.positive, "question": questions[key],
-                          "method": method, **answers[key]})
-
-    async def anchor(a: Anchor) -> None:
-        answer = await _anchor(runner, model, a.item, likelihood, plan.reply_params())
-        correct = None if answer["chosen"] is None else answer["chosen"] == a.item.answer
-        store.append({"kind": "anchor", "id": a.item.id, "stem": a.item.stem,
-                      "answer": a.item.answer, "concepts": list(a.concepts),
-                      "facts": [f.key for f in a.facts], "method": method,
-                      "correct": correct, **answer})
-
-    await asyncio.gather(ask_facts(), *(anchor(a) for a in anchors))
-    return {"run": str(store.path), "method": method, "anchors": len(anchors),
-            "facts": len(facts)}
+def _source(data: object) -> str | None:
+    """A data file's path as run.json records it; None for data loaded in Python."""
+    return str(data) if isinstance(data, (str, Path)) else None

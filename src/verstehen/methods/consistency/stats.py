@@ -9,11 +9,11 @@ Figures 5-7) are in `verstehen.methods.consistency.breakdowns`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
+from verstehen.results import JsonForm
 from verstehen.stats.rates import mean_se, rate_se
 
 # the paper's label pairs (section 3.2), in the order of the combos within a meta-prompt
@@ -145,7 +145,7 @@ def bootstrap_ci(y_true: Sequence[bool], scores: Sequence[float], *, resamples: 
 
 
 @dataclass(frozen=True)
-class Consistency:
+class Consistency(JsonForm):
     """CC with its 95% bootstrap interval, S_B and S_A with SEs, and the anchors left out.
 
     All rates are over the same n anchors: anchor question answered and a background score.
@@ -162,10 +162,6 @@ class Consistency:
     s_a: float | None
     s_a_se: float | None
     base_rate: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-able dict."""
-        return asdict(self)
 
 
 def facts_of(anchor: AnchorResult, facts: Mapping[str, FactAnswer]) -> list[FactAnswer]:

@@ -7,13 +7,10 @@ fixed (style "fixed"); the meta-prompts are Table 1 and the label pairs section 
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 from verstehen.errors import UserError
+from verstehen.methods.consistency.background import Fact
 from verstehen.prompts import template
-
-if TYPE_CHECKING:
-    from verstehen.methods.consistency.background import Fact
 
 STYLES = ("paper", "fixed")
 
