@@ -1,30 +1,90 @@
 """The library API: each method in one call, and the typed results they return.
 
-Every function is synchronous (inside a running event loop, as in a notebook, it runs on a
-worker thread) and has an `_async` twin; each takes `runs_dir=` and `cache=` (defaults as the
-CLI's: ./runs or $VERSTEHEN_RUNS_DIR, ~/.cache/verstehen/calls.sqlite or $VERSTEHEN_CACHE)
-and writes the same run folder the CLI writes, so `verstehen annotate` and `--resume` work on
-it. A model is a name (`local/smollm2-135m`, `openai/gpt-4o-mini`) or a Model object.
+Every function that calls a model is synchronous (inside a running event loop, as in a
+notebook, it runs on a worker thread) and has an `_async` twin; each takes `runs_dir=` and
+`cache=` (defaults as the CLI's: ./runs or $VERSTEHEN_RUNS_DIR, ~/.cache/verstehen/calls.sqlite
+or $VERSTEHEN_CACHE) and writes the same run folder the CLI writes, so the commands that read
+run folders (`annotate`, `potemkin score`, `imagine matrix|analyze`) work on it. A model is a
+name (`local/smollm2-135m`, `openai/gpt-4o-mini`) or a Model object.
 """
 
 from verstehen.errors import UserError
 from verstehen.methods.certification.api import audit, audit_async, certify, certify_async
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
+from verstehen.methods.consistency.api import consistency, consistency_async
+from verstehen.methods.consistency.results import ConsistencyResult
+from verstehen.methods.imagination.api import (
+    imagine_analyze,
+    imagine_answer,
+    imagine_answer_async,
+    imagine_generate,
+    imagine_generate_async,
+    imagine_matrix,
+)
+from verstehen.methods.imagination.results import (
+    AnalyzeResult,
+    AnswerResult,
+    GenerateResult,
+    MatrixResult,
+)
+from verstehen.methods.potemkin.api import (
+    potemkin,
+    potemkin_async,
+    potemkin_export_labels,
+    potemkin_import_labels,
+    potemkin_incoherence,
+    potemkin_incoherence_async,
+    potemkin_score,
+    potemkin_selfjudge,
+    potemkin_selfjudge_async,
+)
+from verstehen.methods.potemkin.results import (
+    IncoherenceResult,
+    PotemkinResult,
+    SelfJudgeResult,
+)
+from verstehen.methods.potemkin.stats import PotemkinScores
 from verstehen.models import DEFAULT_MODEL, Model, get_model
 
 __all__ = [
     "DEFAULT_MODEL",
+    "AnalyzeResult",
+    "AnswerResult",
     "CertifyResult",
+    "ConsistencyResult",
     "Criterion",
     "Decision",
+    "GenerateResult",
+    "IncoherenceResult",
+    "MatrixResult",
     "Model",
+    "PotemkinResult",
+    "PotemkinScores",
     "ScopeResult",
+    "SelfJudgeResult",
     "UserError",
     "Verdict",
     "audit",
     "audit_async",
     "certify",
     "certify_async",
+    "consistency",
+    "consistency_async",
     "get_model",
+    "imagine_analyze",
+    "imagine_answer",
+    "imagine_answer_async",
+    "imagine_generate",
+    "imagine_generate_async",
+    "imagine_matrix",
+    "potemkin",
+    "potemkin_async",
+    "potemkin_export_labels",
+    "potemkin_import_labels",
+    "potemkin_incoherence",
+    "potemkin_incoherence_async",
+    "potemkin_score",
+    "potemkin_selfjudge",
+    "potemkin_selfjudge_async",
 ]

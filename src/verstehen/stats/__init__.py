@@ -1,1 +1,2 @@
-"""Pure statistics: confidence bounds, certification verdicts, planning. No I/O."""
+"""Pure statistics that several methods use: confidence bounds and rates with their standard
+errors. No I/O."""

@@ -1,1 +1,2 @@
-"""Local servers for tests and benchmarks: a stub OpenAI endpoint, the llama.cpp server."""
+"""For tests and benchmarks: a scripted model, a stub OpenAI endpoint, the llama.cpp server, free
+ports."""

@@ -1,0 +1,1 @@
+"""What every method's report shares: plain text tables and PNG figures."""

@@ -1,0 +1,46 @@
+"""The package's face: `import verstehen as vs` reaches every method, each model-calling
+function has an `_async` twin with the same parameters, and every public name is documented."""
+
+from __future__ import annotations
+
+import inspect
+
+import verstehen as vs
+
+METHOD_CALLS = ("certify", "audit", "potemkin", "potemkin_incoherence", "potemkin_selfjudge",
+                "imagine_generate", "imagine_answer", "consistency")
+FOLDER_READERS = ("potemkin_score", "potemkin_export_labels", "potemkin_import_labels",
+                  "imagine_matrix", "imagine_analyze")
+
+
+def test_every_method_is_reachable_from_the_package() -> None:
+    for name in (*METHOD_CALLS, *FOLDER_READERS):
+        assert name in vs.__all__ and callable(getattr(vs, name))
+    for name in vs.__all__:
+        assert hasattr(vs, name), name
+
+
+def test_each_model_call_has_an_async_twin_with_the_same_parameters() -> None:
+    for name in METHOD_CALLS:
+        sync, twin = getattr(vs, name), getattr(vs, f"{name}_async")
+        assert inspect.iscoroutinefunction(twin) and not inspect.iscoroutinefunction(sync)
+        assert inspect.signature(sync).parameters == inspect.signature(twin).parameters
+        params = inspect.signature(sync).parameters
+        assert {"runs_dir", "cache"} <= set(params), name
+        assert params["runs_dir"].default is None and params["cache"].default is None
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    for name in vs.__all__:
+        value = getattr(vs, name)
+        if callable(value):
+            assert (value.__doc__ or "").strip(), name
+
+
+def test_results_are_frozen_and_have_a_json_form() -> None:
+    for name in ("CertifyResult", "PotemkinResult", "IncoherenceResult", "SelfJudgeResult",
+                 "GenerateResult", "AnswerResult", "ConsistencyResult"):
+        cls = getattr(vs, name)
+        assert cls.__dataclass_params__.frozen, name
+        assert callable(cls.to_dict)
+        assert "run_dir" in cls.__dataclass_fields__, name
