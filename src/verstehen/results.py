@@ -4,15 +4,24 @@ A result is a frozen dataclass; `to_dict()` turns it (and the dataclasses, enums
 tuples inside it) into JSON values, field by field, so `summary.json` is the result itself. A
 field whose JSON key must differ from its Python name (`with` is a keyword, `run_dir` is
 written `run`) names the key in its metadata: `field(metadata=json_key("with"))`.
+`from_jsonable(ResultType, data)` reads a JSON form back into its typed result (a run
+folder's summary.json into the result that wrote it).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import types
+import typing
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from verstehen.errors import UserError
+
+R = TypeVar("R")
 
 
 def json_key(name: str) -> dict[str, str]:
@@ -47,3 +56,94 @@ class JsonForm:
     def to_dict(self) -> dict[str, Any]:
         """The result as a JSON-ready dict."""
         return to_jsonable(self)
+
+
+def from_jsonable(kind: Any, value: Any) -> Any:
+    """`value` (JSON values, as `to_jsonable` wrote them) read back as the type `kind`: a
+    dataclass field by field, enums by value, paths from text, tuples, dicts and unions.
+
+    Raises ValueError naming the first field that does not fit.
+    """
+    try:
+        return _read(kind, value, "")
+    except (TypeError, KeyError, ValueError) as exc:
+        raise ValueError(f"not a {getattr(kind, '__name__', kind)}: {exc}") from None
+
+
+def _read(kind: Any, value: Any, where: str) -> Any:
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if kind is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):
+        return _read_union(args, value, where)
+    if value is None:
+        raise ValueError(f"{where or 'the value'} is null")
+    if dataclasses.is_dataclass(kind):
+        return _read_dataclass(kind, value, where)
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return kind(value)
+    if kind is Path:
+        return Path(value)
+    if kind is float:
+        return float(value)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_read(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
+        return tuple(_read(a, v, f"{where}[{i}]") for i, (a, v) in
+                     enumerate(zip(args, value, strict=True)))
+    if origin is list:
+        return [_read(args[0], v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin in (dict, Mapping):
+        return {k: _read(args[1], v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(kind, type) and not isinstance(value, kind):
+        raise ValueError(f"{where or 'the value'} is {type(value).__name__}, not {kind.__name__}")
+    return value
+
+
+def _read_union(args: tuple[Any, ...], value: Any, where: str) -> Any:
+    if value is None:
+        if type(None) in args:
+            return None
+        raise ValueError(f"{where or 'the value'} is null")
+    options = [a for a in args if a is not type(None)]
+    if isinstance(value, dict):  # of several dataclasses, the one whose fields the keys name
+        fitting = [a for a in options if dataclasses.is_dataclass(a) and _keys(a) >= set(value)]
+        if fitting:
+            return _read(fitting[0], value, where)
+    for option in options:
+        try:
+            return _read(option, value, where)
+        except (TypeError, KeyError, ValueError):
+            continue
+    raise ValueError(f"{where or 'the value'} fits none of {options}")
+
+
+def _keys(kind: type) -> set[str]:
+    return {f.metadata.get("json", f.name) for f in dataclasses.fields(kind)}
+
+
+def _read_dataclass(kind: type, value: Mapping[str, Any], where: str) -> Any:
+    hints = typing.get_type_hints(kind)
+    given = {}
+    for f in dataclasses.fields(kind):
+        key = f.metadata.get("json", f.name)
+        if key in value:
+            given[f.name] = _read(hints[f.name], value[key], f"{where}.{key}".lstrip("."))
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise ValueError(f"{where}.{key}".lstrip(".") + " is missing")
+    return kind(**given)
+
+
+def load_result(kind: type[R], run_dir: Path) -> R:
+    """The typed result a run folder's summary.json holds (UserError when it has none, or one
+    an older version wrote)."""
+    path = Path(run_dir) / "summary.json"
+    if not path.is_file():
+        raise UserError(f"{run_dir} has no summary.json: the run stopped before its end; rerun "
+                        "its command (answers already given come from the cache)")
+    try:
+        return from_jsonable(kind, json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path} does not hold a {kind.__name__} ({exc}): an older verstehen "
+                        "wrote it, or it was edited; rerun the run's command to rewrite it "
+                        "(answers come from the cache)") from None

@@ -1,4 +1,4 @@
-"""Certification from Python: `verstehen.certify` / `audit` and their `_async` twins.
+"""Certification from Python: `verstehen.certify` and its `_async` twin.
 
 The scripted-model tests check the typed result against the run folder it wrote; the slow
 ones run the embedded model, as a notebook would (inside a running event loop too), and check
@@ -15,7 +15,15 @@ import pytest
 from test_certify_procedure import calculator
 
 import verstehen as vs
+from verstehen.engine.session import RunSettings
 from verstehen.methods.certification.results import CertifyResult
+from verstehen.methods.certification.run import (
+    build_scopes,
+    certify_scopes,
+    criterion_of,
+    make_plan,
+)
+from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
 
 from conftest import Cli
@@ -41,26 +49,27 @@ def test_certify_returns_the_typed_result_its_summary_holds(tmp_path: Path) -> N
     assert result.run_dir.parent == tmp_path / "runs" and result.failed_calls == 0
     run, summary, records = folder(result.run_dir)
     assert summary == json.loads(json.dumps(result.to_dict()))
+    assert from_jsonable(CertifyResult, summary) == result
     assert summary["scopes"][0]["verdict"]["decision"] == "understands"
     assert run["command"] == "certify" and run["argv"] == []
     assert run["config"]["scopes"] == ["arithmetic/small"] and run["config"]["questions"] == 100
     assert len(records) == result.scopes[0].asked == 100 == len(model.calls)
 
 
-def test_audit_asks_each_scope_sequentially(tmp_path: Path) -> None:
-    """audit: the sequential test per scope, RID from a test length of 100."""
+def test_a_run_of_several_scopes_has_no_single_verdict(tmp_path: Path) -> None:
+    """The audit's certification lens asks several scopes into one run: read .verdicts."""
     model = ScriptedModel("scripted/banana", reply=lambda prompt: "banana")
-    result = vs.audit(model, max_questions=64, rephrase=0, runs_dir=tmp_path,
-                      cache=tmp_path / "calls.sqlite")
+    plan = make_plan(criterion_of(0.7, 0.05, 0.05), sequential=True, max_questions=64,
+                     rephrase=0)
+    result = asyncio.run(certify_scopes(
+        model, build_scopes(["arithmetic/small", "arithmetic"]), plan,
+        settings=RunSettings(runs_dir=tmp_path, cache=tmp_path / "calls.sqlite")))
     assert list(result.verdicts) == ["arithmetic/small", "arithmetic"]
     for verdict in result.verdicts.values():
         assert verdict is not None and verdict.decision is vs.Decision.DOES_NOT_UNDERSTAND
         assert verdict.n == 16  # the first look already decides
-    # no ridiculous answer in 100 questions with probability 0.95: (1 - RID)^100 = 0.95
-    assert result.criterion.rid == pytest.approx(1 - 0.95 ** (1 / 100))
     with pytest.raises(ValueError, match="2 scopes"):
         _ = result.verdict
-
 
 def test_bad_arguments_fail_before_any_call(tmp_path: Path) -> None:
     """A bad scope or plan raises the one-line UserError; the model is never asked."""

@@ -23,6 +23,7 @@ from verstehen.methods.consistency.report import show
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import Consistency
 from verstehen.models.base import Capabilities
+from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
 
 from conftest import SHARED_DATA
@@ -84,6 +85,7 @@ def test_the_result_is_typed_and_is_the_run_folders_summary(tmp_path, data):
     assert run.parent == tmp_path / "runs"
     summary = json.loads((run / "summary.json").read_text())
     assert summary == json.loads(json.dumps(result.to_dict())) and list(summary) == SUMMARY_KEYS
+    assert from_jsonable(ConsistencyResult, summary) == result
     assert summary["run"] == str(run)
     assert list(next(iter(summary["by_relation"].values()))) == ["background", "cc", "with",
                                                                  "without"]

@@ -25,6 +25,7 @@ from verstehen.methods.imagination.results import (
     GenerateResult,
     MatrixResult,
 )
+from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
 
 GENERATE_CONFIG = ["model", "base_url", "kinds", "content", "topics", "per_topic", "tries",
@@ -74,6 +75,7 @@ def test_generate_returns_typed_counts_and_the_clis_run_folder(generated: Genera
     assert run["config"]["kinds"] == ["direct"] and run["config"]["topics"] == ["physics", "law"]
     summary = json.loads((generated.run_dir / "summary.json").read_text())
     assert summary == json.loads(json.dumps(generated.to_dict()))
+    assert from_jsonable(GenerateResult, summary) == generated
     assert summary["run"] == str(generated.run_dir)
 
 
@@ -94,6 +96,7 @@ def test_answer_takes_a_generate_result_and_returns_the_matrix(generated, tmp_pa
     assert run["config"]["models"] == ["scripted/c", "scripted/no"]
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary == json.loads(json.dumps(result.to_dict()))
+    assert from_jsonable(AnswerResult, summary) == result
     assert list(summary["matrix"][0])[:4] == ["qtype", "qm", "am", "n"]
 
 

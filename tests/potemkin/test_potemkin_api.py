@@ -38,6 +38,7 @@ from verstehen.methods.potemkin.results import (
 )
 from verstehen.methods.potemkin.run import plan_run
 from verstehen.methods.potemkin.stats import PotemkinScores
+from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
 
 from conftest import Cli
@@ -92,6 +93,7 @@ def test_potemkin_run_waits_for_people_and_annotate_works_on_it(tmp_path: Path,
     assert result.usage["scripted/answerer"].calls == len(model.calls) == 4
     run, summary, records = folder(result.run_dir)
     assert summary == json.loads(json.dumps(result.to_dict()))
+    assert from_jsonable(PotemkinResult, summary) == result
     assert run["command"] == "potemkin-run" and run["argv"] == []
     assert run["config"]["keystone_asked"] is True and run["config"]["judge"] is None
     assert run["config"]["tasks"] == ["define", "classify", "generate", "edit"]
@@ -156,6 +158,7 @@ def test_incoherence_and_selfjudge_from_python(tmp_path: Path) -> None:
     assert isinstance(inc, IncoherenceResult) and inc.overall.n == 2
     run, summary, _ = folder(inc.run_dir)
     assert summary == json.loads(json.dumps(inc.to_dict()))
+    assert from_jsonable(IncoherenceResult, summary) == inc
     assert run["command"] == "potemkin-incoherence"
     assert run["config"] == {"model": "scripted/m", "concepts": ["game-theory/zero-sum"],
                              "per_concept": 1, "temperature": 0.7, "max_tokens": None,
@@ -170,6 +173,7 @@ def test_incoherence_and_selfjudge_from_python(tmp_path: Path) -> None:
     assert sj.potemkin_rate is None and sj.judge_accuracy is None
     run, summary, _ = folder(sj.run_dir)
     assert summary == json.loads(json.dumps(sj.to_dict()))
+    assert from_jsonable(SelfJudgeResult, summary) == sj
     assert run["command"] == "potemkin-selfjudge"
     assert run["config"]["benchmark"] == f"mcq:{path}" and run["config"]["questions"] == 1
 
