@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from verstehen.engine.cache import Cache, call_key
@@ -50,6 +50,18 @@ class ModelUsage:
         if not cached:
             self.new_prompt_tokens += usage.prompt_tokens
             self.new_completion_tokens += usage.completion_tokens
+
+    def absorb(self, other: ModelUsage) -> None:
+        """Add another count of the same model (one job made of several runs)."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def since(self, earlier: ModelUsage | None) -> ModelUsage:
+        """The counts added after `earlier` (a copy taken before; None: all of them)."""
+        if earlier is None:
+            return replace(self)
+        return ModelUsage(**{f.name: getattr(self, f.name) - getattr(earlier, f.name)
+                             for f in fields(self)})
 
 
 @dataclass

@@ -118,13 +118,23 @@ class Session:
 
 
 async def in_session(settings: RunSettings, label: str,
-                     body: Callable[[Session], Awaitable[T]]) -> Timed[T]:
-    """Open a session, run `body(session)`, close it; the value with seconds and usage."""
-    session = Session.start(settings, label)
+                     body: Callable[[Session], Awaitable[T]],
+                     session: Session | None = None) -> Timed[T]:
+    """Open a session, run `body(session)`, close it; the value with seconds and usage.
+
+    Given an open `session` (one job asking several steps with one model load and one progress
+    line), run in it and leave it open; the usage counts this body's calls only.
+    """
+    own = session is None
+    session = session or Session.start(settings, label)
+    before = {name: replace(counts) for name, counts in session.runner.usage.items()}
     started = time.monotonic()
     try:
         value = await body(session)
     finally:
-        await session.close()
-    usage = {name: replace(counts) for name, counts in session.runner.usage.items()}
-    return Timed(value, round(time.monotonic() - started, 1), dict(sorted(usage.items())))
+        if own:
+            await session.close()
+    usage = {name: counts.since(before.get(name))
+             for name, counts in session.runner.usage.items()}
+    return Timed(value, round(time.monotonic() - started, 1),
+                 {name: counts for name, counts in sorted(usage.items()) if counts.calls})

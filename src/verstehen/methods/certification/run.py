@@ -1,7 +1,7 @@
 """The certification entry point: one model on several scopes, into one run folder.
 
-`certify_scopes` is what `verstehen certify`, `verstehen audit` and the Python API's
-`certify()`/`audit()` all call; the helpers before it check the inputs and build every scope
+`certify_scopes` is what `verstehen certify`, the Python API's `certify()` and the audit's
+certification lens call; the helpers before it check the inputs and build every scope
 before any model call, so a bad spec costs nothing.
 """
 
@@ -22,19 +22,18 @@ from verstehen.scopes.base import ExplainableScope, Scope
 from verstehen.stats.bounds import rid_for_test_length
 
 DEFAULT_QUESTIONS, DEFAULT_MAX_QUESTIONS = 100, 1024
-AUDIT_SCOPES = ("arithmetic/small", "arithmetic")
-AUDIT_PG, AUDIT_DELTA, AUDIT_TEST_LENGTH = 0.7, 0.05, 100
+DEFAULT_TEST_LENGTH = 100  # RID when none is given: no ridiculous answer in 100 questions
 
 
 def criterion_of(pg: float, rid: float | None, delta: float, *,
                  rid_test_length: int | None = None) -> Criterion:
     """The checked (PG, RID, δ); RID may come from a test length (no ridiculous answer in N_T
-    questions with probability 1-δ), and defaults to the audit's N_T = 100."""
+    questions with probability 1-δ), and defaults to N_T = 100."""
     try:
         if rid_test_length is not None:
             rid = float(rid_for_test_length(rid_test_length, delta))
         elif rid is None:
-            rid = float(rid_for_test_length(AUDIT_TEST_LENGTH, delta))
+            rid = float(rid_for_test_length(DEFAULT_TEST_LENGTH, delta))
         return Criterion(pg, rid, delta)
     except ValueError as exc:
         raise UserError(str(exc)) from None
@@ -70,10 +69,11 @@ def build_scopes(specs: Sequence[str | Scope], *, idk_score: float | None = None
 
 async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: CertifyPlan, *,
                          program_questions: int | None = None, base_url: str | None = None,
-                         settings: RunSettings | None = None,
-                         command: str = "certify") -> CertifyResult:
+                         settings: RunSettings | None = None, command: str = "certify",
+                         session: Session | None = None) -> CertifyResult:
     """Certify the model on each scope into one run folder; with `program_questions`, by
-    Procedure 5.1 (a program per question family, each answering that many questions)."""
+    Procedure 5.1 (a program per question family, each answering that many questions). In an
+    open `session` (a job of several steps), the session is used and left open."""
     settings = settings or RunSettings()
     if program_questions is not None and program_questions < 1:
         raise UserError("--program-questions must be at least 1")
@@ -98,7 +98,7 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
                 results.append(await run_certify(session.runner, opened, scope, store, plan))
         return store, results
 
-    timed = await in_session(settings, f"{command} {name}", body)
+    timed = await in_session(settings, f"{command} {name}", body, session)
     store, results = timed.value
     result = CertifyResult(run_dir=store.path, model=name, criterion=criterion,
                            scopes=tuple(results), seconds=timed.seconds, usage=timed.usage)

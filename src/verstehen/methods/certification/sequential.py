@@ -62,3 +62,15 @@ def certify_sequential(scores: ArrayLike, pg: float, rid: float, delta: float, *
             break
     assert verdict is not None
     return verdict
+
+
+def first_decisive_look(criterion: Criterion, first: int, max_n: int,
+                        score: float) -> int | None:
+    """After how many questions the sequential test decides when every answer scores `score`
+    (1: a perfect model; 0: one always ridiculous); None when the budget never does."""
+    schedule = checkpoints(first, max_n)
+    scores = np.full(max_n, float(score))
+    for look, n in enumerate(schedule, 1):
+        if certify_at_look(scores, criterion, look, schedule).decision != Decision.INCONCLUSIVE:
+            return n
+    return None

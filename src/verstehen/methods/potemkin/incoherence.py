@@ -145,9 +145,11 @@ def plan_incoherence(*, per_concept: int = 5, temperature: float = 0.7,
 async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
                           concepts: str | Sequence[str] | None = None,
                           base_url: str | None = None,
-                          settings: RunSettings | None = None) -> IncoherenceResult:
+                          settings: RunSettings | None = None,
+                          session: Session | None = None) -> IncoherenceResult:
     """Generate and self-classify examples of each concept (keys, names or domains; default
-    all 32) into a new run folder; incoherence per domain and overall."""
+    all 32) into a new run folder; incoherence per domain and overall. In an open `session`,
+    it is left open."""
     settings = settings or RunSettings()
     name = model if isinstance(model, str) else model.name
     picked = resolve_concepts([concepts] if isinstance(concepts, str) else concepts, CONCEPTS)
@@ -162,7 +164,7 @@ async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
         await ask_pairs(session.runner, opened, picked, store, plan)
         return store
 
-    timed = await in_session(settings, f"incoherence {name}", body)
+    timed = await in_session(settings, f"incoherence {name}", body, session)
     store = timed.value
     result = summarize_incoherence(list(store.records()), model=name, run_dir=store.path,
                                    seconds=timed.seconds, usage=timed.usage)

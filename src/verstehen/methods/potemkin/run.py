@@ -185,9 +185,10 @@ def plan_run(*, concepts: str | Sequence[str] | None = None,
 
 async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model | None = None,
                        base_url: str | None = None, judge_base_url: str | None = None,
-                       settings: RunSettings | None = None) -> PotemkinResult:
+                       settings: RunSettings | None = None,
+                       session: Session | None = None) -> PotemkinResult:
     """Ask the plan's items (the judge grades definitions and free-text answers) into a new
-    run folder; the keystones, grades and tables."""
+    run folder; the keystones, grades and tables. In an open `session`, it is left open."""
     settings = settings or RunSettings()
     name = model if isinstance(model, str) else model.name
     judge_name = judge if judge is None or isinstance(judge, str) else judge.name
@@ -209,6 +210,6 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
                         max_tokens=plan.max_tokens)
         return store
 
-    timed = await in_session(settings, f"potemkin {name}", body)
+    timed = await in_session(settings, f"potemkin {name}", body, session)
     return write_result(timed.value, keystone_asked=plan.keystone_asked,
                         seconds=timed.seconds, usage=timed.usage)
