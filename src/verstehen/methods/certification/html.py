@@ -1,0 +1,129 @@
+"""Certification in the HTML report: each scope's verdict with its bounds, the score per task,
+the rephrase check, every number linked to the answers behind it; several runs side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from verstehen.engine.store import RunStore
+from verstehen.methods.certification.report import explain
+from verstehen.methods.certification.results import CertifyResult, ScopeResult
+from verstehen.methods.certification.verdict import Decision, Verdict
+from verstehen.report.html import Page, RecordView, badge, esc, num, table
+from verstehen.results import load_result
+
+Record = dict[str, Any]
+
+
+def answer_view(record: Record) -> RecordView:
+    """A certification answer: the question, the reply, outcome and score, and why."""
+    again = " (rephrased)" if record["kind"] == "rephrase" else ""
+    title = f"{record['scope']} · {record['family']} · question {record['index']}{again}"
+    answer = record["text"] if record["error"] is None else f"(the call failed: {record['error']})"
+    score = record["score"]
+    grade = f"{record['outcome']}, score {score:g}" if score is not None else "not graded"
+    expected = "" if record["expected"] is None else f"expected: {record['expected']}"
+    why = "; ".join(x for x in (record.get("reason") or "", expected) if x)
+    return RecordView(title, record["prompt"], answer or "", grade, why)
+
+
+def bounds(v: Verdict) -> str:
+    """"0.31 [0.10, 0.62]": the mean score and its bounds."""
+    return f"{v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}]"
+
+
+def deciding(records: list[Record], decision: Decision | None) -> list[Record]:
+    """The answers a verdict rests on: the ridiculous ones when it says the model does not
+    understand, the rest otherwise (all of them when undecided)."""
+    if decision == Decision.DOES_NOT_UNDERSTAND:
+        return [r for r in records if r["score"] == 0.0]
+    if decision == Decision.UNDERSTANDS:
+        return [r for r in records if r["score"] is not None and r["score"] > 0.0]
+    return records
+
+
+class Answers:
+    """One run folder's answer records by scope, each stored once in the page's book."""
+
+    def __init__(self, page: Page, run: Path) -> None:
+        self.page, self.run = page, run
+        self.by_scope: dict[str, list[Record]] = {}
+        self._ids: dict[int, int] = {}
+        for line, record in enumerate(RunStore(run).records()):
+            if record["kind"] in ("answer", "rephrase"):
+                record["_line"] = line
+                self.by_scope.setdefault(record["scope"], []).append(record)
+
+    def ids(self, records: Sequence[Record]) -> list[int]:
+        """The book indices of records (stored on first use)."""
+        return [self.page.book.record(f"{self.run}:{r['_line']}", answer_view(r))
+                for r in records]
+
+    def link(self, text: str, title: str, records: Sequence[Record]) -> str:
+        """`text` linked to these records."""
+        return self.page.book.link(text, title, self.ids(records))
+
+
+def scope_row(scope: ScopeResult, answers: Answers) -> list[str]:
+    """One scope: verdict, n, mean [L, U], ridiculous [L, U], per task, rephrase check."""
+    records = answers.by_scope.get(scope.scope, [])
+    asked = [r for r in records if r["kind"] == "answer"]
+    v = scope.verdict
+    if v is None:
+        return [esc(scope.scope), badge(None), answers.link(str(scope.asked), "answers", asked),
+                f"{scope.failed_calls} calls failed", "", "", ""]
+    tasks = "<br>".join(
+        answers.link(f"{family} {f.mean:.2f} ± {f.se:.2f} (n={f.n})",
+                     f"{scope.scope}: {family}", [r for r in asked if r["family"] == family])
+        for family, f in scope.by_family.items())
+    rephrased = [r for r in records if r["kind"] == "rephrase"]
+    check = "" if scope.rephrase is None else answers.link(
+        f"{scope.rephrase.disagreements} of {scope.rephrase.n} changed", "rephrased answers",
+        rephrased)
+    return [esc(scope.scope),
+            badge(v.decision, answers.link(v.decision.words,
+                                           f"{scope.scope}: answers the verdict rests on",
+                                           deciding(asked, v.decision))),
+            answers.link(str(v.n), f"{scope.scope}: every answer", asked),
+            bounds(v), f"{v.ridiculous_rate:.3f} [{v.ridiculous_lower:.4f}, "
+                       f"{v.ridiculous_upper:.4f}]", tasks, check]
+
+
+HEAD = ["scope", "verdict", "n", "mean score [L, U]", "ridiculous [L, U]", "score per task",
+        "rephrased"]
+
+
+def section(run: Path, page: Page) -> None:
+    """A certify run: the verdict table and each verdict in words."""
+    result = load_result(CertifyResult, run)
+    answers = Answers(page, run)
+    c = result.criterion
+    why = "".join(
+        f"<h3>{esc(s.scope)}</h3><pre class=\"why\">{esc(chr(10).join(explain(s.verdict)))}</pre>"
+        for s in result.scopes if s.verdict is not None)
+    page.section(f"Certification: {result.model}",
+                 table(HEAD, [scope_row(s, answers) for s in result.scopes]) + why,
+                 note=f"PG {c.pg:g}, RID {c.rid:.3g}, δ {c.delta:g}; run {esc(run.name)}; "
+                      f"{result.seconds} s")
+
+
+def compare(runs: Sequence[Path], page: Page) -> None:
+    """Several certify runs: one row per scope, one column per run's model."""
+    results = [load_result(CertifyResult, run) for run in runs]
+    labels = [r.model if [x.model for x in results].count(r.model) == 1
+              else f"{r.model} ({r.run_dir.name})" for r in results]
+    scopes = list(dict.fromkeys(s.scope for r in results for s in r.scopes))
+    rows = []
+    for scope in scopes:
+        row = [esc(scope)]
+        for result in results:
+            found = next((s for s in result.scopes if s.scope == scope), None)
+            v = found.verdict if found else None
+            row.append("—" if found is None else
+                       f"{badge(v.decision if v else None)} "
+                       f"{bounds(v) if v else ''} n={num(v.n if v else found.asked, 0)}")
+        rows.append(row)
+    page.section("Certification side by side", table(["scope", *labels], rows),
+                 note="verdict, mean score [L, U] and n of each run")

@@ -1,0 +1,207 @@
+"""Shared imagination in the HTML report: what a question model kept and dropped per question
+type, and the QM x AM matrix of κ and α with every number linked to the records behind it;
+several answer runs pooled into one matrix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from verstehen.engine.store import RunStore
+from verstehen.methods.imagination.report import QTYPE_NAMES
+from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.runs import ANSWER, once_each, read_runs
+from verstehen.methods.imagination.stats import MatrixRow, pair_matrix
+from verstehen.report.html import Page, RecordView, esc, figure, rate, table
+from verstehen.results import load_result
+
+Record = dict[str, Any]
+KEY = "_key"  # where a record read here keeps its book key: run folder and line
+ANSWERED = ("correct", "wrong")
+DECLINED = ("refused", "choice_e")
+
+
+def _failed(error: object) -> str:
+    return f"(the call failed: {error})"
+
+
+def question_view(r: Record) -> RecordView:
+    """A generated question: its type and topic (and context paragraph), the raw reply, its
+    status, and why it was dropped or what was parsed from it."""
+    slot = r.get("slot", r["index"])
+    title = f"{r['qtype']} · {r['topic']} · slot {slot}"
+    if r.get("try", 1) > 1:
+        title += f" · try {r['try']}"
+    if r.get("position") is not None:
+        title += f" · position {r['position']}"
+    asked = f"{QTYPE_NAMES.get(r['qtype'], r['qtype'])} on {r['topic']} ({r['content']})"
+    if r.get("context"):
+        concept = r["context"].get("concept") or ""
+        asked += f"\n\ncontext{f' ({concept})' if concept else ''}:\n" \
+                 f"{r['context'].get('paragraph') or ''}"
+    if r["status"] == "ok":
+        why = "\n".join([f"parsed: {r['stem']}",
+                         *(f"{'ABCD'[i]}. {c}" for i, c in enumerate(r["choices"])),
+                         f"designated answer: {'ABCD'[r['answer']]}"])
+    else:
+        why = str(r.get("reason") or "")
+    reply = r["reply"] if r["reply"] is not None else _failed(r.get("reason"))
+    return RecordView(title, asked, reply, r["status"], why)
+
+
+def answer_view(r: Record) -> RecordView:
+    """An answer model's answer: the prompt it saw, its reply, the outcome and why."""
+    where = f" · position {r['position']}" if r.get("position") is not None else ""
+    title = f"{r['qtype']} · {r['topic']}{where} · {r['qm']} → {r['am']}"
+    if r.get("error"):
+        reply = _failed(r["error"])
+    elif r.get("reply") is not None:
+        reply = r["reply"]
+    elif r.get("logprobs") is not None:
+        reply = "log-probabilities " + ", ".join(f"{x:.2f}" for x in r["logprobs"])
+    else:
+        reply = ""
+    grade = r["outcome"] + (f", score {r['score']:g}" if r.get("score") is not None else "")
+    why = [f"designated answer {r['correct_letter']}",
+           f"chose {r['chosen']}" if r.get("chosen") else "chose nothing",
+           f"method {r.get('method', '?')}"]
+    if r.get("judge_reply"):
+        why.append(f"judge: {r['judge_reply']}")
+    return RecordView(title, r.get("prompt") or "", reply, grade, "; ".join(why))
+
+
+def fiction_view(r: Record) -> RecordView:
+    """A fictionality question: is the context paragraph about a real concept?"""
+    reply = r["reply"] if r.get("reply") is not None else _failed(r.get("error"))
+    return RecordView(f"fictionality · {r['topic']} · {r['qm']} → {r['am']}",
+                      r.get("prompt") or "", reply, r["verdict"],
+                      "fictional: the AM saw through the made-up concept"
+                      if r["verdict"] == "fictional" else "")
+
+
+VIEWS: dict[str, Callable[[Record], RecordView]] = {
+    "question": question_view, "answer": answer_view, "fiction": fiction_view}
+
+
+class Records:
+    """Records of imagination run folders, each stored once in the page's book when linked."""
+
+    def __init__(self, page: Page, records: Sequence[Record]) -> None:
+        self.page, self.records = page, list(records)
+
+    @classmethod
+    def of_run(cls, page: Page, run: Path) -> Records:
+        """Every record of one run folder, keyed by its line."""
+        return cls(page, [{**r, KEY: f"{run}:{line}"}
+                          for line, r in enumerate(RunStore(run).records())])
+
+    def select(self, keep: Callable[[Record], bool]) -> list[Record]:
+        """The records `keep` selects, in file order."""
+        return [r for r in self.records if keep(r)]
+
+    def link(self, text: str, title: str, keep: Callable[[Record], bool]) -> str:
+        """`text` linked to the records `keep` selects."""
+        ids = [self.page.book.record(r[KEY], VIEWS[r["kind"]](r)) for r in self.select(keep)]
+        return self.page.book.link(text, title, ids)
+
+
+def _questions(qtype: str, status: str | None = None,
+               reason: str | None = None) -> Callable[[Record], bool]:
+    return lambda r: (r["kind"] == "question" and r["qtype"] == qtype
+                      and status in (None, r["status"]) and reason in (None, r["reason"]))
+
+
+def generate_section(run: Path, page: Page) -> None:
+    """An `imagine generate` run: per question type, what was asked, kept, dropped (and why)
+    and which calls failed, each count linked to its question records."""
+    result = load_result(GenerateResult, run)
+    link = Records.of_run(page, run).link
+    rows = []
+    for q, t in result.by_type.items():
+        reasons = "<br>".join(link(f"{reason} ({n})", f"{q}: {reason}",
+                                   _questions(q, "dropped", reason))
+                              for reason, n in t.reasons.items()) or "—"
+        rows.append([esc(f"{q} ({QTYPE_NAMES.get(q, q)})"), f"{t.filled} of {t.slots}",
+                     link(str(t.asked), f"{q}: every reply", _questions(q)),
+                     link(str(t.kept), f"{q}: kept questions", _questions(q, "ok")),
+                     link(str(t.dropped), f"{q}: dropped replies", _questions(q, "dropped")),
+                     reasons, link(str(t.failed), f"{q}: failed calls", _questions(q, "error"))])
+    body = table(["type", "slots filled", "replies", "kept", "dropped", "why dropped (top 6)",
+                  "failed calls"], rows)
+    page.section(f"Shared imagination: questions by {result.qm}", body,
+                 note=f"{result.kept} questions kept; a slot is filled when a try gave a usable "
+                      f"question; failed calls count slots; run {esc(run.name)}; "
+                      f"{result.seconds} s")
+
+
+def _cell(row: MatrixRow) -> Callable[[Record], bool]:
+    return lambda r: (r["kind"] == "answer" and r["qtype"] == row.qtype and r["qm"] == row.qm
+                      and r["am"] == row.am)
+
+
+def matrix_table(matrix: Sequence[MatrixRow], records: Records) -> str:
+    """One row per (qtype, QM, AM): κ ± SE over answered, α ± SE over answered + declined, and
+    n, each linked to that cell's answers."""
+    rows = []
+    for row in matrix:
+        cell = _cell(row)
+        name = f"{row.qtype}, {row.qm} → {row.am}"
+        rows.append([
+            esc(row.qtype), esc(row.qm), esc(row.am),
+            records.link(rate(row.kappa, row.kappa_se, row.answered), f"{name}: answered",
+                         lambda r, cell=cell: cell(r) and r["outcome"] in ANSWERED),
+            records.link(rate(row.alpha, row.alpha_se, row.answered + row.declined),
+                         f"{name}: answered or declined",
+                         lambda r, cell=cell: cell(r) and r["outcome"] in ANSWERED + DECLINED),
+            records.link(str(row.n), f"{name}: every answer", cell),
+            str(row.unparsed)])
+    return table(["qtype", "QM", "AM", "κ ± SE", "α ± SE", "n", "unparsed or failed"], rows)
+
+
+def _fiction(qm: str, am: str, *, judged: bool) -> Callable[[Record], bool]:
+    return lambda r: (r["kind"] == "fiction" and r["qm"] == qm and r["am"] == am
+                      and (r["verdict"] in ("real", "fictional")) == judged)
+
+
+MATRIX_NOTE = ("κ: share correct of the answered (n answered); α: share answered of the "
+               "answered and declined; unparsed and failed answers count in n only")
+
+
+def answer_section(run: Path, page: Page) -> None:
+    """An `imagine answer` run: the matrix with κ, α and n linked to their answers, the figure,
+    fictionality rates and the outcomes."""
+    result = load_result(AnswerResult, run)
+    records = Records.of_run(page, run)
+    body = matrix_table(result.matrix, records)
+    if result.matrix_png is not None:
+        body += figure(run / result.matrix_png.name, "κ and α per question and answer model")
+    if result.fiction:
+        rows = [[esc(f.qm), esc(f.am),
+                 records.link(rate(f.rate, f.se, f.judged), f"{f.qm} → {f.am}: judged",
+                              _fiction(f.qm, f.am, judged=True)),
+                 records.link(str(f.unparsed), f"{f.qm} → {f.am}: unparsed or failed",
+                              _fiction(f.qm, f.am, judged=False))] for f in result.fiction]
+        body += ("<h3>Fictionality (paper Figure 8)</h3>"
+                 + table(["QM", "AM", "called fictional", "unparsed or failed"], rows))
+    outcomes = [[esc(outcome), records.link(str(n), f"answers: {outcome}",
+                                            lambda r, o=outcome: r["kind"] == "answer"
+                                            and r["outcome"] == o)]
+                for outcome, n in sorted(result.outcomes.items())]
+    body += "<h3>Outcomes</h3>" + table(["outcome", "answers"], outcomes)
+    models = ", ".join(map(str, RunStore(run).info().get("config", {}).get("models", [])))
+    page.section(f"Shared imagination: answers by {models}", body,
+                 note=f"{MATRIX_NOTE}; failed calls: {result.failed_calls}; run "
+                      f"{esc(run.name)}; {result.seconds} s")
+
+
+def compare(runs: Sequence[Path], page: Page) -> None:
+    """Several `imagine answer` runs pooled into one matrix (each answer counted once, the
+    last run's when runs share one)."""
+    pooled = once_each([{**r, KEY: f"{store.path}:{line}"}
+                        for store, _ in read_runs(runs, (ANSWER,))
+                        for line, r in enumerate(store.records())])
+    answers = [r for r in pooled if r["kind"] == "answer"]
+    page.section("Shared imagination: answer runs pooled",
+                 matrix_table(pair_matrix(answers), Records(page, answers)),
+                 note=f"{MATRIX_NOTE}; runs " + ", ".join(esc(r.name) for r in runs))

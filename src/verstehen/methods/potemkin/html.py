@@ -1,0 +1,188 @@
+"""Potemkins in the HTML report: keystones, Table 1 and Table 6 with every rate linked to the
+graded answers behind it, the keystone curve (Figure 4), incoherence (Table 7) and the
+self-judge bound; several runs' Table 1 side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from verstehen.domains.catalog import BY_KEY, DOMAINS
+from verstehen.engine.store import RunStore
+from verstehen.methods.potemkin.results import (
+    IncoherenceResult,
+    PotemkinResult,
+    SelfJudgeResult,
+)
+from verstehen.methods.potemkin.stats import TASKS, PotemkinRate
+from verstehen.methods.potemkin.summary import final_grade, latest, read_annotations, score_files
+from verstehen.report.html import Page, RecordView, esc, figure, num, rate, table
+from verstehen.results import load_result
+
+Record = dict[str, Any]
+GRADE_WORDS = {True: "right", False: "wrong", None: "not graded"}
+
+
+class GradedAnswers:
+    """A potemkin run's latest answers with the grade each counts with (people over judge)."""
+
+    def __init__(self, page: Page, run: Path) -> None:
+        store = RunStore(run)
+        self.page, self.run = page, run
+        self.answers, self.judges = latest(store)
+        humans = read_annotations(store)
+        self.grades = {i: final_grade(a, self.judges.get(i), humans.get(i))
+                       for i, a in self.answers.items() if a["error"] is None}
+
+    def view(self, item_id: str) -> RecordView:
+        """One answer with its grade, who gave it, and the judge's reply when there is one."""
+        a = self.answers[item_id]
+        correct, by = self.grades.get(item_id, (None, "failed call"))
+        judge = self.judges.get(item_id)
+        why = "; ".join(x for x in (a.get("reason") or "", f"expected: {a['label']}"
+                                    if a.get("label") is not None else "",
+                                    f"judge ({judge['judge']}): {judge['text']}"
+                                    if judge and judge.get("text") else "") if x)
+        return RecordView(f"{a['concept']} · {a['task']} · {a['model']}", a["prompt"],
+                          a["text"] if a["error"] is None else f"(the call failed: {a['error']})",
+                          f"{GRADE_WORDS[correct] if by != 'unparsed' else 'unparsed'} "
+                          f"(graded by {by})", why)
+
+    def link(self, text: str, title: str, keep: Callable[[Record], bool]) -> str:
+        """`text` linked to the answers `keep` selects."""
+        ids = [self.page.book.record(f"{self.run}:{i}", self.view(i))
+               for i, a in self.answers.items() if keep(a)]
+        return self.page.book.link(text, title, ids)
+
+
+def _rate_cell(rate_: PotemkinRate, graded: GradedAnswers, counted: Callable[[Record], bool],
+               title: str) -> str:
+    text = rate(rate_.rate, rate_.se, rate_.n)
+    if rate_.unparsed:
+        text += f", {rate_.unparsed} unparsed"
+    return graded.link(text, title, counted)
+
+
+def run_section(run: Path, page: Page) -> None:
+    """A `potemkin run`: keystones, Tables 1 and 6, the keystone curve, who graded what."""
+    result = load_result(PotemkinResult, run)
+    graded = GradedAnswers(page, run)
+    keystones = {(k.model, k.concept): k.keystone for k in result.keystones}
+
+    def counted(model: str, task: str, domain: str | None = None) -> Callable[[Record], bool]:
+        def keep(a: Record) -> bool:
+            correct, by = graded.grades.get(a["id"], (None, ""))
+            return (a["model"] == model or model == "overall") and a["task"] == task and (
+                domain is None or a["domain"] == domain) and bool(
+                keystones.get((a["model"], a["concept"]))) and (correct is not None
+                                                                 or by == "unparsed")
+        return keep
+
+    rows = [[esc(BY_KEY[k.concept].name if k.concept in BY_KEY else k.concept), esc(k.model),
+             graded.link(GRADE_WORDS[k.keystone], f"{k.concept}: definition",
+                         lambda a, k=k: a["task"] == "define" and a["concept"] == k.concept
+                         and a["model"] == k.model)] for k in result.keystones]
+    body = "<h3>Keystones (definitions)</h3>" + table(["concept", "model", "definition"], rows)
+    if result.table1 is not None:
+        body += "<h3>Potemkin rate per model and task (paper Table 1)</h3>" + table(
+            ["model", *TASKS],
+            [[esc(model), *(_rate_cell(r, graded, counted(model, t), f"{model}: {t}")
+                            for t, r in by_task.items())]
+             for model, by_task in result.table1.items()])
+    if result.table6 is not None:
+        body += "<h3>Per domain (paper Table 6)</h3>" + table(
+            ["domain", "model", *TASKS],
+            [[esc(DOMAINS.get(domain, domain)), esc(model),
+              *(_rate_cell(r, graded, counted(model, t, domain), f"{domain}, {model}: {t}")
+                for t, r in by_task.items())]
+             for domain, t1 in result.table6.items() for model, by_task in t1.items()])
+    if result.plot is not None:
+        body += "<h3>Keystone expansion (paper Figure 4)</h3>" + figure(
+            run / result.plot, "share of concepts understood after k right classifications")
+    body += '<p class="note">grades by: ' + esc(", ".join(
+        f"{k} {v}" for k, v in sorted(result.grades_by.items()))) + "</p>"
+    for name, a in result.agreement.items():
+        body += (f'<p class="note">{esc(name.replace("_", " "))}: Cohen\'s kappa '
+                 f"{num(a.kappa)}, agree {a.agree:.0%} (n={a.n})</p>")
+    models = ", ".join(dict.fromkeys(k.model for k in result.keystones))
+    page.section(f"Potemkins: {models or 'no answers'}", body,
+                 note="potemkin rate = 1 - accuracy on use answers after a right definition "
+                      "(classify ×2, so chance reads 1); run " + esc(run.name))
+
+
+def pair_view(r: Record) -> RecordView:
+    """An incoherence example: what was asked, what the model made and said of it."""
+    wanted = "an instance" if r["want"] else "a non-instance"
+    grade = {True: "incoherent", False: "coherent", None: "classification unparsed"}[
+        r["mismatch"]]
+    checker = "" if r["is_instance"] is None else (
+        "the checker: " + ("an instance" if r["is_instance"] else "not an instance"))
+    why = "; ".join(x for x in (checker, r.get("check_reason") or "") if x)
+    return RecordView(f"{r['concept']} · asked for {wanted} · example {r['index']}",
+                      r["generate_prompt"],
+                      f"{r['example'] or ''}\n\n— the model, asked whether it is one: "
+                      f"{r['classify_text'] or r['error'] or ''}", grade, why)
+
+
+def incoherence_section(run: Path, page: Page) -> None:
+    """A `potemkin incoherence` run: Table 7 with each rate linked to its examples."""
+    result = load_result(IncoherenceResult, run)
+    pairs = [(line, r) for line, r in enumerate(RunStore(run).records()) if r["kind"] == "pair"]
+
+    def link(text: str, title: str, keep: Callable[[Record], bool]) -> str:
+        return page.book.link(text, title, [page.book.record(f"{run}:{line}", pair_view(r))
+                                            for line, r in pairs if keep(r)])
+
+    slug = {v: k for k, v in DOMAINS.items()}  # by_domain is keyed by the domain's title
+
+    def classified_in(name: str) -> Callable[[Record], bool]:
+        return lambda r: r["domain"] == slug.get(name) and r["mismatch"] is not None
+
+    rows = [[esc(name), link(rate(i.incoherence, i.se, i.n), f"{name}: examples",
+                             classified_in(name)), str(i.unparsed)]
+            for name, i in result.by_domain.items()]
+    o = result.overall
+    rows.append(["overall", link(rate(o.incoherence, o.se, o.n), "every classified example",
+                                 lambda r: r["mismatch"] is not None), str(o.unparsed)])
+    body = table(["domain", "incoherence", "unparsed"], rows)
+    c = result.checker
+    if c.n:
+        body += ("<p>exactly graded concepts: the example misses what was asked in "
+                 + link(rate(c.wrong, c.se, c.n), "examples the checker rejects",
+                        lambda r: r["is_instance"] is not None and r["is_instance"] != r["want"])
+                 + "; " + esc("; ".join(f"{k} {v}" for k, v in c.cells.items())) + "</p>")
+    page.section(f"Incoherence: {result.model}", body,
+                 note="incoherence = 2 × the rate at which the model's classification of its "
+                      "own example contradicts what it was asked to make (0 coherent, 1 "
+                      "chance; paper Table 7); run " + esc(run.name))
+
+
+def selfjudge_section(run: Path, page: Page) -> None:
+    """A `potemkin selfjudge` run: the lower bound and its two sides, linked to judgments."""
+    r = load_result(SelfJudgeResult, run)
+    related = [(line, x) for line, x in enumerate(RunStore(run).records())
+               if x["kind"] == "related"]
+    ids = [page.book.record(f"{run}:{line}", RecordView(
+        f"question {x['question_id']} · related {x['index']}", x["question"],
+        f"{x['answer']}\n\n— altered: {x['altered']}",
+        f"judged the answer {GRADE_WORDS[x['judged_original']]}, the altered one "
+        f"{GRADE_WORDS[x['judged_altered']]}")) for line, x in related]
+    rows = [["potemkin rate (lower bound)",
+             page.book.link(rate(r.potemkin_rate, r.se, r.judgments), "judgments", ids)],
+            ["judged its own answer right", num(r.judge_accepts_correct.rate)],
+            ["judged the altered answer wrong", num(r.judge_rejects_altered.rate)],
+            ["benchmark questions answered right", f"{r.answered_correctly} of {r.questions}"]]
+    page.section(f"Self-judge: {r.model}", table(["measure", "value"], rows),
+                 note="2 × (1 - the judge's accuracy on its own answers and their altered "
+                      "versions), SE clustered by question; run " + esc(run.name))
+
+
+def compare(runs: Sequence[Path], page: Page) -> None:
+    """Several `potemkin run` folders: one Table 1 over all their models."""
+    scores = score_files(runs)
+    page.section("Potemkins side by side", table(
+        ["model", *TASKS], [[esc(model), *(rate(r.rate, r.se, r.n) for r in by_task.values())]
+                            for model, by_task in scores.table1.items()]),
+        note="Table 1 over " + ", ".join(esc(r.name) for r in runs))
+
