@@ -4,13 +4,15 @@ function has an `_async` twin with the same parameters, and every public name is
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import verstehen as vs
 
 METHOD_CALLS = ("certify", "audit", "potemkin", "potemkin_incoherence", "potemkin_selfjudge",
                 "imagine_generate", "imagine_answer", "consistency")
 FOLDER_READERS = ("potemkin_score", "potemkin_export_labels", "potemkin_import_labels",
-                  "imagine_matrix", "imagine_analyze")
+                  "imagine_matrix", "imagine_analyze", "write_report", "list_runs")
+PACKAGE = Path(vs.__file__).parent
 
 
 def test_every_method_is_reachable_from_the_package() -> None:
@@ -44,3 +46,10 @@ def test_results_are_frozen_and_have_a_json_form() -> None:
         assert cls.__dataclass_params__.frozen, name
         assert callable(cls.to_dict)
         assert "run_dir" in cls.__dataclass_fields__, name
+
+
+def test_no_public_name_hides_a_module_of_the_package() -> None:
+    """`vs.audit` is a function; were a module named so too, `import verstehen.audit.x` would
+    find the function instead."""
+    for name in vs.__all__:
+        assert not (PACKAGE / name).exists() and not (PACKAGE / f"{name}.py").exists(), name

@@ -4,12 +4,14 @@ Every function that calls a model is synchronous (inside a running event loop, a
 notebook, it runs on a worker thread) and has an `_async` twin; each takes `runs_dir=` and
 `cache=` (defaults as the CLI's: ./runs or $VERSTEHEN_RUNS_DIR, ~/.cache/verstehen/calls.sqlite
 or $VERSTEHEN_CACHE) and writes the same run folder the CLI writes, so the commands that read
-run folders (`annotate`, `potemkin score`, `imagine matrix|analyze`) work on it. A model is a
-name (`local/smollm2-135m`, `openai/gpt-4o-mini`) or a Model object.
+run folders (`annotate`, `potemkin score`, `imagine matrix|analyze`, `report`) work on it. A
+model is a name (`local/smollm2-135m`, `openai/gpt-4o-mini`) or a Model object.
 """
 
+from verstehen.auditing.api import audit, audit_async
+from verstehen.auditing.results import AuditResult, TargetAudit
 from verstehen.errors import UserError
-from verstehen.methods.certification.api import audit, audit_async, certify, certify_async
+from verstehen.methods.certification.api import certify, certify_async
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
 from verstehen.methods.consistency.api import consistency, consistency_async
@@ -46,11 +48,14 @@ from verstehen.methods.potemkin.results import (
 )
 from verstehen.methods.potemkin.stats import PotemkinScores
 from verstehen.models import DEFAULT_MODEL, Model, get_model
+from verstehen.viewer.page import write_report
+from verstehen.viewer.runs import RunLine, list_runs
 
 __all__ = [
     "DEFAULT_MODEL",
     "AnalyzeResult",
     "AnswerResult",
+    "AuditResult",
     "CertifyResult",
     "ConsistencyResult",
     "Criterion",
@@ -61,8 +66,10 @@ __all__ = [
     "Model",
     "PotemkinResult",
     "PotemkinScores",
+    "RunLine",
     "ScopeResult",
     "SelfJudgeResult",
+    "TargetAudit",
     "UserError",
     "Verdict",
     "audit",
@@ -78,6 +85,7 @@ __all__ = [
     "imagine_generate",
     "imagine_generate_async",
     "imagine_matrix",
+    "list_runs",
     "potemkin",
     "potemkin_async",
     "potemkin_export_labels",
@@ -87,4 +95,5 @@ __all__ = [
     "potemkin_score",
     "potemkin_selfjudge",
     "potemkin_selfjudge_async",
+    "write_report",
 ]

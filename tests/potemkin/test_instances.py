@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-from domains.test_poetry_checks import SONNET_130 as POEM_130
 
 from verstehen.domains.catalog import CONCEPTS
 from verstehen.domains.game_theory.parse import parse_game
@@ -22,6 +21,8 @@ from verstehen.methods.potemkin.instances import (
     InstanceCheck,
     instance_check,
 )
+
+from domains.test_poetry_checks import SONNET_130 as POEM_130
 
 PD = "[[(3, 3), (0, 5)], [(5, 0), (1, 1)]]"  # prisoner's dilemma
 PENNIES = "[[(1, -1), (-1, 1)], [(-1, 1), (1, -1)]]"  # matching pennies

@@ -10,6 +10,7 @@ import gc
 import os
 import sys
 
+import verstehen.auditing.cli as audit
 import verstehen.cli.basic as basic
 import verstehen.cli.batch as batch
 import verstehen.cli.concepts as concepts
@@ -17,13 +18,15 @@ import verstehen.methods.certification.cli as certification
 import verstehen.methods.consistency.cli as consistency
 import verstehen.methods.imagination.cli as imagination
 import verstehen.methods.potemkin.cli as potemkin
+import verstehen.viewer.cli as viewer
 from verstehen import __version__
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser, engine_flags
 from verstehen.errors import UserError
 
 EXIT_INTERRUPTED = 130
 # each module adds its subcommands to the tree, in this order (the order `--help` lists them)
-COMMAND_MODULES = (basic, batch, certification, concepts, potemkin, imagination, consistency)
+COMMAND_MODULES = (audit, viewer, basic, batch, certification, concepts, potemkin, imagination,
+                   consistency)
 
 
 def build_parser() -> Parser:

@@ -1,7 +1,7 @@
-"""Certification from Python: `certify()` one scope, `audit()` the built-in scopes.
+"""Certification from Python: `certify()` one scope.
 
-Each is synchronous (it works inside a notebook's running loop too) and has an `_async` twin;
-both call the entry point the CLI calls, so their run folders are the same.
+It is synchronous (it works inside a notebook's running loop too) and has an `_async` twin;
+both call the entry point `verstehen certify` calls, so their run folders are the same.
 """
 
 from __future__ import annotations
@@ -12,15 +12,12 @@ from verstehen.engine.session import RunSettings
 from verstehen.engine.sync import synchronous
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import (
-    AUDIT_DELTA,
-    AUDIT_PG,
-    AUDIT_SCOPES,
     build_scopes,
     certify_scopes,
     criterion_of,
     make_plan,
 )
-from verstehen.models import DEFAULT_MODEL, Model
+from verstehen.models import Model
 from verstehen.scopes.base import Scope
 
 
@@ -50,25 +47,4 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                                 base_url=base_url, settings=settings, command="certify")
 
 
-async def audit_async(model: str | Model = DEFAULT_MODEL, *,
-                      scopes: tuple[str | Scope, ...] = AUDIT_SCOPES, max_questions: int = 256,
-                      pg: float = AUDIT_PG, rid: float | None = None,
-                      delta: float = AUDIT_DELTA, rid_test_length: int | None = None,
-                      first_look: int = 16, rephrase: int = 10, seed: int = 0,
-                      base_url: str | None = None, runs_dir: Path | str | None = None,
-                      cache: Path | str | None = None, progress: bool = False,
-                      max_connections: int | None = None,
-                      max_attempts: int = 6) -> CertifyResult:
-    """The main job: the sequential test on each scope (default: the built-in arithmetic
-    scopes), RID from a test length of 100 unless given."""
-    plan = make_plan(criterion_of(pg, rid, delta, rid_test_length=rid_test_length),
-                     sequential=True, max_questions=max_questions, first_look=first_look,
-                     seed=seed, rephrase=rephrase)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts)
-    return await certify_scopes(model, build_scopes(list(scopes)), plan, base_url=base_url,
-                                settings=settings, command="audit")
-
-
 certify = synchronous(certify_async, "certify")
-audit = synchronous(audit_async, "audit")

@@ -1,4 +1,4 @@
-"""The certification commands: certify, scopes, bounds, plan and audit (flags and handlers)."""
+"""The certification commands: certify, scopes, bounds and plan (flags and handlers)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,6 @@ from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
 from verstehen.methods.certification.report import explain, show
 from verstehen.methods.certification.run import (
-    AUDIT_PG,
-    AUDIT_SCOPES,
     build_scopes,
     certify_scopes,
     criterion_of,
@@ -74,9 +72,7 @@ def asking_flags() -> Parser:
 
 
 def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
-    """Add certify, scopes, bounds, plan and audit to the command tree."""
-    # each command its own copy: argparse shares a parent's actions, so audit's rephrase
-    # default would otherwise become certify's too
+    """Add certify, scopes, bounds and plan to the command tree."""
     cert = commands.add_parser("certify", parents=[engine, criterion_flags(), asking_flags()],
                                help="verdict on a scope: understands, does not, inconclusive")
     cert.add_argument("--model", default=None, help=f"provider/model (default {DEFAULT_MODEL})")
@@ -95,7 +91,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                       help="questions each program answers in the sandbox (default 2000)")
     cert.set_defaults(func=cmd_certify)
 
-    scopes = commands.add_parser("scopes", help="the scopes certify and audit can ask")
+    scopes = commands.add_parser("scopes", help="the scopes certify can ask")
     scopes.set_defaults(func=cmd_scopes)
 
     bounds = commands.add_parser("bounds", help="Chernoff and Hoeffding bounds on a mean")
@@ -115,16 +111,6 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                       help="chance the verdict comes by then (0.5 = plug in the expected rates)")
     plan.add_argument("--first-look", type=positive_int, default=16)
     plan.set_defaults(func=cmd_plan)
-
-    audit = commands.add_parser(
-        "audit", parents=[engine, criterion_flags(AUDIT_PG, None), asking_flags()],
-        help="certify a model on the built-in scopes (the main job)")
-    audit.add_argument("--model", default=DEFAULT_MODEL, help=f"default {DEFAULT_MODEL}")
-    audit.add_argument("--scope", action="append", default=None,
-                       help=f"repeatable (default: {', '.join(AUDIT_SCOPES)})")
-    audit.add_argument("--max-questions", type=positive_int, default=256,
-                       help="budget per scope of the sequential test (default 256)")
-    audit.set_defaults(rephrase=10, func=cmd_audit)
 
 
 def criterion_from(args: argparse.Namespace) -> Criterion:
@@ -160,7 +146,7 @@ def read_scores(path: Path) -> list[float]:
 def cmd_scopes(args: argparse.Namespace) -> int:
     """List the scopes with a line on each."""
     print(SCOPE_LISTING)
-    print(f"\naudit asks {', '.join(AUDIT_SCOPES)} unless given --scope")
+    print("\n`verstehen audit --subject S` audits arithmetic and the concept scopes by subject")
     return 0
 
 
@@ -237,15 +223,4 @@ def cmd_certify(args: argparse.Namespace) -> int:
         args.model or DEFAULT_MODEL, scopes, plan,
         program_questions=args.program_questions if args.explanations else None,
         base_url=args.base_url, settings=settings_from(args), command="certify"))
-    return finish(args, result, show)
-
-
-def cmd_audit(args: argparse.Namespace) -> int:
-    """Certify a model on the built-in scopes and print the table of verdicts."""
-    plan = make_plan(criterion_from(args), sequential=True, max_questions=args.max_questions,
-                     first_look=args.first_look, seed=args.seed, rephrase=args.rephrase)
-    scopes = build_scopes(args.scope or list(AUDIT_SCOPES), idk_score=args.idk_score,
-                          wrong_score=args.wrong_score)
-    result = asyncio.run(certify_scopes(args.model, scopes, plan, base_url=args.base_url,
-                                        settings=settings_from(args), command="audit"))
     return finish(args, result, show)

@@ -1,0 +1,165 @@
+"""What an audit asks: the subjects' targets (exact concepts, or arithmetic scopes), the
+criterion, the budget, and whether that budget can reach every verdict.
+
+A target is certified on its scope. A concept target is also asked for its definition (the
+keystone) and for its own examples (incoherence); its certification answers are the use
+answers of the Potemkin lens, since they are classify, generate and edit items graded exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept
+from verstehen.errors import UserError
+from verstehen.methods.certification.sequential import first_decisive_look
+from verstehen.methods.certification.verdict import Criterion
+
+ARITHMETIC = ("arithmetic/small", "arithmetic")
+DEFAULT_SUBJECT = "game-theory"
+# 0/1 scores make every wrong answer ridiculous, so RID = 1 - PG asks one thing of a concept:
+# accuracy of at least PG. Looks at 8, 16, 32, 64: a model that is always wrong is told so
+# after 8 questions, a perfect one is certified after 32 (`reach` computes both).
+DEFAULT_PG, DEFAULT_RID, DEFAULT_DELTA = 0.8, 0.2, 0.05
+DEFAULT_MAX_QUESTIONS, DEFAULT_FIRST_LOOK = 64, 8
+
+
+@dataclass(frozen=True)
+class Target:
+    """One thing an audit certifies: a concept (with its definition) or an arithmetic scope."""
+
+    key: str              # "game-theory/strict-dominance", or "arithmetic/small"
+    name: str             # "Strict Dominance", or the scope's name
+    subject: str          # the catalog domain ("game-theory", "literary") or "arithmetic"
+    scope: str            # the certification scope
+    concept: Concept | None = None
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Where the sequential test decides for a perfect model (every answer right) and for one
+    whose every answer is ridiculous; None when the budget never does."""
+
+    understands_at: int | None
+    does_not_at: int | None
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """The checked plan: targets, criterion, budget per target, and the per-concept extras."""
+
+    targets: tuple[Target, ...]
+    subjects: tuple[str, ...]
+    criterion: Criterion
+    max_questions: int = DEFAULT_MAX_QUESTIONS
+    first_look: int = DEFAULT_FIRST_LOOK
+    rephrase: int = 0
+    examples: int = 1          # incoherence: instances, and as many non-instances, per concept
+    seed: int = 0
+    max_tokens: int | None = None
+
+    @property
+    def concepts(self) -> tuple[Concept, ...]:
+        """The targets that are concepts (asked to define and to make examples)."""
+        return tuple(t.concept for t in self.targets if t.concept is not None)
+
+    @property
+    def reach(self) -> Reach:
+        """Which verdicts the budget can reach at all."""
+        return reach(self.criterion, self.first_look, self.max_questions)
+
+
+def reach(criterion: Criterion, first_look: int, max_questions: int) -> Reach:
+    """Where a perfect model, and an always-ridiculous one, get their verdicts."""
+    return Reach(first_decisive_look(criterion, first_look, max_questions, 1.0),
+                 first_decisive_look(criterion, first_look, max_questions, 0.0))
+
+
+def _concept_target(concept: Concept) -> Target:
+    assert concept.scope is not None
+    return Target(concept.key, concept.name, concept.domain, concept.scope, concept)
+
+
+def subject_names() -> list[str]:
+    """The subjects `--subject` takes by name: the domains with exact concepts, arithmetic, all."""
+    domains = [d for d in DOMAINS if any(c.scope and c.domain == d for c in CONCEPTS)]
+    return [*domains, "arithmetic", "all"]
+
+
+def _one_subject(spec: str) -> list[Target]:
+    exact = [c for c in CONCEPTS if c.scope]
+    if spec == "all":
+        return [_concept_target(c) for c in exact] + _one_subject("arithmetic")
+    if spec == "arithmetic":
+        return [Target(s, s, "arithmetic", s) for s in ARITHMETIC]
+    if spec in ARITHMETIC:
+        return [Target(spec, spec, "arithmetic", spec)]
+    if spec in DOMAINS:
+        found = [_concept_target(c) for c in exact if c.domain == spec]
+        if not found:
+            raise UserError(f"the {DOMAINS[spec].lower()} concepts are graded by a judge, not "
+                            f"by code: audit one of {', '.join(subject_names())}, or run "
+                            f"`verstehen potemkin run --concepts {spec} --judge MODEL`")
+        return found
+    concept = BY_KEY.get(spec) or next((c for c in CONCEPTS if c.scope == spec), None)
+    if concept is None:
+        raise UserError(f"unknown subject {spec!r}: give one of {', '.join(subject_names())}, "
+                        "or a concept key from `verstehen concepts --exact`")
+    if concept.scope is None:
+        raise UserError(f"{concept.key} is graded by a judge, not by code: the audit certifies "
+                        "exact concepts (see `verstehen concepts --exact`)")
+    return [_concept_target(concept)]
+
+
+def resolve_subjects(specs: str | Sequence[str] | None) -> tuple[tuple[str, ...],
+                                                                 tuple[Target, ...]]:
+    """The subjects as given (comma lists too) and their targets, each once, in order."""
+    given = [specs] if isinstance(specs, str) else list(specs or [DEFAULT_SUBJECT])
+    names = tuple(p.strip() for text in given for p in text.split(",") if p.strip())
+    if not names:
+        raise UserError("--subject is empty: give e.g. game-theory, literary, arithmetic or all")
+    targets: dict[str, Target] = {}
+    for name in names:
+        for target in _one_subject(name):
+            targets.setdefault(target.key, target)
+    return names, tuple(targets.values())
+
+
+def make_plan(subjects: str | Sequence[str] | None = None, *, pg: float = DEFAULT_PG,
+              rid: float = DEFAULT_RID, delta: float = DEFAULT_DELTA,
+              max_questions: int = DEFAULT_MAX_QUESTIONS, first_look: int = DEFAULT_FIRST_LOOK,
+              rephrase: int = 0, examples: int = 1, seed: int = 0,
+              max_tokens: int | None = None) -> AuditPlan:
+    """The checked plan (a bad value is a UserError before any model is loaded)."""
+    names, targets = resolve_subjects(subjects)
+    try:
+        criterion = Criterion(pg, rid, delta)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    for flag, value, low in (("--max-questions", max_questions, 1), ("--first-look",
+                             first_look, 1), ("--rephrase", rephrase, 0),
+                             ("--examples", examples, 0), ("--seed", seed, 0)):
+        if value < low:
+            raise UserError(f"{flag} must be at least {low}, not {value}")
+    if first_look > max_questions:
+        raise UserError(f"--first-look ({first_look}) must not exceed --max-questions "
+                        f"({max_questions})")
+    if max_tokens is not None and max_tokens < 1:
+        raise UserError(f"--max-tokens must be at least 1, not {max_tokens}")
+    return AuditPlan(targets, names, criterion, max_questions, first_look, rephrase, examples,
+                     seed, max_tokens)
+
+
+def reach_warning(plan: AuditPlan) -> str | None:
+    """One line when the budget cannot reach a verdict whatever the model answers."""
+    c, where = plan.criterion, plan.reach
+    if where.understands_at is None:
+        return (f"with PG {c.pg:g}, RID {c.rid:g}, δ {c.delta:g} and {plan.max_questions} "
+                "questions per target, not even a perfect model can be certified as "
+                "understanding: raise --max-questions or --rid")
+    if where.does_not_at is None:
+        return (f"with PG {c.pg:g}, RID {c.rid:g}, δ {c.delta:g} and {plan.max_questions} "
+                "questions per target, no model can be found not to understand: raise "
+                "--max-questions")
+    return None

@@ -1,0 +1,108 @@
+"""The audit's entry point: each model through every lens into one audit folder.
+
+Per model, one session (one model load, one progress line): certification of every target's
+scope (the sequential test), then, for the concept targets, the definitions (Potemkin's
+keystone, graded by the judge when one is given) and the model's own examples
+(incoherence). Each lens writes an ordinary run folder inside the audit folder, so
+`verstehen annotate`, `potemkin score` and `report` read it as they read any other.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from verstehen.auditing.plan import AuditPlan, reach_warning
+from verstehen.auditing.results import AuditResult
+from verstehen.auditing.summary import COMMAND, model_folder, summarize_audit, target_configs
+from verstehen.engine.runner import ModelUsage
+from verstehen.engine.session import RunSettings, Session
+from verstehen.errors import UserError
+from verstehen.methods.certification.procedure import CertifyPlan
+from verstehen.methods.certification.run import build_scopes, certify_scopes
+from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
+from verstehen.methods.potemkin.run import plan_run, run_potemkin
+from verstehen.models import Model, split_name
+
+
+def _name(model: str | Model) -> str:
+    return model if isinstance(model, str) else model.name
+
+
+async def _one_model(model: str | Model, plan: AuditPlan, settings: RunSettings, *,
+                     lens_settings: RunSettings, judge: str | Model | None,
+                     base_url: str | None, judge_base_url: str | None) -> dict[str, ModelUsage]:
+    """Every lens for one model in one session; the calls and tokens it made."""
+    scopes = build_scopes([t.scope for t in plan.targets])
+    certify_plan = CertifyPlan(plan.criterion, plan.max_questions, sequential=True,
+                               first_look=plan.first_look, seed=plan.seed,
+                               rephrase=plan.rephrase)
+    keys = [c.key for c in plan.concepts]
+    session = Session.start(settings, _name(model))
+    usage: dict[str, ModelUsage] = {}
+
+    def count(lens_usage: dict[str, ModelUsage]) -> None:
+        for name, counts in lens_usage.items():
+            usage.setdefault(name, ModelUsage()).absorb(counts)
+
+    try:
+        done = await certify_scopes(model, scopes, certify_plan, base_url=base_url,
+                                    settings=lens_settings, command="certify", session=session)
+        count(done.usage)
+        if keys:
+            defined = await run_potemkin(
+                model, plan_run(concepts=keys, tasks=("define",), seed=plan.seed,
+                                max_tokens=plan.max_tokens),
+                judge=judge, base_url=base_url, judge_base_url=judge_base_url,
+                settings=lens_settings, session=session)
+            count(defined.usage or {})
+        if keys and plan.examples:
+            made = await run_incoherence(
+                model, plan_incoherence(per_concept=plan.examples, max_tokens=plan.max_tokens,
+                                        seed=plan.seed),
+                concepts=keys, base_url=base_url, settings=lens_settings, session=session)
+            count(made.usage)
+    finally:
+        await session.close()
+    return usage
+
+
+async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
+                    judge: str | Model | None = None, base_url: str | None = None,
+                    judge_base_url: str | None = None,
+                    settings: RunSettings | None = None) -> AuditResult:
+    """Audit each model on the plan's targets into a new audit folder; one line per (model,
+    target): verdict with bounds, keystone, potemkin rates, incoherence and the evidence."""
+    settings = settings or RunSettings()
+    names = [_name(m) for m in models]
+    if not names:
+        raise UserError("give at least one model to audit")
+    if len(set(names)) != len(names):
+        raise UserError(f"a model is named twice: {', '.join(names)}")
+    for model in [*models, *([judge] if judge is not None else [])]:
+        if isinstance(model, str):
+            split_name(model)
+    build_scopes([t.scope for t in plan.targets])  # a scope that cannot be built stops here
+    if settings.announce and (warning := reach_warning(plan)):
+        print(f"note: {warning}", file=sys.stderr)
+    c = plan.criterion
+    store = settings.create_run(COMMAND, {
+        "models": names, "subjects": list(plan.subjects),
+        "targets": target_configs(plan.targets), "pg": c.pg, "rid": c.rid, "delta": c.delta,
+        "max_questions": plan.max_questions, "first_look": plan.first_look,
+        "rephrase": plan.rephrase, "examples": plan.examples, "max_tokens": plan.max_tokens,
+        "judge": None if judge is None else _name(judge), "base_url": base_url,
+        "judge_base_url": judge_base_url}, plan.seed, [])
+    started = time.monotonic()
+    usage: dict[str, ModelUsage] = {}
+    for model, name in zip(models, names, strict=True):
+        lens_settings = replace(settings, runs_dir=model_folder(store.path, name),
+                                announce=False)
+        made = await _one_model(model, plan, settings, lens_settings=lens_settings,
+                                judge=judge, base_url=base_url, judge_base_url=judge_base_url)
+        for model_name, counts in made.items():
+            usage.setdefault(model_name, ModelUsage()).absorb(counts)
+    return summarize_audit(store.path, seconds=round(time.monotonic() - started, 1),
+                           usage=dict(sorted(usage.items())))

@@ -1,0 +1,162 @@
+"""An audit folder read back into its result: each lens's run folder summarized, then one line
+per (model, target). Recomputed from the folders, so labels imported into the Potemkin run
+(`verstehen annotate import`) show in the next summary and report."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from verstehen.auditing.results import AuditResult, Evidence, LensRuns, TargetAudit
+from verstehen.engine.runner import ModelUsage
+from verstehen.engine.store import RunStore
+from verstehen.errors import UserError
+from verstehen.methods.certification.results import CertifyResult, ScopeResult
+from verstehen.methods.certification.verdict import Criterion, Decision
+from verstehen.methods.potemkin.incoherence import COMMAND as INCOHERENCE
+from verstehen.methods.potemkin.incoherence import checked, incoherence
+from verstehen.methods.potemkin.results import PotemkinResult
+from verstehen.methods.potemkin.run import COMMAND as POTEMKIN
+from verstehen.methods.potemkin.stats import UseRecord, potemkin_rates
+from verstehen.results import load_result
+
+COMMAND = "audit"
+CERTIFY = "certify"
+EVIDENCE = 3        # answers shown per target
+SHORT = 300         # characters of a question or answer kept in the evidence
+
+
+def model_folder(audit_dir: Path, model: str) -> Path:
+    """Where one model's lens runs live inside the audit folder."""
+    return Path(audit_dir) / re.sub(r"[^A-Za-z0-9._-]+", "-", model)
+
+
+def lens_runs(audit_dir: Path, model: str) -> LensRuns:
+    """The newest run folder of each lens for one model (certify must be there)."""
+    found: dict[str, Path] = {}
+    folder = model_folder(audit_dir, model)
+    for run in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if (run / "run.json").is_file():
+            found[RunStore(run).info().get("command", "")] = run
+    if CERTIFY not in found:
+        raise UserError(f"{folder} holds no certification run: the audit was stopped before "
+                        "its first answer; rerun the audit (answered calls come from the cache)")
+    return LensRuns(model, found[CERTIFY], found.get(POTEMKIN), found.get(INCOHERENCE))
+
+
+def _short(text: str | None) -> str:
+    text = (text or "").strip()
+    return text if len(text) <= SHORT else text[:SHORT - 1] + "…"
+
+
+def _evidence(answers: list[dict[str, Any]], decision: Decision | None) -> tuple[Evidence, ...]:
+    """The answers that decided the verdict: wrong ones for "does not understand", right ones
+    for "understands", both otherwise (wrong first)."""
+    wrong = [r for r in answers if r["score"] == 0.0]
+    wrong.sort(key=lambda r: r["outcome"] != "wrong")  # plain wrong answers first
+    right = [r for r in answers if r["score"] == 1.0]
+    if decision == Decision.DOES_NOT_UNDERSTAND:
+        chosen = wrong[:EVIDENCE]
+    elif decision == Decision.UNDERSTANDS:
+        chosen = right[:EVIDENCE]
+    else:
+        chosen = (wrong[:EVIDENCE - 1] + right)[:EVIDENCE]
+    return tuple(Evidence(str(r["family"]), _short(r["prompt"]), _short(r["text"] or r["error"]),
+                          r["outcome"], r["score"], r["reason"]) for r in chosen)
+
+
+def _use_records(model: str, subject: str, name: str,
+                 answers: list[dict[str, Any]]) -> list[UseRecord]:
+    """Certification answers as Potemkin use answers (given a right definition)."""
+    return [UseRecord(model, subject, name, str(r["family"]), True,
+                      None if r["outcome"] == "unparsed" else r["score"] == 1.0)
+            for r in answers if r["error"] is None]
+
+
+def _target_line(target: dict[str, Any], model: str, scope: ScopeResult | None,
+                 answers: list[dict[str, Any]], keystones: dict[str, bool | None],
+                 pairs: list[dict[str, Any]] | None) -> TargetAudit:
+    keystone = keystones.get(target["key"]) if target["concept"] else None
+    concept_pairs = [p for p in pairs or [] if p["concept"] == target["key"]]
+    return TargetAudit(
+        model=model, key=target["key"], name=target["name"], subject=target["subject"],
+        scope=target["scope"], verdict=scope.verdict if scope else None,
+        asked=scope.asked if scope else 0, by_task=scope.by_family if scope else {},
+        keystone=keystone,
+        potemkin=potemkin_rates(_use_records(model, target["subject"], target["name"], answers))
+        if keystone else {},
+        incoherence=incoherence(concept_pairs) if concept_pairs else None,
+        checker_wrong=checked(concept_pairs).wrong if concept_pairs else None,
+        evidence=_evidence(answers, scope.verdict.decision if scope and scope.verdict else None))
+
+
+def _certified(run: Path) -> CertifyResult | None:
+    if not (run / "summary.json").is_file():
+        return None  # stopped before the end: no verdicts, the answers are in the cache
+    return load_result(CertifyResult, run)
+
+
+def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
+                    usage: dict[str, ModelUsage] | None = None,
+                    write: bool = True) -> AuditResult:
+    """The audit's result from its folder (written as its summary.json unless `write` is
+    False); seconds and usage come from the asking run (kept from summary.json when not
+    given)."""
+    store = RunStore.open(Path(audit_dir))
+    info = store.info()
+    if info.get("command") != COMMAND:
+        raise UserError(f"{audit_dir} is not an audit folder (its command is "
+                        f"{info.get('command')!r})")
+    config = info["config"]
+    before_path = store.path / "summary.json"
+    if seconds is None and before_path.is_file():
+        before = json.loads(before_path.read_text(encoding="utf-8"))
+        seconds = before.get("seconds")
+        if before.get("usage") is not None:
+            usage = {name: ModelUsage(**counts) for name, counts in before["usage"].items()}
+    lines: list[TargetAudit] = []
+    runs: list[LensRuns] = []
+    failed = 0
+    for model in config["models"]:
+        lenses = lens_runs(store.path, model)
+        runs.append(lenses)
+        certified = _certified(lenses.certify)
+        scopes = {s.scope: s for s in certified.scopes} if certified else {}
+        failed += certified.failed_calls if certified else 0
+        answers: dict[str, list[dict[str, Any]]] = {}
+        for record in RunStore(lenses.certify).records():
+            if record["kind"] == "answer":
+                answers.setdefault(record["scope"], []).append(record)
+        keystones: dict[str, bool | None] = {}
+        if lenses.potemkin is not None and (lenses.potemkin / "summary.json").is_file():
+            potemkin = load_result(PotemkinResult, lenses.potemkin)  # current after labels
+            keystones = {k.concept: k.keystone for k in potemkin.keystones}
+            failed += potemkin.failed_calls
+        pairs = None
+        if lenses.incoherence is not None:
+            pairs = [r for r in RunStore(lenses.incoherence).records()
+                     if r["kind"] == "pair" and r["error"] is None]
+            failed += sum(1 for r in RunStore(lenses.incoherence).records()
+                          if r["kind"] == "pair" and r["error"] is not None)
+        for target in config["targets"]:
+            lines.append(_target_line(target, model, scopes.get(target["scope"]),
+                                      answers.get(target["scope"], []), keystones, pairs))
+    result = AuditResult(
+        run_dir=store.path, models=tuple(config["models"]), subjects=tuple(config["subjects"]),
+        criterion=Criterion(config["pg"], config["rid"], config["delta"]),
+        max_questions=config["max_questions"], first_look=config["first_look"],
+        judge=config["judge"], targets=tuple(lines), runs=tuple(runs),
+        definitions_waiting=sum(t.is_concept and t.keystone is None for t in lines),
+        failed_calls=failed, seconds=seconds, usage=usage)
+    if write:
+        store.write_summary(result.to_dict())
+    return result
+
+
+def target_configs(targets: Sequence[Any]) -> list[dict[str, Any]]:
+    """The targets as run.json records them (enough to summarize without the catalog)."""
+    return [{"key": t.key, "name": t.name, "subject": t.subject, "scope": t.scope,
+             "concept": t.concept is not None} for t in targets]

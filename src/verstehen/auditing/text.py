@@ -1,0 +1,73 @@
+"""The audit for the terminal: per model, one line per target across the lenses, then the
+answers that decided each verdict."""
+
+from __future__ import annotations
+
+from verstehen.auditing.results import AuditResult, TargetAudit
+from verstehen.methods.potemkin.stats import PotemkinRate
+from verstehen.report.tables import table
+
+HEADER = ["target", "verdict", "n", "score [L, U]", "keystone", "potemkin C / G / E",
+          "incoherence"]
+TASKS = ("classify", "generate", "edit")
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+
+
+def _potemkin(rates: dict[str, PotemkinRate]) -> str:
+    if not rates:
+        return "—"
+    return " / ".join("—" if (r := rates.get(t)) is None or r.rate is None else f"{r.rate:.2f}"
+                      for t in TASKS)
+
+
+def keystone_word(line: TargetAudit) -> str:
+    """right, wrong, ungraded, or a dash for a target that is not a concept."""
+    if not line.is_concept:
+        return "—"
+    return {True: "right", False: "wrong", None: "ungraded"}[line.keystone]
+
+
+def target_row(line: TargetAudit) -> list[str]:
+    """One row of the per-target table."""
+    v = line.verdict
+    verdict = "no verdict" if v is None else v.decision.words
+    score = "" if v is None else f"{v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}]"
+    inc = line.incoherence
+    incoherent = "—" if inc is None or inc.incoherence is None else (
+        f"{inc.incoherence:.2f} ± {inc.se:.2f} (n={inc.n})")
+    return [line.name, verdict, str(line.asked), score, keystone_word(line),
+            _potemkin(line.potemkin), incoherent]
+
+
+def show(result: AuditResult) -> None:
+    """Print each model's table, the deciding answers, and where the report is."""
+    c = result.criterion
+    print(f"audit of {', '.join(result.subjects)}: PG {c.pg:g}, RID {c.rid:g}, δ {c.delta:g}, "
+          f"up to {result.max_questions} questions per target (sequential, first look "
+          f"{result.first_look})")
+    for model in result.models:
+        lines = result.of(model)
+        print(f"\n{model}")
+        print(table(HEADER, [target_row(t) for t in lines]))
+        print("answers that decided it:")
+        for line in lines:
+            if line.evidence:
+                e = line.evidence[0]
+                why = f"; {e.reason}" if e.reason else ""
+                print(f"  {line.name} ({e.task}): {_one_line(e.question, 50)!r} -> "
+                      f"{_one_line(e.answer, 40)!r} [{e.outcome}{_one_line(why, 40)}]")
+    print("\npotemkin rates are of the certification answers given a right definition "
+          "(classify ×2, so chance reads 1); incoherence is 2 × the rate at which the model "
+          "contradicts its own example")
+    if result.definitions_waiting:
+        print(f"{result.definitions_waiting} definitions wait for a grade: rerun with --judge "
+              "MODEL, or label them (`verstehen annotate export` each folder below, fill the "
+              "label column, `annotate import`), then `verstehen report` the audit again")
+        for runs in result.runs:
+            if runs.potemkin is not None:
+                print(f"  {runs.potemkin}")
+    print(f"\nrun folder: {result.run_dir} ({result.seconds} s)")

@@ -1,0 +1,108 @@
+"""`verstehen runs`: the run folders under a runs folder, newest last, each with its command,
+models, status and a one-line summary of what it found."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verstehen.auditing.results import AuditResult
+from verstehen.engine.store import RunStore, default_runs_dir
+from verstehen.errors import UserError
+from verstehen.methods.certification.results import CertifyResult
+from verstehen.methods.certification.verdict import Decision
+from verstehen.methods.consistency.results import ConsistencyResult
+from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.potemkin.results import (
+    IncoherenceResult,
+    PotemkinResult,
+    SelfJudgeResult,
+)
+from verstehen.report.html import num
+from verstehen.results import load_result
+from verstehen.viewer.page import kind_of
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """One run folder: id, command, models, status (done, failed calls, incomplete) and what
+    it found in a few words."""
+
+    run_id: str
+    command: str
+    models: tuple[str, ...]
+    status: str
+    found: str
+    path: Path
+
+
+def _decisions(decisions: list[Decision | None]) -> str:
+    counts = Counter("no verdict" if d is None else d.words for d in decisions)
+    return ", ".join(f"{n} {word}" for word, n in counts.most_common())
+
+
+def _keystones(r: PotemkinResult) -> str:
+    counts = Counter({True: "right", False: "wrong", None: "ungraded"}[k.keystone]
+                     for k in r.keystones)
+    return "definitions " + ", ".join(f"{n} {w}" for w, n in counts.most_common())
+
+
+HEADLINES: dict[str, tuple[type[Any], Callable[[Any], str]]] = {
+    "audit": (AuditResult, lambda r: _decisions([t.decision for t in r.targets])),
+    "certify": (CertifyResult, lambda r: _decisions([s.verdict.decision if s.verdict else None
+                                                     for s in r.scopes])),
+    "potemkin-run": (PotemkinResult, _keystones),
+    "potemkin-incoherence": (IncoherenceResult, lambda r: f"incoherence "
+                             f"{num(r.overall.incoherence)} (n={r.overall.n})"),
+    "potemkin-selfjudge": (SelfJudgeResult, lambda r: f"potemkin rate at least "
+                           f"{num(r.potemkin_rate)}"),
+    "imagine-generate": (GenerateResult, lambda r: f"{r.kept} questions kept"),
+    "imagine-answer": (AnswerResult, lambda r: f"{len(r.matrix)} (QM, AM) cells"),
+    "consistency": (ConsistencyResult, lambda r: f"CC {num(r.consistency.cc)} "
+                    f"[{num(r.consistency.cc_low)}, {num(r.consistency.cc_high)}]"),
+}
+
+
+def _models(info: dict[str, Any]) -> tuple[str, ...]:
+    config = info.get("config", {})
+    if "models" in config and all(isinstance(m, str) for m in config["models"]):
+        return tuple(config["models"])
+    names = [m.get("model", "") for m in info.get("models", [])]
+    return tuple(dict.fromkeys(n for n in names if n)) or (
+        (config["model"],) if isinstance(config.get("model"), str) else ())
+
+
+def run_line(path: Path) -> RunLine:
+    """One run folder's line (a summary an older version wrote is said to be unreadable)."""
+    info = RunStore.open(path).info()
+    command = info.get("command", "?")
+    status, found = "incomplete", "stopped before its end (rerun to finish from the cache)"
+    if (path / "summary.json").is_file():
+        status, found = "done", ""
+        try:
+            kind = kind_of(path)
+        except UserError:
+            kind = ""
+        if kind in HEADLINES:
+            result_type, headline = HEADLINES[kind]
+            try:
+                result = load_result(result_type, path)
+            except UserError:
+                found = "summary from an older version"
+            else:
+                found = headline(result)
+                if getattr(result, "failed_calls", 0):
+                    status = f"{result.failed_calls} calls failed"
+    return RunLine(info.get("run_id", path.name), command, _models(info), status, found, path)
+
+
+def list_runs(runs_dir: Path | str | None = None) -> list[RunLine]:
+    """Every run folder directly under the runs folder, oldest first."""
+    folder = Path(runs_dir) if runs_dir is not None else default_runs_dir()
+    if not folder.is_dir():
+        raise UserError(f"no runs folder at {folder}: pass --runs-dir, or set "
+                        "VERSTEHEN_RUNS_DIR")
+    return [run_line(p) for p in sorted(folder.iterdir()) if (p / "run.json").is_file()]

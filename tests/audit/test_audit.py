@@ -1,0 +1,219 @@
+"""The audit on scripted models: the plan and its checks, one folder with every lens, the
+per-target lines against the records, labels imported later, two models side by side."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from certification.test_certify_procedure import calculator
+
+import verstehen as vs
+from verstehen.auditing.plan import make_plan, reach, reach_warning, resolve_subjects
+from verstehen.auditing.results import AuditResult
+from verstehen.auditing.summary import summarize_audit
+from verstehen.domains.catalog import BY_KEY
+from verstehen.domains.registry import concept_tasks
+from verstehen.methods.certification.procedure import question_at
+from verstehen.methods.certification.sequential import certify_sequential
+from verstehen.methods.certification.verdict import Criterion, Decision
+from verstehen.results import from_jsonable
+from verstehen.scopes import get_scope
+from verstehen.scopes.concepts import ConceptScope
+from verstehen.testing.scripted import ScriptedModel
+
+from conftest import Cli, cli_error
+
+CONCEPTS = ("game-theory/strict-dominance", "game-theory/zero-sum")
+
+
+def where(tmp_path: Path) -> dict[str, Path]:
+    """A private runs folder and cache."""
+    return {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite"}
+
+
+def oracle(keys: tuple[str, ...], questions: int = 64) -> Callable[[str], str]:
+    """Replies a checker grades right where the concept can build one (classify and generate;
+    game edits have no stored solution, so those get "ANSWER: Yes", which does not parse), the
+    catalog's definition, and a Yes to every classification of the model's own example."""
+    answers: dict[str, str] = {}
+    for key in keys:
+        scope = get_scope(BY_KEY[key].scope)
+        assert isinstance(scope, ConceptScope)
+        tasks = concept_tasks(BY_KEY[key].scope)
+        for i in range(questions):
+            q = question_at(scope, 0, i)
+            if (reference := tasks.reference(ConceptScope.item_of(q))) is not None:
+                answers[q.prompt] = reference
+    definitions = {f"What is {BY_KEY[k].name}": BY_KEY[k].definition for k in keys}
+
+    def reply(prompt: str) -> str:
+        if prompt in answers:
+            return answers[prompt]
+        for opening, definition in definitions.items():
+            if prompt.startswith(opening):
+                return definition
+        return "ANSWER: Yes"
+    return reply
+
+
+def records(run: Path) -> list[dict]:
+    """The records of a run folder."""
+    return [json.loads(x) for x in (run / "records.jsonl").read_text().splitlines()]
+
+
+def label_all(csv_path: Path, value: str) -> None:
+    """Fill an exported labels file's label column."""
+    with csv_path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    with csv_path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({**row, "label": value})
+
+
+def test_subjects_resolve_to_exact_concepts_and_arithmetic() -> None:
+    names, targets = resolve_subjects(None)
+    assert names == ("game-theory",) and len(targets) == 9
+    assert all(t.concept is not None and t.scope.startswith("game-theory/") for t in targets)
+    _, targets = resolve_subjects("literary,arithmetic/small")
+    assert [t.key for t in targets] == ["literary/haiku", "literary/shakespearean-sonnet",
+                                        "literary/slant-rhyme", "literary/anapest",
+                                        "arithmetic/small"]
+    _, every = resolve_subjects(["all", "game-theory/zero-sum"])  # each target once
+    assert len(every) == 13 + 2 and len({t.key for t in every}) == len(every)
+    assert resolve_subjects("poetry/haiku")[1][0].key == "literary/haiku"
+
+
+@pytest.mark.parametrize(("subjects", "needle"), [
+    ("psych", "graded by a judge"), ("psych/ikea-effect", "graded by a judge"),
+    ("chemistry", "unknown subject 'chemistry'"), (" , ", "--subject is empty")])
+def test_bad_subjects_are_refused(subjects: str, needle: str) -> None:
+    with pytest.raises(vs.UserError, match=needle):
+        make_plan(subjects)
+
+
+def test_default_budget_reaches_every_verdict_and_a_tiny_rid_says_it_cannot() -> None:
+    plan = make_plan()
+    # all right: L(1, n, d) = d^(1/n) >= PG 0.8 needs n >= ln(1/d) / ln(1.25), d = 6δ/(π² j²):
+    # 15.6 at look 1 (8 questions), 21.9 at look 2 (16), 25.5 at look 3 (32)
+    assert plan.reach.understands_at == 32 and plan.reach.does_not_at == 8
+    assert reach_warning(plan) is None
+    # the old audit's RID (no ridiculous answer in 100 questions) cannot be reached in 256
+    strict = make_plan(rid=0.000513, pg=0.7, max_questions=256)
+    assert strict.reach.understands_at is None and strict.reach.does_not_at == 8
+    assert "not even a perfect model" in reach_warning(strict)
+    # all answers right: U(0, n, d) = 1 - d^(1/n) <= RID needs n >= ln(1/d) / -ln(1 - RID);
+    # at look j, d = 6δ/(π² j²): look 10 (8,192) needs 15,783, look 11 (16,384) 16,155
+    c = Criterion(0.7, 0.000513, 0.05)
+    assert reach(c, 16, 8192).understands_at is None
+    assert reach(c, 16, 16384).understands_at == 16384
+
+
+def test_a_perfect_calculator_understands_arithmetic_where_reach_says(tmp_path: Path) -> None:
+    model = ScriptedModel("scripted/calc", reply=calculator)
+    result = vs.audit(model, subjects="arithmetic/small", **where(tmp_path))
+    (line,) = result.targets
+    assert line.decision is Decision.UNDERSTANDS and line.asked == make_plan().reach.understands_at
+    assert line.verdict.score_lower >= 0.8 and not line.is_concept
+    assert line.keystone is None and line.potemkin == {} and line.incoherence is None
+    assert result.runs[0].potemkin is None and result.runs[0].incoherence is None
+    assert result.definitions_waiting == 0 and len(model.calls) == line.asked
+
+
+def test_every_lens_writes_its_folder_and_the_lines_follow_the_records(tmp_path: Path) -> None:
+    model = ScriptedModel("scripted/oracle", reply=oracle(CONCEPTS))
+    result = vs.audit(model, subjects=",".join(CONCEPTS), **where(tmp_path))
+    assert isinstance(result, AuditResult) and result.failed_calls == 0
+    assert [t.key for t in result.targets] == list(CONCEPTS)
+    runs = result.runs[0]
+    answers = [r for r in records(runs.certify) if r["kind"] == "answer"]
+    for line in result.targets:
+        mine = [r for r in answers if r["scope"] == BY_KEY[line.key].scope]
+        scores = [r["score"] for r in mine]
+        assert line.asked == len(mine) and line.verdict.n == len(mine)
+        again = certify_sequential(scores, 0.8, 0.2, 0.05, first=8, max_n=64)
+        assert line.decision is again.decision
+        assert line.verdict.mean_score == pytest.approx(sum(scores) / len(scores))
+        assert line.keystone is None and line.potemkin == {}  # nobody graded the definition
+        assert line.incoherence is not None and line.incoherence.n == 2
+        if line.decision is Decision.DOES_NOT_UNDERSTAND:
+            assert line.evidence and all(e.score == 0.0 for e in line.evidence)
+    assert result.definitions_waiting == 2
+    asked = sum(t.asked for t in result.targets)
+    # calls: the certification answers, a definition per concept, each example made and
+    # classified (one instance and one non-instance per concept); repeats come from the cache
+    usage = result.usage["scripted/oracle"]
+    assert usage.calls == asked + 2 + 2 * 2 * 2
+    assert usage.calls - usage.cache_hits == len(model.calls)
+    for folder, command in ((runs.certify, "certify"), (runs.potemkin, "potemkin-run"),
+                            (runs.incoherence, "potemkin-incoherence")):
+        assert folder.parent.parent == result.run_dir
+        assert json.loads((folder / "run.json").read_text())["command"] == command
+    summary = json.loads((result.run_dir / "summary.json").read_text())
+    assert summary == json.loads(json.dumps(result.to_dict()))
+    assert from_jsonable(AuditResult, summary) == result
+    assert (result.run_dir / "report.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_labels_imported_later_give_the_keystone_and_the_potemkin_rates(tmp_path: Path) -> None:
+    model = ScriptedModel("scripted/oracle", reply=oracle(CONCEPTS[:1]))
+    result = vs.audit(model, subjects=CONCEPTS[0], examples=0, **where(tmp_path))
+    assert result.runs[0].incoherence is None and result.targets[0].incoherence is None
+    labels = vs.potemkin_export_labels(result.runs[0].potemkin)
+    label_all(labels, "yes")
+    vs.potemkin_import_labels(result.runs[0].potemkin, labels)
+    after = summarize_audit(result.run_dir)
+    line = after.targets[0]
+    assert line.keystone is True and after.definitions_waiting == 0
+    # potemkin rate = scale x (1 - accuracy) over the task's parsed answers (classify x2)
+    answers = [r for r in records(result.runs[0].certify) if r["kind"] == "answer"]
+    for task, rate in line.potemkin.items():
+        parsed = [r for r in answers if r["family"] == task and r["outcome"] != "unparsed"]
+        unparsed = sum(r["family"] == task and r["outcome"] == "unparsed" for r in answers)
+        assert (rate.n, rate.unparsed) == (len(parsed), unparsed)
+        if parsed:
+            wrong = sum(r["score"] == 0.0 for r in parsed) / len(parsed)
+            assert rate.rate == pytest.approx((2 if task == "classify" else 1) * wrong)
+    assert sum(r.n + r.unparsed for r in line.potemkin.values()) == len(answers)
+    assert after.seconds == result.seconds  # the asking run's time survives a recompute
+
+
+def test_a_model_that_says_yes_does_not_understand_and_the_evidence_is_wrong(tmp_path) -> None:
+    yes = ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes")
+    calc = ScriptedModel("scripted/calc", reply=calculator)
+    result = vs.audit([calc, yes], subjects="arithmetic/small,game-theory/zero-sum",
+                      examples=0, **where(tmp_path))
+    assert result.models == ("scripted/calc", "scripted/yes")
+    assert result.verdicts[("scripted/calc", "arithmetic/small")] is Decision.UNDERSTANDS
+    assert result.verdicts[("scripted/yes", "arithmetic/small")] is Decision.DOES_NOT_UNDERSTAND
+    line = result.of("scripted/yes")[1]
+    assert line.evidence and all(e.score == 0.0 for e in line.evidence)
+    assert line.verdict.score_upper < 0.8
+    assert len(result.runs) == 2 and result.runs[0].certify != result.runs[1].certify
+    page = (result.run_dir / "report.html").read_text()
+    assert "scripted/calc" in page and "scripted/yes" in page
+
+
+def test_bad_input_stops_before_any_call(tmp_path: Path) -> None:
+    model = ScriptedModel()
+    for call, needle in ((lambda: vs.audit([model, model], **where(tmp_path)), "named twice"),
+                         (lambda: vs.audit(model, subjects="nope", **where(tmp_path)),
+                          "unknown subject"),
+                         (lambda: vs.audit("local", **where(tmp_path)), "malformed model"),
+                         (lambda: vs.audit(model, first_look=32, max_questions=16,
+                                           **where(tmp_path)), "--first-look")):
+        with pytest.raises(vs.UserError, match=needle):
+            call()
+    assert model.calls == [] and not (tmp_path / "runs").exists()
+
+
+def test_cli_bad_input_is_one_line_and_exit_2(cli: Cli) -> None:
+    cli_error(cli, ["audit", "--subject", "psych"], "graded by a judge")
+    cli_error(cli, ["audit", "--model", "nope"], "malformed model name")
+    cli_error(cli, ["audit", "--pg", "0.5", "--rid", "0.6"], "RID")
+    cli_error(cli, ["audit", "--max-questions", "0"], "--max-questions")
