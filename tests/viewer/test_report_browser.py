@@ -90,3 +90,20 @@ def test_the_audit_page_shows_each_target_and_opens_its_records(browser, audited
                                                  axis=0)) > 50
     assert all(url.startswith(("file:", "data:")) for url in requests), requests
     page.close()
+
+
+def test_a_large_group_opens_in_chunks_and_every_record_can_be_shown(browser, tmp_path):
+    model = ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes")
+    run = vs.certify(model, "game-theory/zero-sum/classify", questions=250, rephrase=0,
+                     **where(tmp_path)).run_dir
+    page = browser.new_page()
+    page.goto(vs.write_report(run).as_uri())
+    page.get_by_role("link", name="250", exact=True).click()
+    dialog = page.locator("dialog#records[open]")
+    dialog.locator(".record").first.wait_for()
+    assert dialog.locator(".record").count() == 200
+    dialog.locator("button.more", has_text="50 left").click()
+    assert dialog.locator(".record").count() == 250
+    assert dialog.locator("button.more").count() == 0
+    assert dialog.locator("h3").inner_text() == "game-theory/zero-sum/classify: every answer (250)"
+    page.close()

@@ -180,7 +180,7 @@ position:sticky;top:0}dialog h3{margin:0}dialog .list{padding:6px 16px 16px}
 .record pre{white-space:pre-wrap;word-break:break-word;background:var(--soft);padding:6px 8px;
 margin:4px 0;max-height:260px;overflow:auto;font-size:12.5px}.record dt{font-size:12px;
 color:var(--muted);margin-top:4px}.record dd{margin:0}ul.evidence{margin:4px 0;padding-left:18px;
-font-size:13px}
+font-size:13px}button.more{margin:10px 0;padding:4px 12px}
 """
 
 SCRIPT = """
@@ -200,23 +200,34 @@ SCRIPT = """
     const el = document.createElement(pre ? 'pre' : 'span'); el.textContent = text;
     dd.appendChild(el); return [dt, dd];
   }
+  const CHUNK = 200;
+  function card(r){
+    const card = document.createElement('div'); card.className = 'record';
+    const h = document.createElement('h4'); h.textContent = r.title; card.appendChild(h);
+    const dl = document.createElement('dl');
+    dl.append(...field('question', r.question, true), ...field('answer', r.answer, true));
+    const [gt, gd] = field('grade', r.grade, false); gd.className = 'grade';
+    dl.append(gt, gd);
+    if (r.why) dl.append(...field('why', r.why, false));
+    card.appendChild(dl); return card;
+  }
+  function more(list, data, ids, from){
+    for (const i of ids.slice(from, from + CHUNK)) list.appendChild(card(data.records[i]));
+    const left = ids.length - from - CHUNK;
+    if (left > 0){
+      const b = document.createElement('button'); b.type = 'button'; b.className = 'more';
+      b.textContent = 'show ' + Math.min(left, CHUNK) + ' more (' + left + ' left)';
+      b.onclick = () => { b.remove(); more(list, data, ids, from + CHUNK); };
+      list.appendChild(b);
+    }
+  }
   async function open(group){
     const data = await load();
     const g = data.groups[group];
     const dialog = document.getElementById('records');
     dialog.querySelector('h3').textContent = g.title + ' (' + g.records.length + ')';
     const list = dialog.querySelector('.list'); list.replaceChildren();
-    for (const i of g.records){
-      const r = data.records[i];
-      const card = document.createElement('div'); card.className = 'record';
-      const h = document.createElement('h4'); h.textContent = r.title; card.appendChild(h);
-      const dl = document.createElement('dl');
-      dl.append(...field('question', r.question, true), ...field('answer', r.answer, true));
-      const [gt, gd] = field('grade', r.grade, false); gd.className = 'grade';
-      dl.append(gt, gd);
-      if (r.why) dl.append(...field('why', r.why, false));
-      card.appendChild(dl); list.appendChild(card);
-    }
+    more(list, data, g.records, 0);
     if (!dialog.open) dialog.showModal();
     dialog.scrollTop = 0;
   }

@@ -1,0 +1,61 @@
+"""`verstehen report` and `verstehen runs` in process, on runs a scripted model made."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import verstehen as vs
+from verstehen.testing.scripted import ScriptedModel
+
+from conftest import Cli, cli_error
+
+
+def test_report_of_two_runs_puts_the_models_side_by_side(cli: Cli, tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    first = vs.certify(ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes"),
+                       "game-theory/zero-sum/classify", questions=20, rephrase=0,
+                       runs_dir=runs, cache=tmp_path / "c.sqlite")
+    second = vs.certify(ScriptedModel("scripted/no", reply=lambda p: "ANSWER: No"),
+                        "game-theory/zero-sum/classify", questions=20, rephrase=0,
+                        runs_dir=runs, cache=tmp_path / "c.sqlite")
+    out = tmp_path / "both.html"
+    done = cli(["report", str(first.run_dir), str(second.run_dir), "-o", str(out)])
+    assert done.returncode == 0 and done.stdout.strip() == str(out)
+    page = out.read_text()
+    assert "Certification side by side" in page
+    side = page[page.index("Certification side by side"):]
+    side = side[:side.index("</table>")]
+    assert "scripted/yes" in side and "scripted/no" in side
+    for result in (first, second):
+        v = result.verdict
+        assert f"{v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}] n=20" in side
+
+    listed = cli(["runs", "--runs-dir", str(runs), "--json"])
+    rows = json.loads(listed.stdout)["runs"]
+    assert [r["id"] for r in rows] == sorted([first.run_dir.name, second.run_dir.name])
+    for row, result in zip(rows, sorted((first, second), key=lambda r: r.run_dir.name),
+                           strict=True):
+        assert row["command"] == "certify" and row["models"] == [result.model]
+        assert row["status"] == "done"
+        assert row["found"] == f"1 {result.verdict.decision.words}"
+    table = cli(["runs", "--runs-dir", str(runs)]).stdout
+    assert "certify" in table and "scripted/no" in table
+
+
+def test_an_interrupted_run_is_listed_as_incomplete_and_not_drawn(cli: Cli, tmp_path) -> None:
+    runs = tmp_path / "runs"
+    result = vs.certify(ScriptedModel(), "arithmetic/small", questions=4, rephrase=0,
+                        runs_dir=runs, cache=tmp_path / "c.sqlite")
+    (result.run_dir / "summary.json").unlink()  # as a run killed before its end leaves it
+    rows = json.loads(cli(["runs", "--runs-dir", str(runs), "--json"]).stdout)["runs"]
+    assert rows[0]["status"] == "incomplete"
+    cli_error(cli, ["report", str(result.run_dir)], "no summary.json", "rerun")
+
+
+def test_bad_input_is_one_line_and_exit_2(cli: Cli, tmp_path: Path) -> None:
+    cli_error(cli, ["report", str(tmp_path)], "not a run folder")
+    cli_error(cli, ["runs", "--runs-dir", str(tmp_path / "none")], "no runs folder")
+    (tmp_path / "batch").mkdir()
+    (tmp_path / "batch" / "run.json").write_text(json.dumps({"command": "batch"}))
+    cli_error(cli, ["report", str(tmp_path / "batch")], "'batch' run", "does not draw")
