@@ -170,7 +170,7 @@ border-bottom:1px dotted var(--link)}a.rec:hover{background:#e8f1fb}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12.5px;
 font-weight:600;color:#fff;white-space:nowrap}.badge.understands{background:var(--ok)}
 .badge.does_not_understand{background:var(--bad)}.badge.inconclusive{background:var(--mid)}
-.badge.none{background:#888}figure{margin:8px 0}figure img{max-width:100%;height:auto;
+.badge.none{background:#888}figure{margin:8px 0}figure img{max-width:min(100%,720px);height:auto;
 border:1px solid var(--line)}dialog{width:min(1100px,94vw);max-height:88vh;border:1px solid
 var(--line);border-radius:8px;padding:0}dialog .bar{display:flex;justify-content:space-between;
 align-items:center;padding:10px 16px;border-bottom:1px solid var(--line);background:var(--soft);
