@@ -217,3 +217,18 @@ def test_cli_bad_input_is_one_line_and_exit_2(cli: Cli) -> None:
     cli_error(cli, ["audit", "--model", "nope"], "malformed model name")
     cli_error(cli, ["audit", "--pg", "0.5", "--rid", "0.6"], "RID")
     cli_error(cli, ["audit", "--max-questions", "0"], "--max-questions")
+
+
+def test_max_tokens_caps_every_answer_of_every_lens(tmp_path: Path) -> None:
+    asked: dict[str, list[int]] = {"capped": [], "free": []}
+
+    class Recording(ScriptedModel):
+        async def generate(self, messages, params):
+            asked[self.name.split("/")[1]].append(params.max_tokens)
+            return await super().generate(messages, params)
+
+    for name, cap in (("capped", 40), ("free", None)):
+        vs.audit(Recording(f"scripted/{name}", reply=lambda p: "ANSWER: Yes"),
+                 subjects="game-theory/zero-sum", max_tokens=cap, **where(tmp_path / name))
+    assert max(asked["free"]) > 40  # generate items, definitions and examples ask for more
+    assert max(asked["capped"]) == 40 and len(asked["capped"]) == len(asked["free"])

@@ -25,20 +25,21 @@ from verstehen.methods.certification.run import build_scopes, certify_scopes
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.run import plan_run, run_potemkin
 from verstehen.models import Model, split_name
+from verstehen.scopes.base import Scope
 
 
 def _name(model: str | Model) -> str:
     return model if isinstance(model, str) else model.name
 
 
-async def _one_model(model: str | Model, plan: AuditPlan, settings: RunSettings, *,
-                     lens_settings: RunSettings, judge: str | Model | None,
-                     base_url: str | None, judge_base_url: str | None) -> dict[str, ModelUsage]:
+async def _one_model(model: str | Model, plan: AuditPlan, scopes: list[Scope],
+                     settings: RunSettings, *, lens_settings: RunSettings,
+                     judge: str | Model | None, base_url: str | None,
+                     judge_base_url: str | None) -> dict[str, ModelUsage]:
     """Every lens for one model in one session; the calls and tokens it made."""
-    scopes = build_scopes([t.scope for t in plan.targets])
     certify_plan = CertifyPlan(plan.criterion, plan.max_questions, sequential=True,
                                first_look=plan.first_look, seed=plan.seed,
-                               rephrase=plan.rephrase)
+                               rephrase=plan.rephrase, max_tokens=plan.max_tokens)
     keys = [c.key for c in plan.concepts]
     session = Session.start(settings, _name(model))
     usage: dict[str, ModelUsage] = {}
@@ -84,7 +85,7 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
     for model in [*models, *([judge] if judge is not None else [])]:
         if isinstance(model, str):
             split_name(model)
-    build_scopes([t.scope for t in plan.targets])  # a scope that cannot be built stops here
+    scopes = build_scopes([t.scope for t in plan.targets])  # before any folder or model
     if settings.announce and (warning := reach_warning(plan)):
         print(f"note: {warning}", file=sys.stderr)
     c = plan.criterion
@@ -100,7 +101,7 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
     for model, name in zip(models, names, strict=True):
         lens_settings = replace(settings, runs_dir=model_folder(store.path, name),
                                 announce=False)
-        made = await _one_model(model, plan, settings, lens_settings=lens_settings,
+        made = await _one_model(model, plan, scopes, settings, lens_settings=lens_settings,
                                 judge=judge, base_url=base_url, judge_base_url=judge_base_url)
         for model_name, counts in made.items():
             usage.setdefault(model_name, ModelUsage()).absorb(counts)

@@ -137,10 +137,9 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
             failed += potemkin.failed_calls
         pairs = None
         if lenses.incoherence is not None:
-            pairs = [r for r in RunStore(lenses.incoherence).records()
-                     if r["kind"] == "pair" and r["error"] is None]
-            failed += sum(1 for r in RunStore(lenses.incoherence).records()
-                          if r["kind"] == "pair" and r["error"] is not None)
+            made = [r for r in RunStore(lenses.incoherence).records() if r["kind"] == "pair"]
+            pairs = [r for r in made if r["error"] is None]
+            failed += len(made) - len(pairs)
         for target in config["targets"]:
             lines.append(_target_line(target, model, scopes.get(target["scope"]),
                                       answers.get(target["scope"], []), keystones, pairs))

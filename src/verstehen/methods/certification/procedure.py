@@ -32,6 +32,7 @@ class CertifyPlan:
     first_look: int = 16
     seed: int = 0
     rephrase: int = 20
+    max_tokens: int | None = None  # a cap on every answer (the audit's --max-tokens)
 
     def __post_init__(self) -> None:
         if self.questions < 1:
@@ -59,18 +60,17 @@ class Asker:
     """Asks a scope's questions through the runner and writes one record per answer."""
 
     def __init__(self, runner: Runner, model: Model, scope: Scope, store: RunStore,
-                 seed: int) -> None:
+                 seed: int, max_tokens: int | None = None) -> None:
         self.runner, self.model, self.scope, self.store = runner, model, scope, store
-        self.seed = seed
+        self.seed, self.cap = seed, max_tokens
         self.params = GenerateParams(temperature=0.0, max_tokens=scope.answer_tokens, seed=seed)
         self.errors = 0
         self.asked: dict[int, Question] = {}  # index -> question, for the rephrase check
 
     async def ask(self, question: Question, index: int, kind: str = "answer") -> dict[str, Any]:
         """Ask one question greedily; grade and record it (a failed call is recorded too)."""
-        params = self.params
-        if question.max_tokens is not None:
-            params = replace(params, max_tokens=question.max_tokens)
+        tokens = question.max_tokens or self.scope.answer_tokens
+        params = replace(self.params, max_tokens=min(tokens, self.cap) if self.cap else tokens)
         result = await self.runner.generate(self.model, user(question.prompt), params)
         record: dict[str, Any] = {
             "kind": kind, "scope": self.scope.name, "model": self.model.name, "index": index,
@@ -101,7 +101,7 @@ class Asker:
 async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStore,
                       plan: CertifyPlan) -> ScopeResult:
     """Ask, grade and decide; returns the scope's summary (verdict, counts, rephrase check)."""
-    asker = Asker(runner, model, scope, store, plan.seed)
+    asker = Asker(runner, model, scope, store, plan.seed, plan.max_tokens)
     records: list[dict[str, Any]] = []
     if plan.sequential:
         schedule = checkpoints(plan.first_look, plan.questions)

@@ -86,7 +86,8 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
             "model": name, "scopes": [s.name for s in scopes], "pg": criterion.pg,
             "rid": criterion.rid, "delta": criterion.delta, "questions": plan.questions,
             "sequential": plan.sequential, "first_look": plan.first_look,
-            "rephrase": plan.rephrase, "explanations": program_questions is not None,
+            "rephrase": plan.rephrase, "max_tokens": plan.max_tokens,
+            "explanations": program_questions is not None,
             "base_url": base_url}, plan.seed, [opened.identity()])
         results = []
         for scope in scopes:
