@@ -4,8 +4,6 @@ number, each record is stored once, and the page needs no network."""
 
 from __future__ import annotations
 
-import base64
-import gzip
 import html
 import json
 import re
@@ -30,18 +28,10 @@ from verstehen.models.base import Capabilities
 from verstehen.report.html import Page, num, rate
 from verstehen.testing.scripted import ScriptedModel
 
-KB = """relation\tstart\tend
-UsedFor\tbook\tread
-AtLocation\tbook\tlibrary
-AtLocation\tdog\tkennel
-IsA\tdog\tanimal
-"""
-QUESTIONS = [("q1", "Where would you read a book?", ["library", "ocean", "sky"], "A"),
-             ("q2", "Where is a book kept in a library?", ["shelf", "library", "cloud"], "B"),
-             ("q3", "What animal lives in a kennel?", ["dog", "fish", "bird"], "A")]
+from consistency.test_consistency_api import KB, QUESTIONS
+from pages import LINK, book, linked, self_contained
+
 LP = "scripted/l<p>"  # a name that must be escaped
-LINK = re.compile(r'<a href="#records" class="rec" data-g="(\d+)" title="(\d+) records">'
-                  r"(.*?)</a>")
 
 
 class GenerationOnly(ScriptedModel):
@@ -74,22 +64,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[ConsistencyResult, .
                                        reply=lambda p: "Yes, (A)"), **where))
 
 
-def book(page: Page) -> dict:
-    """The page's records and groups, decoded as the page's script decodes them."""
-    return json.loads(gzip.decompress(base64.b64decode(page.book.payload())))
-
-
 def tables(text: str) -> list[list[list[str]]]:
     """Every table of the page: its body rows as lists of cell HTML."""
     return [[re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", t)
              if "<td>" in row] for t in re.findall(r"<tbody>(.*?)</tbody>", text)]
-
-
-def linked(cell: str) -> tuple[str, int]:
-    """A cell that is one link: its text and the group it opens."""
-    found = LINK.fullmatch(cell)
-    assert found, cell
-    return html.unescape(found[3]), int(found[1])
 
 
 def opens(data: dict, cell: str, text: str, expected: list[dict]) -> None:
@@ -112,12 +90,6 @@ def in_cc(anchors: list[dict], facts: list[dict]) -> list[dict]:
     """The anchors CC is over: question answered and some fact of theirs answered."""
     answered = {f["key"] for f in facts if f["said_yes"] is not None}
     return [a for a in anchors if a["correct"] is not None and set(a["facts"]) & answered]
-
-
-def self_contained(text: str) -> None:
-    """One document with no address to fetch."""
-    assert text.startswith("<!DOCTYPE html>") and text.count("<html") == 1
-    assert not re.search(r'(?:src|href)\s*=\s*["\']?\s*(?:https?:)?//', text)
 
 
 @pytest.mark.parametrize("which", [0, 1], ids=["likelihood", "generation"])

@@ -4,10 +4,7 @@ record is stored once, and the page needs no network."""
 
 from __future__ import annotations
 
-import base64
-import gzip
 import html
-import json
 import re
 from dataclasses import asdict
 from pathlib import Path
@@ -31,9 +28,10 @@ from verstehen.methods.imagination.stats import MatrixRow, pair_matrix
 from verstehen.report.html import Page, rate
 from verstehen.testing.scripted import ScriptedModel
 
+from pages import book, linked, opened
+from pages import self_contained as one_document
+
 QM = "scripted/q<m>"  # a name that must be escaped
-LINK = re.compile(r'<a href="#records" class="rec" data-g="(\d+)" title="(\d+) records">'
-                  r"(.*?)</a>")
 QUESTION = ("Question: In {topic}, what does the Zorvian flux obey?\nA. Dusk\nB. Mirrors\n"
             "C. The quiet law of rooms\nD. Salt\nAnswer: C")
 
@@ -77,28 +75,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return {"generated": generated, "first": first, "second": second}
 
 
-def book(page: Page) -> dict:
-    """The page's records and groups, decoded as the page's script decodes them."""
-    return json.loads(gzip.decompress(base64.b64decode(page.book.payload())))
-
-
 def rows(text: str) -> list[list[str]]:
     """The body rows of every table on the page, as lists of cell HTML."""
     return [cells for row in re.findall(r"<tr>(.*?)</tr>", text)
             if (cells := re.findall(r"<td>(.*?)</td>", row))]
-
-
-def linked(cell: str) -> tuple[str, int]:
-    """A cell that is one link: its text and the group it opens."""
-    found = LINK.fullmatch(cell)
-    assert found, cell
-    assert int(found[2]) > 0
-    return html.unescape(found[3]), int(found[1])
-
-
-def opened(data: dict, group: int) -> list[dict]:
-    """The records a group opens, in order."""
-    return [data["records"][i] for i in data["groups"][group]["records"]]
 
 
 def lines(run: Path) -> list[dict]:
@@ -107,9 +87,8 @@ def lines(run: Path) -> list[dict]:
 
 
 def self_contained(text: str) -> None:
-    """One document with no address to fetch."""
-    assert text.startswith("<!DOCTYPE html>") and text.count("<html") == 1
-    assert not re.search(r'(?:src|href)\s*=\s*["\']?\s*(?:https?:)?//', text)
+    """One document with no address to fetch, its images inlined."""
+    one_document(text)
     assert 'src="data:image/png;base64,' in text or "<img" not in text
 
 

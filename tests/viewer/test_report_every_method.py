@@ -3,14 +3,11 @@ numbers are the typed result's, and every linked number opens records in the bro
 
 from __future__ import annotations
 
-import base64
-import gzip
 import json
 import re
 from pathlib import Path
 
 import pytest
-from consistency.test_consistency_api import data  # noqa: F401  (a fixture)
 from playwright.sync_api import expect
 from potemkin.test_potemkin_api import answerer, label_all
 from viewer.test_report_browser import browser  # noqa: F401  (a fixture)
@@ -19,6 +16,9 @@ import verstehen as vs
 from verstehen.report.html import rate
 from verstehen.testing.scripted import ScriptedModel
 from verstehen.viewer.page import build_page
+
+from consistency.test_consistency_api import data  # noqa: F401  (a fixture)
+from pages import book_in
 
 
 def invented(prompt: str) -> str:
@@ -58,13 +58,6 @@ def every_method(tmp_path: Path, data) -> list[Path]:  # noqa: F811
     return runs
 
 
-def book_of(html: str) -> dict:
-    """The records and groups a page embeds."""
-    payload = re.search(r'<script type="application/octet-stream" id="book">(.*?)</script>',
-                        html).group(1)
-    return json.loads(gzip.decompress(base64.b64decode(payload)))
-
-
 def test_every_method_has_its_section_and_its_numbers(every_method: list[Path]) -> None:
     page = build_page(every_method)
     html = page.html()
@@ -80,7 +73,7 @@ def test_every_method_has_its_section_and_its_numbers(every_method: list[Path]) 
             assert rate(r["rate"], r["se"], r["n"]) in html, task
     incoherence = json.loads((every_method[2] / "summary.json").read_text())["overall"]
     assert rate(incoherence["incoherence"], incoherence["se"], incoherence["n"]) in html
-    book = book_of(html)
+    book = book_in(html)
     assert book["groups"] and all(g["records"] for g in book["groups"])
     linked = {i for g in book["groups"] for i in g["records"]}
     assert linked == set(range(len(book["records"])))  # every stored record is reachable
@@ -90,7 +83,7 @@ def test_every_method_has_its_section_and_its_numbers(every_method: list[Path]) 
 def test_every_link_opens_its_records_in_the_browser(browser, every_method,  # noqa: F811
                                                      tmp_path: Path) -> None:
     out = vs.write_report(every_method, tmp_path / "all.html")
-    groups = book_of(out.read_text())["groups"]
+    groups = book_in(out.read_text())["groups"]
     page = browser.new_page()
     page.goto(out.as_uri())
     links = page.locator("a.rec")
