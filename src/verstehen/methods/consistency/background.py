@@ -21,10 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from wordfreq import simple_tokenize, word_frequency, zipf_frequency
-
 from verstehen.errors import UserError
-from verstehen.methods.consistency.knowledge import Edge, KnowledgeBase
+from verstehen.methods.consistency.knowledge import Edge, KnowledgeBase, tokenize
 
 _STOPWORDS_TEXT = """
 a about above after again against all also am an and any are as at be because been before being
@@ -113,7 +111,7 @@ def anchor_concepts(text: str, kb: KnowledgeBase, *, max_words: int = 3) -> list
     """KB concepts matched by a phrase of 1..max_words words of `text` (not all stopwords), in
     order of first appearance; see `_Index.match` and `_Index.forms` for the rule."""
     index = _index(kb)
-    tokens = simple_tokenize(text)
+    tokens = tokenize(text)
     forms = [index.forms(t) for t in tokens]
     found: dict[str, None] = {}
     for i in range(len(tokens)):
@@ -159,6 +157,8 @@ def negative_pool(kb: KnowledgeBase, *, size: int = 2000, single_words: bool = T
     """The `size` most frequent KB concepts whose words are all alphabetic and known to
     wordfreq, not all stopwords (by default one word each, as "in the English dictionary" reads);
     most frequent (wordfreq, whole phrase) first, ties alphabetical."""
+    from wordfreq import word_frequency, zipf_frequency  # see knowledge.tokenize
+
     scored = []
     for concept in kb.concepts():
         words = concept.split("_")

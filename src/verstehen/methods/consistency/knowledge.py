@@ -18,8 +18,6 @@ from itertools import chain
 from pathlib import Path
 from typing import TextIO
 
-from wordfreq import simple_tokenize
-
 from verstehen.errors import UserError
 
 RELATIONS_14 = ("Antonym", "AtLocation", "CapableOf", "Causes", "Desires", "FormOf", "HasA",
@@ -53,9 +51,16 @@ def normalize_concept(text: str) -> str:
     return _standardize(text)
 
 
+def tokenize(text: str) -> list[str]:
+    """wordfreq's tokens of a text: lowercase, punctuation and hyphens split."""
+    from wordfreq import simple_tokenize  # ~90 ms: loaded when consistency first reads text
+
+    return simple_tokenize(text)
+
+
 @lru_cache(maxsize=1 << 16)
 def _standardize(text: str) -> str:
-    tokens = simple_tokenize(text.replace("_", " "))
+    tokens = tokenize(text.replace("_", " "))
     kept = [t for t in tokens if t not in _DROPPED]
     while kept and kept[0] == _DROP_FIRST:
         kept.pop(0)
