@@ -38,7 +38,8 @@ def where(tmp_path: Path) -> dict[str, Path]:
 def oracle(keys: tuple[str, ...], questions: int = 64) -> Callable[[str], str]:
     """Replies a checker grades right where the concept can build one (classify and generate;
     game edits have no stored solution, so those get "ANSWER: Yes", which does not parse), the
-    catalog's definition, and a Yes to every classification of the model's own example."""
+    catalog's definition, one zero-sum game for every example asked of it, and a Yes to every
+    classification of that example."""
     answers: dict[str, str] = {}
     for key in keys:
         scope = get_scope(BY_KEY[key].scope)
@@ -53,6 +54,8 @@ def oracle(keys: tuple[str, ...], questions: int = 64) -> Callable[[str], str]:
     def reply(prompt: str) -> str:
         if prompt in answers:
             return answers[prompt]
+        if prompt.startswith("Generate one example that"):  # incoherence: a zero-sum game
+            return "<OUTPUT>\n[[(1, -1), (-2, 2)], [(0, 0), (3, -3)]]"
         for opening, definition in definitions.items():
             if prompt.startswith(opening):
                 return definition
@@ -157,7 +160,20 @@ def test_every_lens_writes_its_folder_and_the_lines_follow_the_records(tmp_path:
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary == json.loads(json.dumps(result.to_dict()))
     assert from_jsonable(AuditResult, summary) == result
-    assert (result.run_dir / "report.html").read_text().startswith("<!DOCTYPE html>")
+    page = (result.run_dir / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    pairs = [r for r in records(runs.incoherence) if r["kind"] == "pair"]
+    for line in result.targets:
+        tested = [r for r in pairs if r["concept"] == line.key and r["is_instance"] is not None]
+        if tested:
+            wrong = sum(r["is_instance"] != r["want"] for r in tested) / len(tested)
+            assert line.checker_wrong == pytest.approx(wrong)
+        else:
+            assert line.checker_wrong is None
+    shown = [t.checker_wrong for t in result.targets if t.checker_wrong is not None]
+    assert shown  # the scripted model's examples are read by the checkers
+    for value in shown:
+        assert f"its examples the checker rejects: {value:.2f}" in page
 
 
 def test_labels_imported_later_give_the_keystone_and_the_potemkin_rates(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ from typing import Any
 from verstehen.auditing.results import AuditResult, LensRuns, TargetAudit
 from verstehen.auditing.summary import summarize_audit
 from verstehen.engine.store import RunStore
-from verstehen.methods.certification.html import Answers, deciding
+from verstehen.methods.certification.html import Answers
+from verstehen.methods.certification.procedure import deciding
 from verstehen.methods.potemkin.html import GradedAnswers, pair_view
 from verstehen.methods.potemkin.stats import TASKS
 from verstehen.report.html import Page, badge, esc, rate, table
@@ -51,6 +52,8 @@ class Lenses:
             parts.append("incoherence: " + ("—" if inc is None else self._pairs(
                 rate(inc.incoherence, inc.se, inc.n), f"{t.name}: the model's own examples",
                 t.key)))
+            if t.checker_wrong is not None:
+                parts.append(f"its examples the checker rejects: {t.checker_wrong:.2f}")
         if t.evidence:
             items = "".join(
                 f"<li>{esc(e.task)}: {esc(e.question[:140])} → <b>{esc(e.answer[:140])}</b> "

@@ -24,12 +24,8 @@ from verstehen.methods.certification.procedure import CertifyPlan
 from verstehen.methods.certification.run import build_scopes, certify_scopes
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.run import plan_run, run_potemkin
-from verstehen.models import Model, split_name
+from verstehen.models import Model, model_name, split_name
 from verstehen.scopes.base import Scope
-
-
-def _name(model: str | Model) -> str:
-    return model if isinstance(model, str) else model.name
 
 
 async def _one_model(model: str | Model, plan: AuditPlan, scopes: list[Scope],
@@ -41,7 +37,7 @@ async def _one_model(model: str | Model, plan: AuditPlan, scopes: list[Scope],
                                first_look=plan.first_look, seed=plan.seed,
                                rephrase=plan.rephrase, max_tokens=plan.max_tokens)
     keys = [c.key for c in plan.concepts]
-    session = Session.start(settings, _name(model))
+    session = Session.start(settings, model_name(model))
     usage: dict[str, ModelUsage] = {}
 
     def count(lens_usage: dict[str, ModelUsage]) -> None:
@@ -77,7 +73,7 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
     """Audit each model on the plan's targets into a new audit folder; one line per (model,
     target): verdict with bounds, keystone, potemkin rates, incoherence and the evidence."""
     settings = settings or RunSettings()
-    names = [_name(m) for m in models]
+    names = [model_name(m) for m in models]
     if not names:
         raise UserError("give at least one model to audit")
     if len(set(names)) != len(names):
@@ -94,7 +90,7 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
         "targets": target_configs(plan.targets), "pg": c.pg, "rid": c.rid, "delta": c.delta,
         "max_questions": plan.max_questions, "first_look": plan.first_look,
         "rephrase": plan.rephrase, "examples": plan.examples, "max_tokens": plan.max_tokens,
-        "judge": None if judge is None else _name(judge), "base_url": base_url,
+        "judge": None if judge is None else model_name(judge), "base_url": base_url,
         "judge_base_url": judge_base_url}, plan.seed, [])
     started = time.monotonic()
     usage: dict[str, ModelUsage] = {}
@@ -103,7 +99,7 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
                                 announce=False)
         made = await _one_model(model, plan, scopes, settings, lens_settings=lens_settings,
                                 judge=judge, base_url=base_url, judge_base_url=judge_base_url)
-        for model_name, counts in made.items():
-            usage.setdefault(model_name, ModelUsage()).absorb(counts)
+        for called, counts in made.items():
+            usage.setdefault(called, ModelUsage()).absorb(counts)
     return summarize_audit(store.path, seconds=round(time.monotonic() - started, 1),
                            usage=dict(sorted(usage.items())))

@@ -14,6 +14,7 @@ from verstehen.auditing.results import AuditResult, Evidence, LensRuns, TargetAu
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
+from verstehen.methods.certification.procedure import deciding
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.methods.potemkin.incoherence import COMMAND as INCOHERENCE
@@ -53,17 +54,9 @@ def _short(text: str | None) -> str:
 
 
 def _evidence(answers: list[dict[str, Any]], decision: Decision | None) -> tuple[Evidence, ...]:
-    """The answers that decided the verdict: wrong ones for "does not understand", right ones
-    for "understands", both otherwise (wrong first)."""
-    wrong = [r for r in answers if r["score"] == 0.0]
-    wrong.sort(key=lambda r: r["outcome"] != "wrong")  # plain wrong answers first
-    right = [r for r in answers if r["score"] == 1.0]
-    if decision == Decision.DOES_NOT_UNDERSTAND:
-        chosen = wrong[:EVIDENCE]
-    elif decision == Decision.UNDERSTANDS:
-        chosen = right[:EVIDENCE]
-    else:
-        chosen = (wrong[:EVIDENCE - 1] + right)[:EVIDENCE]
+    """The first few answers the verdict rests on, plain wrong answers first."""
+    chosen = sorted(deciding(answers, decision),
+                    key=lambda r: (r["score"] != 0.0, r["outcome"] != "wrong"))[:EVIDENCE]
     return tuple(Evidence(str(r["family"]), _short(r["prompt"]), _short(r["text"] or r["error"]),
                           r["outcome"], r["score"], r["reason"]) for r in chosen)
 
@@ -105,7 +98,7 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
     """The audit's result from its folder (written as its summary.json unless `write` is
     False); seconds and usage come from the asking run (kept from summary.json when not
     given)."""
-    store = RunStore.open(Path(audit_dir))
+    store = RunStore.existing(Path(audit_dir))
     info = store.info()
     if info.get("command") != COMMAND:
         raise UserError(f"{audit_dir} is not an audit folder (its command is "

@@ -82,12 +82,18 @@ class RunStore:
         return store
 
     @classmethod
-    def open(cls, path: Path) -> RunStore:
-        """An existing run folder, for resuming; a torn last record line is dropped."""
-        store = cls(path)
-        if not (path / "run.json").is_file():
+    def existing(cls, path: Path) -> RunStore:
+        """An existing run folder, to read (UserError when it is none); nothing is written."""
+        store = cls(Path(path))
+        if not (store.path / "run.json").is_file():
             raise UserError(f"{path} is not a run folder (no run.json): give runs/<run-id>")
         store.info()
+        return store
+
+    @classmethod
+    def open(cls, path: Path) -> RunStore:
+        """An existing run folder, for resuming; a torn last record line is dropped."""
+        store = cls.existing(path)
         store._drop_torn_tail()
         return store
 

@@ -15,6 +15,7 @@ from verstehen.models.base import (
     Message,
     Model,
     Usage,
+    model_name,
     user,
 )
 from verstehen.models.providers import DEFAULT_MODEL, PROVIDERS, split_name
@@ -29,6 +30,7 @@ __all__ = [
     "Model",
     "Usage",
     "get_model",
+    "model_name",
     "split_name",
     "user",
 ]

@@ -86,6 +86,11 @@ class Model(Protocol):
         ...
 
 
+def model_name(model: str | Model) -> str:
+    """The name of a model given by name or as a Model object."""
+    return model if isinstance(model, str) else model.name
+
+
 def user(content: str) -> list[Message]:
     """A one-message conversation."""
     return [{"role": "user", "content": content}]

@@ -39,7 +39,7 @@ KINDS: dict[str, tuple[Section, Compare | None]] = {
 def kind_of(run: Path) -> str:
     """Which section draws a run folder: its command, except that an `audit` folder written
     before audits had subjects is a certification run."""
-    info = RunStore.open(Path(run)).info()
+    info = RunStore.existing(Path(run)).info()
     command = info.get("command", "")
     if command == "audit" and "subjects" not in info.get("config", {}):
         return "certify"

@@ -77,7 +77,7 @@ def _models(info: dict[str, Any]) -> tuple[str, ...]:
 
 def run_line(path: Path) -> RunLine:
     """One run folder's line (a summary an older version wrote is said to be unreadable)."""
-    info = RunStore.open(path).info()
+    info = RunStore.existing(path).info()
     command = info.get("command", "?")
     status, found = "incomplete", "stopped before its end (rerun to finish from the cache)"
     if (path / "summary.json").is_file():

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.engine.store import RunStore
+from verstehen.methods.certification.procedure import deciding
 from verstehen.methods.certification.report import explain
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
-from verstehen.methods.certification.verdict import Decision, Verdict
+from verstehen.methods.certification.verdict import Verdict
 from verstehen.report.html import Page, RecordView, badge, esc, num, table
 from verstehen.results import load_result
 
@@ -32,16 +33,6 @@ def answer_view(record: Record) -> RecordView:
 def bounds(v: Verdict) -> str:
     """"0.31 [0.10, 0.62]": the mean score and its bounds."""
     return f"{v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}]"
-
-
-def deciding(records: list[Record], decision: Decision | None) -> list[Record]:
-    """The answers a verdict rests on: the ridiculous ones when it says the model does not
-    understand, the rest otherwise (all of them when undecided)."""
-    if decision == Decision.DOES_NOT_UNDERSTAND:
-        return [r for r in records if r["score"] == 0.0]
-    if decision == Decision.UNDERSTANDS:
-        return [r for r in records if r["score"] is not None and r["score"] > 0.0]
-    return records
 
 
 class Answers:

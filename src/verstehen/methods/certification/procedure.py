@@ -159,6 +159,16 @@ def scope_summary(scope: Scope, records: list[dict[str, Any]], verdict: Verdict 
                        explained_families=explained)
 
 
+def deciding(records: list[dict[str, Any]], decision: Decision | None) -> list[dict[str, Any]]:
+    """The answers a verdict rests on: the ridiculous ones when it says the model does not
+    understand, the rest otherwise (all of them when undecided)."""
+    if decision == Decision.DOES_NOT_UNDERSTAND:
+        return [r for r in records if r["score"] == 0.0]
+    if decision == Decision.UNDERSTANDS:
+        return [r for r in records if r["score"] is not None and r["score"] > 0.0]
+    return records
+
+
 def by_family(records: list[dict[str, Any]]) -> dict[str, FamilyScore]:
     """Mean score with its standard error, share ridiculous and n, per question family."""
     groups: dict[str, list[float]] = {}

@@ -16,7 +16,7 @@ from verstehen.methods.certification.explain import run_explained
 from verstehen.methods.certification.procedure import CertifyPlan, run_certify
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion
-from verstehen.models import Model
+from verstehen.models import Model, model_name
 from verstehen.scopes import get_scope
 from verstehen.scopes.base import ExplainableScope, Scope
 from verstehen.stats.bounds import rid_for_test_length
@@ -77,7 +77,7 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
     settings = settings or RunSettings()
     if program_questions is not None and program_questions < 1:
         raise UserError("--program-questions must be at least 1")
-    name = model if isinstance(model, str) else model.name
+    name = model_name(model)
     criterion = plan.criterion
 
     async def body(session: Session) -> tuple[RunStore, list[ScopeResult]]:

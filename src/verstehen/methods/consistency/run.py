@@ -26,7 +26,7 @@ from verstehen.methods.consistency.procedure import (
 from verstehen.methods.consistency.report import write_figures
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.summary import ConsistencySummary, summarize_consistency
-from verstehen.models import Model, split_name
+from verstehen.models import Model, model_name, split_name
 
 
 def load_anchors(questions: Path | str | Sequence[MCQItem], kb: Path | str | KnowledgeBase,
@@ -65,7 +65,7 @@ async def run_consistency(model: str | Model, questions: Path | str | Sequence[M
         print(f"{len(anchors)} questions, {len(knowledge)} knowledge-base edges; {distinct} "
               f"distinct background facts to ask ({sum(len(a.facts) for a in anchors)} over "
               "the anchors)", file=sys.stderr)
-    name = model if isinstance(model, str) else model.name
+    name = model_name(model)
 
     async def body(session: Session) -> tuple[RunStore, ConsistencySummary, tuple[Path, Path]]:
         opened = session.open_model(model, base_url=base_url)

@@ -33,7 +33,7 @@ from verstehen.methods.imagination.report import write_matrix
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
 from verstehen.methods.imagination.runs import ANSWER, GENERATE, load_questions
 from verstehen.methods.imagination.stats import MatrixRow, fiction_rates, pair_matrix
-from verstehen.models import DEFAULT_MODEL, Model, split_name
+from verstehen.models import DEFAULT_MODEL, Model, model_name, split_name
 
 CONTENTS = ("knowledge", "story")
 
@@ -92,7 +92,7 @@ async def generate_questions(model: str | Model, plan: GeneratePlan, *,
     and dropped per question type, and why."""
     settings = settings or RunSettings()
     _check_names([model])
-    name = model if isinstance(model, str) else model.name
+    name = model_name(model)
 
     async def body(session: Session) -> tuple[RunStore, str]:
         opened = session.open_model(model, base_url=base_url)
@@ -144,10 +144,6 @@ def model_specs(models: Sequence[str | Model] | None,
     return specs
 
 
-def _name(model: str | Model) -> str:
-    return model if isinstance(model, str) else model.name
-
-
 def _answer_result(store: RunStore, records: list[dict[str, Any]], matrix: tuple[MatrixRow, ...],
                    files: tuple[Path | None, Path | None], timed: Timed) -> AnswerResult:
     answers = [r for r in records if r["kind"] == "answer"]
@@ -185,8 +181,8 @@ async def answer_questions(questions: Sequence[Path], models: Sequence[str | Mod
                   if judge is not None else None)
         identities = [m.identity() for m in opened] + ([grader.identity()] if grader else [])
         store = settings.create_run(ANSWER, {
-            "questions": [str(p) for p in questions], "models": [_name(m) for m, _ in specs],
-            "judge": None if judge is None else _name(judge), **asdict(plan)}, plan.seed,
+            "questions": [str(p) for p in questions], "models": [model_name(m) for m, _ in specs],
+            "judge": None if judge is None else model_name(judge), **asdict(plan)}, plan.seed,
             identities)
         await run_answer(session.runner, opened, asked, plan, store, grader)
         return store

@@ -17,7 +17,7 @@ def read_runs(paths: Sequence[Path], commands: tuple[str, ...]) -> list[tuple[Ru
     """Open run folders, each made by one of `commands`, or say which one is not."""
     out = []
     for path in paths:
-        store = RunStore.open(Path(path))
+        store = RunStore.existing(Path(path))
         command = store.info().get("command")
         if command not in commands:
             want = " or ".join(f"`{c.replace('-', ' ', 1)}`" for c in commands)

@@ -25,7 +25,7 @@ from verstehen.methods.potemkin.instances import INSTANCE_REQUESTS, instance_che
 from verstehen.methods.potemkin.items import resolve_concepts
 from verstehen.methods.potemkin.results import CheckerView, Incoherence, IncoherenceResult
 from verstehen.methods.potemkin.run import check_max_tokens
-from verstehen.models.base import GenerateParams, Model, user
+from verstehen.models.base import GenerateParams, Model, model_name, user
 from verstehen.parse import parse_yes_no
 from verstehen.prompts import prompt
 from verstehen.stats.rates import rate_se
@@ -151,7 +151,7 @@ async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
     all 32) into a new run folder; incoherence per domain and overall. In an open `session`,
     it is left open."""
     settings = settings or RunSettings()
-    name = model if isinstance(model, str) else model.name
+    name = model_name(model)
     picked = resolve_concepts([concepts] if isinstance(concepts, str) else concepts, CONCEPTS)
 
     async def body(session: Session) -> RunStore:

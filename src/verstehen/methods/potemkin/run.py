@@ -33,7 +33,7 @@ from verstehen.methods.potemkin.items import (
 )
 from verstehen.methods.potemkin.results import PotemkinResult
 from verstehen.methods.potemkin.summary import write_result
-from verstehen.models.base import GenerateParams, Model, user
+from verstehen.models.base import GenerateParams, Model, model_name, user
 from verstehen.parse import parse_yes_no
 from verstehen.prompts import prompt
 
@@ -190,8 +190,8 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
     """Ask the plan's items (the judge grades definitions and free-text answers) into a new
     run folder; the keystones, grades and tables. In an open `session`, it is left open."""
     settings = settings or RunSettings()
-    name = model if isinstance(model, str) else model.name
-    judge_name = judge if judge is None or isinstance(judge, str) else judge.name
+    name = model_name(model)
+    judge_name = None if judge is None else model_name(judge)
 
     async def body(session: Session) -> RunStore:
         opened = session.open_model(model, base_url=base_url)

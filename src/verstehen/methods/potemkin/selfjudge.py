@@ -28,7 +28,7 @@ from verstehen.errors import UserError
 from verstehen.methods.potemkin.results import JudgeSide, SelfJudgeResult
 from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.methods.potemkin.stats import clustered_rate
-from verstehen.models.base import GenerateParams, Message, Model, user
+from verstehen.models.base import GenerateParams, Message, Model, model_name, user
 from verstehen.parse import FINAL_TAG, after_final_tag, numbered_items, parse_correct_incorrect
 from verstehen.prompts import prompt
 from verstehen.scopes import get_scope
@@ -217,7 +217,7 @@ async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan
                         settings: RunSettings | None = None) -> SelfJudgeResult:
     """The self-judge procedure on the benchmark's questions, into a new run folder."""
     settings = settings or RunSettings()
-    name = model if isinstance(model, str) else model.name
+    name = model_name(model)
 
     async def body(session: Session) -> RunStore:
         opened = session.open_model(model, base_url=base_url)
