@@ -27,6 +27,7 @@ from verstehen.methods.consistency.knowledge import load_knowledge
 from verstehen.methods.consistency.procedure import ConsistencyPlan, build_anchors, combo_contexts
 from verstehen.methods.consistency.templates import fact_question
 from verstehen.models.local import LocalModel, score_continuation, score_continuations
+from verstehen.models.local_batch import BatchScorer
 
 
 def timed(fn) -> tuple[float, list[float]]:
@@ -65,7 +66,11 @@ def main() -> int:
                                        for s in score_continuations(llm, c, labels)],
         "shared, template-major": lambda: [s for c, labels in template_major
                                            for s in score_continuations(llm, c, labels)],
+        "batched, prefix tree": lambda: [s for i in range(0, len(template_major), 256)
+                                         for out in scorer.score(template_major[i : i + 256])
+                                         for s in out],
     }
+    scorer = BatchScorer(llm, threads=llm.n_threads)
     results = {name: timed(fn) for name, fn in ways.items()}
     reference = dict(zip([(c, lb) for c, labels in fact_major for lb in labels],
                          results["one label per evaluation"][1], strict=True))

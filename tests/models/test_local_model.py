@@ -10,7 +10,7 @@ import pytest
 from verstehen.engine.cache import Cache
 from verstehen.engine.runner import Runner
 from verstehen.models import GenerateParams, get_model, user
-from verstehen.models.local import encode_pair, load_llama
+from verstehen.models.local import encode_pair, load_llama, scoring_weights
 
 pytestmark = pytest.mark.slow
 
@@ -57,10 +57,11 @@ def test_paris_beats_berlin(model):
 
 
 def test_logprobs_match_llama_cpp_full_logits(model, smol_path):
-    """Our targeted-logits path equals llama-cpp-python's own logits_all evaluation."""
+    """Our targeted-logits path equals llama-cpp-python's own logits_all evaluation of the
+    weights it scores with."""
     context, continuations = "Question: Is ice cold? Answer:", [" yes", " no", " maybe so"]
     ours = run(model.logprobs(context, continuations))
-    reference = load_llama(smol_path, n_ctx=512)
+    reference = load_llama(scoring_weights(smol_path, model.identity()["sha256"]), n_ctx=512)
     reference._logits_all = True  # keep every position's logits in `scores`
     reference.context_params.logits_all = True
     expected = []
@@ -134,7 +135,7 @@ def test_one_token_labels_share_one_evaluation(model):
     per label), and score what the one-at-a-time path scores; a longer label still works."""
     from verstehen.models.local import score_continuation
 
-    llm = model._model()
+    llm = model._scoring_model()
     context = "Answer this question as 'Yes' or 'No'. Question: Are clothes used for wearing?"
     labels = [" Yes", " No", " True", " False", " Right", " Wrong", " Correct", " Incorrect",
               " Positive", " Negative", " Pass", " Fail", " On", " Off", " Yes indeed"]
@@ -154,3 +155,24 @@ def test_one_token_labels_share_one_evaluation(model):
     mixed = run(model.logprobs(fresh, labels))
     assert [mixed[labels.index(c)] for c in one] == pytest.approx(fast, abs=2e-3)
     assert mixed[-1] < mixed[0]  # " Yes indeed" is " Yes" and then more
+
+
+def test_scoring_weights_are_the_shipped_weights_exactly(model, smol_path):
+    """Every tensor of the f32 scoring copy equals the shipped tensor dequantized by the gguf
+    package's own numpy code (an independent reader), bit for bit; the copy is made once."""
+    import gguf  # the test extra's independent GGUF reader
+    copy = scoring_weights(smol_path, model.identity()["sha256"])
+    made = copy.stat().st_mtime_ns
+    assert scoring_weights(smol_path, model.identity()["sha256"]) == copy
+    assert copy.stat().st_mtime_ns == made
+    shipped = gguf.GGUFReader(str(smol_path)).tensors
+    converted = {t.name: t for t in gguf.GGUFReader(str(copy)).tensors}
+    assert len(shipped) == len(converted) > 100
+    quantized = 0
+    for tensor in shipped:
+        expected = gguf.quants.dequantize(tensor.data, tensor.tensor_type).reshape(-1)
+        got = np.asarray(converted[tensor.name].data).reshape(-1)
+        assert converted[tensor.name].tensor_type == gguf.GGMLQuantizationType.F32
+        assert np.array_equal(expected, got), tensor.name
+        quantized += tensor.tensor_type != gguf.GGMLQuantizationType.F32
+    assert quantized > 100

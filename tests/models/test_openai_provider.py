@@ -15,6 +15,7 @@ from verstehen.engine.runner import RetryPolicy, Runner
 from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed
 from verstehen.models import GenerateParams, get_model, user
+from verstehen.models.local import score_continuations
 from verstehen.models.openai_api import OpenAIModel, continuation_logprob
 
 from fault_proxy import FAULTS, FaultProxy
@@ -53,17 +54,23 @@ def test_generate_is_counted_and_cached(llama_server, tmp_path):
 
 @pytest.mark.slow
 def test_server_logprobs_match_the_local_provider(llama_server):
-    """Scores echoed by the server equal the in-process ones (different code, same weights)."""
+    """Scores echoed by the server equal the in-process ones on the file as shipped (different
+    code, same weights; the provider itself scores on an f32 copy, tested in test_local_model)."""
     continuations = [" Paris", " Berlin", " a city in Europe"]
 
-    async def score(model) -> list[float]:
+    async def remote_scores() -> list[float]:
+        model = OpenAIModel("smollm2", base_url=llama_server.url, timeout=60)
         try:
             return await model.logprobs(CONTEXT, continuations)
         finally:
             await model.aclose()
 
-    remote = asyncio.run(score(OpenAIModel("smollm2", base_url=llama_server.url, timeout=60)))
-    local = asyncio.run(score(get_model("local/smollm2-135m")))
+    remote = asyncio.run(remote_scores())
+    local_model = get_model("local/smollm2-135m")
+    try:
+        local = score_continuations(local_model._model(), CONTEXT, continuations)
+    finally:
+        asyncio.run(local_model.aclose())
     assert remote == pytest.approx(local, abs=0.05)
     assert remote[0] > remote[1] and all(v < 0 for v in remote)
 

@@ -17,6 +17,7 @@ from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, PROVIDERS
 from verstehen.models.base import GenerateParams, Message
 from verstehen.models.embedded import EMBEDDED, embedded_path
+from verstehen.models.threads import ThreadPolicy
 
 
 def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
@@ -48,7 +49,8 @@ def params_from(args: argparse.Namespace) -> GenerateParams:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    """List providers, their keys and capabilities, and the embedded default."""
+    """List providers, their keys and capabilities, the embedded default and its threads."""
+    threads = ThreadPolicy()  # a bad $VERSTEHEN_THREADS stops here, before any output
     print("provider   key variable        capabilities")
     for info in PROVIDERS.values():
         key = info.key_variable or "(none)"
@@ -64,6 +66,9 @@ def cmd_models(args: argparse.Namespace) -> int:
         except UserError as exc:
             where = str(exc)
         print(f"  local/{name}: {where}")
+    time.sleep(0.3)  # a short look at what other processes use
+    threads.choose()
+    print(f"  threads: {threads.describe()}")
     return 0
 
 
@@ -75,7 +80,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         messages.append({"role": "system", "content": args.system})
     messages.append({"role": "user", "content": args.prompt})
     settings = RunSettings(cache=args.cache, max_connections=args.max_connections,
-                           max_attempts=args.max_attempts)
+                           max_attempts=args.max_attempts, threads=args.threads)
 
     async def ask() -> int:
         session = Session.start(settings)

@@ -85,6 +85,9 @@ def engine_flags() -> Parser:
                        help="concurrent calls per model (default 8 remote, 1 local)")
     flags.add_argument("--max-attempts", type=positive_int, default=6,
                        help="attempts per call on 429, 5xx, timeouts (default 6)")
+    flags.add_argument("--threads", type=positive_int, default=None,
+                       help="CPU threads of a local/ model (default $VERSTEHEN_THREADS, else "
+                            "the cores other processes leave free, looked at before each call)")
     return flags
 
 
@@ -121,7 +124,7 @@ def settings_from(args: argparse.Namespace) -> RunSettings:
     return RunSettings(runs_dir=getattr(args, "runs_dir", None), cache=args.cache,
                        max_connections=args.max_connections, max_attempts=args.max_attempts,
                        progress=not getattr(args, "no_progress", False), announce=True,
-                       argv=tuple(args.argv))
+                       argv=tuple(args.argv), threads=args.threads)
 
 
 def print_json(value: Any) -> None:

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from verstehen.engine.batching import LogprobBatcher
 from verstehen.engine.cache import Cache, call_key
 from verstehen.engine.progress import NullProgress
 from verstehen.errors import CallFailed, TransientError, UserError
-from verstehen.models.base import Completion, GenerateParams, Message, Model, Usage
+from verstehen.models.base import (
+    BatchLogprobs,
+    Completion,
+    GenerateParams,
+    Message,
+    Model,
+    Usage,
+)
 
 
 @dataclass(slots=True)
@@ -105,6 +114,7 @@ class Runner:
         self._rng = random.Random()  # jitter only; never experiment randomness
         # calls under way by key: an identical call made meanwhile waits for the first one
         self._inflight: dict[str, asyncio.Future[tuple[Any, str | None]]] = {}
+        self._batchers: dict[tuple[tuple[str, str], ...], LogprobBatcher] = {}
 
     async def generate(
         self,
@@ -136,18 +146,32 @@ class Runner:
 
     async def logprobs(self, model: Model, context: str, continuations: list[str]) -> CallResult:
         """Log-probabilities of continuations; UnsupportedCapability propagates."""
-        request = {"context": context, "continuations": continuations}
+        request: dict[str, Any] = {"context": context, "continuations": continuations}
+        if model.capabilities.scoring:
+            request["scoring"] = model.capabilities.scoring
+        batched = model.capabilities.logprobs_batch > 1 and isinstance(model, BatchLogprobs)
 
         async def call() -> dict[str, Any]:
+            if batched:
+                return {"logprobs": await self._batcher(model).submit(context, continuations)}
             return {"logprobs": await model.logprobs(context, continuations)}
 
-        result = await self._through_cache(model, "logprobs", request, call)
+        # a batched call waits for the model's limit in the batcher, once per batch
+        result = await self._through_cache(model, "logprobs", request, call, limited=not batched)
         if result.ok:
             result.value = result.value["logprobs"]
         return result
 
     def _usage(self, model: Model) -> ModelUsage:
         return self.usage.setdefault(model.name, ModelUsage())
+
+    def _batcher(self, model: Model) -> LogprobBatcher:
+        endpoint = tuple(sorted(model.identity().items()))
+        if endpoint not in self._batchers:
+            assert isinstance(model, BatchLogprobs)
+            self._batchers[endpoint] = LogprobBatcher(model, self._limit(model),
+                                                      model.capabilities.logprobs_batch)
+        return self._batchers[endpoint]
 
     def _limit(self, model: Model) -> asyncio.Semaphore:
         endpoint = tuple(sorted(model.identity().items()))
@@ -163,6 +187,8 @@ class Runner:
         kind: str,
         request: dict[str, Any],
         call: Callable[[], Awaitable[dict[str, Any]]],
+        *,
+        limited: bool = True,
     ) -> CallResult:
         key = call_key(model.identity(), kind, request)
         usage = self._usage(model)
@@ -180,7 +206,7 @@ class Runner:
             return CallResult(stored, cached=True, key=key)
         waiting = self._inflight[key] = asyncio.get_running_loop().create_future()
         try:
-            result = await self._attempt(model, call)
+            result = await self._attempt(model, call, limited=limited)
         finally:
             del self._inflight[key]
         waiting.set_result((result.value, result.error))
@@ -193,9 +219,9 @@ class Runner:
         return result
 
     async def _attempt(
-        self, model: Model, call: Callable[[], Awaitable[dict[str, Any]]]
+        self, model: Model, call: Callable[[], Awaitable[dict[str, Any]]], *, limited: bool
     ) -> CallResult:
-        limit = self._limit(model)
+        limit = self._limit(model) if limited else contextlib.nullcontext()
         for attempt in range(1, self.retry.max_attempts + 1):
             try:
                 async with limit:

@@ -27,7 +27,8 @@ class RunSettings:
 
     `progress` shows a progress display on stderr; `announce` prints the new run folder's path
     there (the CLI does both, the Python API neither). `argv` is the command line recorded in
-    run.json (empty for a run made from Python).
+    run.json (empty for a run made from Python). `threads` fixes the threads of an in-process
+    model (None: $VERSTEHEN_THREADS, else what the load leaves free).
     """
 
     runs_dir: Path | str | None = None
@@ -37,6 +38,7 @@ class RunSettings:
     progress: bool = False
     announce: bool = False
     argv: tuple[str, ...] = ()
+    threads: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("runs_dir", "cache"):  # paths may be given as text (from Python)
@@ -46,6 +48,8 @@ class RunSettings:
             raise UserError(f"max_connections must be at least 1, not {self.max_connections}")
         if self.max_attempts < 1:
             raise UserError(f"max_attempts must be at least 1, not {self.max_attempts}")
+        if self.threads is not None and self.threads < 1:
+            raise UserError(f"threads must be at least 1, not {self.threads}")
 
     def create_run(self, command: str, config: dict[str, Any], seed: int,
                    models: list[dict[str, str]]) -> RunStore:
@@ -72,6 +76,7 @@ class Session:
 
     runner: Runner
     models: list[Model] = field(default_factory=list)
+    threads: int | None = None
     _opened: dict[tuple[str, str | None], Model] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -84,7 +89,7 @@ class Session:
             retry=RetryPolicy(max_attempts=settings.max_attempts),
             progress=make_progress(progress_label, enabled=settings.progress),
         )
-        return cls(runner)
+        return cls(runner, threads=settings.threads)
 
     def open_model(self, model: str | Model, *, base_url: str | None = None) -> Model:
         """The model named `provider/name` (checking first that an explicit base URL answers),
@@ -103,6 +108,8 @@ class Session:
                 raise UserError("--base-url is for openai/ and anthropic/ models, not local/")
             check_reachable(base_url)
             opened = get_model(model, base_url=base_url)
+        elif provider == "local":
+            opened = get_model(model, threads=self.threads)
         else:
             opened = get_model(model)
         self.models.append(opened)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 
@@ -49,11 +50,16 @@ class Completion:
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a provider can do; `logprobs` is exact continuation scoring."""
+    """What a provider can do; `logprobs` is exact continuation scoring, and
+    `logprobs_batch` > 1 says it has `logprobs_batch` for up to that many requests at once;
+    `scoring` names how it computes likelihoods when that differs from generating (it goes into
+    their cache key)."""
 
     generate: bool = True
     logprobs: bool = False
     note: str = ""
+    logprobs_batch: int = 0
+    scoring: str = ""
 
 
 @runtime_checkable
@@ -83,6 +89,16 @@ class Model(Protocol):
 
     async def aclose(self) -> None:
         """Release clients, files and threads."""
+        ...
+
+
+@runtime_checkable
+class BatchLogprobs(Protocol):
+    """A model that scores many likelihood requests in one call."""
+
+    async def logprobs_batch(self, requests: Sequence[tuple[str, Sequence[str]]]
+                             ) -> list[list[float] | Exception]:
+        """`logprobs` of each (context, continuations) request, or the error that stopped it."""
         ...
 
 
