@@ -8,6 +8,7 @@ says PASS or MISS.
 
 Run alone (llama.cpp slows down many times when other processes use the CPU):
     python bench/audit_time.py [--model local/smollm2-135m] [--subject game-theory]
+    python bench/audit_time.py --smoke      (a tiny audit: checks the script runs)
 """
 
 from __future__ import annotations
@@ -51,8 +52,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="local/smollm2-135m")
     parser.add_argument("--subject", default="game-theory")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny audit (4 questions, short answers): checks the script runs")
     opts = parser.parse_args()
     args = ["--model", opts.model, "--subject", opts.subject]
+    if opts.smoke:
+        args += ["--max-questions", "4", "--first-look", "2", "--rephrase", "1",
+                 "--examples", "1", "--max-tokens", "16"]
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, VERSTEHEN_CACHE=str(Path(tmp, "calls.sqlite")),
                    VERSTEHEN_RUNS_DIR=str(Path(tmp, "runs")))

@@ -178,21 +178,19 @@ class LocalModel:
 
     def _model(self) -> Any:
         """The generating model, its thread count set for the call about to run."""
-        threads = self.threads.choose()
-        if self._llm is None:
-            self._llm = load_llama(self.path, n_ctx=self._n_ctx, threads=threads)
-        set_threads(self._llm._ctx.ctx, threads)
+        if self._llm is None:  # loading first lets the thread policy look at the load meanwhile
+            self._llm = load_llama(self.path, n_ctx=self._n_ctx, threads=self.threads.cores)
+        set_threads(self._llm._ctx.ctx, self.threads.choose())
         return self._llm
 
     def _scoring_model(self) -> Any:
         """The model that scores likelihoods (the f32 copy, or the generating model)."""
         if not self.scores_in_f32:
             return self._model()
-        threads = self.threads.choose()
         if self._scoring_llm is None:
             weights = scoring_weights(self.path, self.identity()["sha256"])
-            self._scoring_llm = load_llama(weights, n_ctx=self._n_ctx, threads=threads)
-        set_threads(self._scoring_llm._ctx.ctx, threads)
+            self._scoring_llm = load_llama(weights, n_ctx=self._n_ctx, threads=self.threads.cores)
+        set_threads(self._scoring_llm._ctx.ctx, self.threads.choose())
         return self._scoring_llm
 
     def _batch_scorer(self) -> BatchScorer:

@@ -77,6 +77,7 @@ class ThreadPolicy:
         self.cores = cores_available()
         self._last = _sample()
         self._choice = self.fixed or self.cores
+        self._looked = False
 
     def others_busy(self) -> float | None:
         """Cores other processes kept busy since the last look; None where it cannot tell."""
@@ -94,8 +95,11 @@ class ThreadPolicy:
         """The threads for the next call (the last choice when it is too soon to look again)."""
         if self.fixed is not None:
             return self.fixed
+        if not self._looked and self._last is not None:  # the first call waits for one look
+            time.sleep(max(0.0, self._last.wall + _MIN_WINDOW_S - time.monotonic()))
         others = self.others_busy()
         if others is not None:
+            self._looked = True
             taken = max(0, math.ceil(others - _TAKEN_ABOVE))
             self._choice = max(1, self.cores - taken)
         return self._choice

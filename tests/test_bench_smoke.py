@@ -1,0 +1,64 @@
+"""Every script in bench/ starts and finishes at a tiny size (the figures themselves are for a
+run on an idle machine, not for a test)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED_DATA
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+LABELS = SHARED_DATA / "PotemkinBenchmark" / "BenchmarkDataset" / "labeled_instances.csv"
+NEEDS_DATA = pytest.mark.skipif(not SHARED_DATA.is_dir(),
+                                reason=f"the shared data sets are not at {SHARED_DATA}")
+
+SMOKE_RUNS = {
+    "audit_time.py": (["--smoke"], "audit, empty cache"),
+    "concept_speed.py": (["--items", "50"], "right"),
+    "embedded_load.py": (["--tiny", "--busy", "1"], "loaded, default threads"),
+    "engine_overhead.py": (["--requests", "40", "--concurrency", "8", "--repeats", "1"],
+                           "verstehen"),
+    "report_speed.py": (["--records", "100"], "records"),
+}
+DATA_RUNS = {
+    "consistency_likelihood.py": (["--questions", "1", "--no-reference", "--data",
+                                   str(SHARED_DATA)], "now vs before"),
+    "validate_labels_game_theory.py": (["--data", str(LABELS)], "agree"),
+    "validate_labels_poetry.py": (["--data", str(LABELS)], "agree"),
+}
+
+
+def run_bench(name: str, args: list[str]) -> str:
+    """Run one bench script to its end; its output."""
+    done = subprocess.run([sys.executable, str(BENCH / name), *args], capture_output=True,
+                          text=True, timeout=600, cwd=BENCH.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_every_script_is_covered():
+    """A new bench script gets a smoke run here (the transcriptions file is data, imported)."""
+    scripts = {p.name for p in BENCH.glob("*.py")} - {"potemkin_gt_transcriptions.py",
+                                                      "lm_eval_reference.py"}
+    assert scripts == set(SMOKE_RUNS) | set(DATA_RUNS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SMOKE_RUNS))
+def test_bench_runs(name):
+    """The script runs at a tiny size and prints its table."""
+    args, expected = SMOKE_RUNS[name]
+    assert expected in run_bench(name, args)
+
+
+@pytest.mark.slow
+@NEEDS_DATA
+@pytest.mark.parametrize("name", sorted(DATA_RUNS))
+def test_data_bench_runs(name):
+    """The scripts that read the shared data sets run at a tiny size."""
+    args, expected = DATA_RUNS[name]
+    assert expected in run_bench(name, args)
