@@ -153,7 +153,8 @@ def test_generated_answers_are_graded_where_the_answer_landed(answered: dict) ->
 @pytest.mark.slow
 def test_letter_answers_are_the_most_likely_next_token(answered: dict) -> None:
     """Likelihood answering never refuses, and picks the highest of the four recorded scores,
-    which a fresh model instance reproduces."""
+    which a fresh model instance reproduces (the run scored them in a batch, the rescore one
+    at a time: equal within batch-shape rounding, see tests/models/test_local_batch.py)."""
     answers = records_of(answered["letter"].run_dir)
     assert len(answers) == 4 and {a["outcome"] for a in answers} <= {"correct", "wrong"}
     for a in answers:
@@ -167,7 +168,7 @@ def test_letter_answers_are_the_most_likely_next_token(answered: dict) -> None:
         finally:
             await model.aclose()
 
-    assert asyncio.run(rescore()) == pytest.approx(answers[0]["logprobs"], abs=1e-4)
+    assert asyncio.run(rescore()) == pytest.approx(answers[0]["logprobs"], abs=0.05)
 
 
 @pytest.mark.slow
