@@ -23,6 +23,7 @@ SMOKE_RUNS = {
     "engine_overhead.py": (["--requests", "40", "--concurrency", "8", "--repeats", "1"],
                            "verstehen"),
     "report_speed.py": (["--records", "100"], "records"),
+    "short_generation.py": (["--answers", "2", "--tokens", "1"], "one batch"),
 }
 DATA_RUNS = {
     "consistency_likelihood.py": (["--questions", "1", "--no-reference", "--data",
