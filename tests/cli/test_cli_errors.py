@@ -98,3 +98,19 @@ def test_help_lists_commands(cli: Cli) -> None:
     assert done.returncode == 0
     for command in ("models", "ask", "batch", "cache"):
         assert re.search(rf"^\s+{command}\s", done.stdout, re.MULTILINE), command
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:99999/v1", "http://127.0.0.1:0/v1",
+                                 "127.0.0.1:8000", "ftp://host/v1", "http:///v1"])
+@pytest.mark.parametrize("flag", [["ask", "openai/x", "hi", "--base-url"],
+                                  ["audit", "--judge", "openai/x", "--judge-base-url"]])
+def test_malformed_base_url_is_refused_while_parsing(cli: Cli, flag: list[str],
+                                                     url: str) -> None:
+    """A base URL without an http(s) scheme, a host or a port from 1 to 65535 is one line
+    naming the flag (a port out of range used to end in a ValueError traceback)."""
+    cli_error(cli, [*flag, url], flag[-1], url)
+
+
+def test_negative_sample_index_is_refused(cli: Cli) -> None:
+    """`ask --sample -1` is refused before the model loads (it used to be asked)."""
+    cli_error(cli, ["ask", "local/smollm2-135m", "hi", "--sample", "-1"], "--sample")

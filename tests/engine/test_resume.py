@@ -126,3 +126,31 @@ def test_torn_last_line_dropped(stub_server, cli_env: dict[str, str], tmp_path: 
     resume(folder, cli_env)
     assert served(server) - before == N - cached
     assert all(r["id"] != "999" for r in check_complete(folder))
+
+
+def test_a_run_in_use_is_not_resumed_by_a_second_process(tmp_path):
+    """While one process writes a run folder, another that opens it to resume stops with one
+    line naming the run and the process (two resumes at once used to duplicate records);
+    once the first process is gone, the folder opens."""
+    import sys
+
+    import pytest
+
+    from verstehen.engine.store import RunStore
+    from verstehen.errors import UserError
+
+    store = RunStore.create(tmp_path, command="batch", argv=[], config={}, seed=0, models=[])
+    store.release()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; "
+         "from verstehen.engine.store import RunStore; s = RunStore.open(Path(sys.argv[1])); "
+         "print('open', flush=True); time.sleep(60)", str(store.path)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        with pytest.raises(UserError, match=rf"in use by process {holder.pid}"):
+            RunStore.open(store.path)
+    finally:
+        holder.kill()
+        holder.wait()
+    RunStore.open(store.path).release()

@@ -19,6 +19,7 @@ from verstehen.auditing.plan import (
 from verstehen.auditing.text import show
 from verstehen.cli.flags import (
     Parser,
+    base_url,
     nonnegative_int,
     positive_int,
     probability,
@@ -43,7 +44,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     audit.add_argument("--judge", default=None,
                        help="provider/model grading the definitions (else people do, with "
                             "`verstehen annotate`)")
-    audit.add_argument("--judge-base-url", default=None, help="server of the judge model")
+    audit.add_argument("--judge-base-url", type=base_url, default=None,
+                       help="server of the judge model")
     audit.add_argument("--pg", type=probability, default=DEFAULT_PG,
                        help=f"passing grade (default {DEFAULT_PG})")
     audit.add_argument("--rid", type=probability, default=DEFAULT_RID,

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from verstehen.cli.flags import Parser, generation_flags, print_json
+from verstehen.cli.flags import Parser, generation_flags, nonnegative_int, print_json
 from verstehen.cli.runs import EXIT_CALL_FAILED
 from verstehen.engine.cache import Cache
 from verstehen.engine.session import RunSettings, Session
@@ -31,7 +31,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     ask.add_argument("model", help=f"provider/model, e.g. {DEFAULT_MODEL}")
     ask.add_argument("prompt")
     ask.add_argument("--system", default=None, help="a system message")
-    ask.add_argument("--sample", type=int, default=0,
+    ask.add_argument("--sample", type=nonnegative_int, default=0,
                      help="sample index at temperature > 0: a new index draws a new answer")
     ask.set_defaults(func=cmd_ask)
 

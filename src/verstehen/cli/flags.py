@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
+from urllib.parse import urlparse
 
 from verstehen.engine.session import RunSettings
 from verstehen.models import DEFAULT_MODEL
@@ -73,13 +74,28 @@ def probability(text: str) -> float:
     return value
 
 
+def base_url(text: str) -> str:
+    """An http(s) URL with a host, and a port from 1 to 65535 where it names one."""
+    parsed = urlparse(text)
+    try:
+        port = parsed.port
+    except ValueError:
+        port = 0
+    if parsed.scheme not in {"http", "https"} or not parsed.hostname:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an http(s) URL with a host: write e.g. http://127.0.0.1:8000/v1")
+    if port == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} names no port from 1 to 65535")
+    return text
+
+
 def engine_flags() -> Parser:
     """Flags of every command that calls a model: the cache and how calls are made."""
     flags = Parser(add_help=False)
     flags.add_argument("--cache", type=Path, default=None,
                        help="cache file (default $VERSTEHEN_CACHE or "
                             "~/.cache/verstehen/calls.sqlite)")
-    flags.add_argument("--base-url", default=None,
+    flags.add_argument("--base-url", type=base_url, default=None,
                        help="OpenAI- or Anthropic-compatible server, e.g. http://127.0.0.1:8000/v1")
     flags.add_argument("--max-connections", type=positive_int, default=None,
                        help="concurrent calls per model (default 8 remote, 1 local)")

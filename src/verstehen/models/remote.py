@@ -50,9 +50,13 @@ def classify_sdk_error(exc: Exception) -> Exception:
 def check_reachable(base_url: str, timeout: float = 3.0) -> None:
     """Raise UserError unless a TCP connection to the base URL's host and port opens."""
     parsed = urlparse(base_url)
-    if parsed.scheme not in {"http", "https"} or not parsed.hostname:
+    try:
+        port = parsed.port if parsed.port is not None else (
+            443 if parsed.scheme == "https" else 80)
+    except ValueError:
+        port = 0
+    if parsed.scheme not in {"http", "https"} or not parsed.hostname or not port:
         raise UserError(f"malformed base URL {base_url!r}: write e.g. http://127.0.0.1:8000/v1")
-    port = parsed.port or (443 if parsed.scheme == "https" else 80)
     try:
         socket.create_connection((parsed.hostname, port), timeout=timeout).close()
     except OSError as exc:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from verstehen.cli.flags import (
     Parser,
+    base_url,
     nonnegative_float,
     positive_int,
     print_json,
@@ -78,7 +79,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     ans.add_argument("--prompt-variant", choices=VARIANTS, default="1",
                      help="Table 14 wording 1-4 or cot (default 1)")
     ans.add_argument("--judge", default=None, help="grades free responses (--method free)")
-    ans.add_argument("--judge-base-url", default=None, help="server of the judge model")
+    ans.add_argument("--judge-base-url", type=base_url, default=None,
+                     help="server of the judge model")
     ans.add_argument("--fictionality", action="store_true",
                      help="also ask each answer model whether each context paragraph "
                           "describes a real concept")

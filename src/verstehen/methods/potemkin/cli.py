@@ -10,6 +10,7 @@ from pathlib import Path
 
 from verstehen.cli.flags import (
     Parser,
+    base_url,
     model_flag,
     nonnegative_float,
     positive_int,
@@ -52,7 +53,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                          help="define, classify, generate, edit per concept; tables")
     run.add_argument("--judge", default=None,
                      help="provider/model grading definitions and free-text answers")
-    run.add_argument("--judge-base-url", default=None, help="server of the judge model")
+    run.add_argument("--judge-base-url", type=base_url, default=None,
+                     help="server of the judge model")
     run.add_argument("--concepts", action="append", default=None,
                      help="keys, names or domains, comma-separated (default: the exactly "
                           "graded ones, or all 32 with --benchmark-dir)")
