@@ -54,7 +54,11 @@ class RunStore:
         """Hold the folder's lock while this process writes it: a second process that tries
         to write the same run (two `--resume` at once) stops with one line instead of
         duplicating records. The lock goes with the process, however it ends."""
-        fd = os.open(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise UserError(f"cannot write the run folder {self.path} ({exc.strerror or exc}): "
+                            "resume a run in a folder you can write") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
