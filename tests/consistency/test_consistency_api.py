@@ -45,17 +45,22 @@ SUMMARY_KEYS = ["method", "consistency", "by_relation", "by_concept", "bias", "a
                 "run", "relations_png", "bias_png", "seconds", "usage"]
 
 
-@pytest.fixture
-def data(tmp_path: Path) -> tuple[Path, Path]:
-    """A three-question CSQA file and a four-edge knowledge base."""
-    questions = tmp_path / "q.jsonl"
+def write_data(folder: Path) -> tuple[Path, Path]:
+    """QUESTIONS as a CSQA file and KB as an edge table in `folder`."""
+    questions = folder / "q.jsonl"
     questions.write_text("".join(json.dumps({
         "id": i, "answerKey": key, "question": {"stem": stem, "choices": [
             {"label": "ABC"[k], "text": t} for k, t in enumerate(choices)]}}) + "\n"
         for i, stem, choices, key in QUESTIONS))
-    kb = tmp_path / "kb.tsv"
+    kb = folder / "kb.tsv"
     kb.write_text(KB)
     return questions, kb
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> tuple[Path, Path]:
+    """A three-question CSQA file and a four-edge knowledge base."""
+    return write_data(tmp_path)
 
 
 def folders(tmp_path: Path) -> dict:

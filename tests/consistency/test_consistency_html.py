@@ -5,7 +5,6 @@ number, each record is stored once, and the page needs no network."""
 from __future__ import annotations
 
 import html
-import json
 import re
 from dataclasses import asdict
 from pathlib import Path
@@ -28,7 +27,7 @@ from verstehen.models.base import Capabilities
 from verstehen.report.html import Page, num, rate
 from verstehen.testing.scripted import ScriptedModel
 
-from consistency.test_consistency_api import KB, QUESTIONS
+from consistency.test_consistency_api import write_data
 from pages import LINK, book, linked, self_contained
 
 LP = "scripted/l<p>"  # a name that must be escaped
@@ -50,13 +49,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[ConsistencyResult, .
     """A likelihood run (every fact answered "no", q3 right) and a generation run (every fact
     "yes", q1 right, q3's anchor call failed)."""
     tmp = tmp_path_factory.mktemp("consistency-html")
-    questions = tmp / "q.jsonl"
-    questions.write_text("".join(json.dumps({
-        "id": i, "answerKey": key, "question": {"stem": stem, "choices": [
-            {"label": "ABC"[k], "text": t} for k, t in enumerate(choices)]}}) + "\n"
-        for i, stem, choices, key in QUESTIONS))
-    kb = tmp / "kb.tsv"
-    kb.write_text(KB)
+    questions, kb = write_data(tmp)
     where = {"questions": questions, "kb": kb, "resamples": 20, "runs_dir": tmp / "runs",
              "cache": tmp / "calls.sqlite"}
     return (consistency(ScriptedModel(LP), **where),

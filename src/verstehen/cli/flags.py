@@ -13,10 +13,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
-from urllib.parse import urlparse
 
 from verstehen.engine.session import RunSettings
 from verstehen.models import DEFAULT_MODEL
+from verstehen.models.remote import base_url_address
 
 EXIT_USER_ERROR = 2
 
@@ -76,16 +76,10 @@ def probability(text: str) -> float:
 
 def base_url(text: str) -> str:
     """An http(s) URL with a host, and a port from 1 to 65535 where it names one."""
-    parsed = urlparse(text)
     try:
-        port = parsed.port
-    except ValueError:
-        port = 0
-    if parsed.scheme not in {"http", "https"} or not parsed.hostname:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not an http(s) URL with a host: write e.g. http://127.0.0.1:8000/v1")
-    if port == 0:
-        raise argparse.ArgumentTypeError(f"{text!r} names no port from 1 to 65535")
+        base_url_address(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 

@@ -98,6 +98,11 @@ def sample_seed(seed: int, sample_index: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+def _endpoint(model: Model) -> tuple[tuple[str, str], ...]:
+    """One endpoint per model identity: two servers of one model name are two endpoints."""
+    return tuple(sorted(model.identity().items()))
+
+
 @dataclass
 class Runner:
     """Runs calls for procedures: cache first, then the provider under a per-model limit."""
@@ -166,7 +171,7 @@ class Runner:
         return self.usage.setdefault(model.name, ModelUsage())
 
     def _batcher(self, model: Model) -> LogprobBatcher:
-        endpoint = tuple(sorted(model.identity().items()))
+        endpoint = _endpoint(model)
         if endpoint not in self._batchers:
             assert isinstance(model, BatchLogprobs)
             self._batchers[endpoint] = LogprobBatcher(model, self._limit(model),
@@ -174,7 +179,7 @@ class Runner:
         return self._batchers[endpoint]
 
     def _limit(self, model: Model) -> asyncio.Semaphore:
-        endpoint = tuple(sorted(model.identity().items()))
+        endpoint = _endpoint(model)
         if endpoint not in self._limits:
             self._limits[endpoint] = asyncio.Semaphore(
                 self.max_connections or model.max_connections

@@ -47,18 +47,31 @@ def classify_sdk_error(exc: Exception) -> Exception:
     return CallFailed(f"HTTP {status}: {getattr(exc, 'message', exc)}")
 
 
-def check_reachable(base_url: str, timeout: float = 3.0) -> None:
-    """Raise UserError unless a TCP connection to the base URL's host and port opens."""
+def base_url_address(base_url: str) -> tuple[str, int]:
+    """The host and port a base URL names; ValueError saying what is wrong with it."""
     parsed = urlparse(base_url)
     try:
         port = parsed.port if parsed.port is not None else (
             443 if parsed.scheme == "https" else 80)
-    except ValueError:
+    except ValueError:  # a port out of range
         port = 0
-    if parsed.scheme not in {"http", "https"} or not parsed.hostname or not port:
-        raise UserError(f"malformed base URL {base_url!r}: write e.g. http://127.0.0.1:8000/v1")
+    if parsed.scheme not in {"http", "https"} or not parsed.hostname:
+        raise ValueError(f"{base_url!r} is not an http(s) URL with a host: "
+                         "write e.g. http://127.0.0.1:8000/v1")
+    if not port:
+        raise ValueError(f"{base_url!r} names no port from 1 to 65535")
+    return parsed.hostname, port
+
+
+def check_reachable(base_url: str, timeout: float = 3.0) -> None:
+    """Raise UserError unless the base URL is well formed and a TCP connection to its host
+    and port opens."""
     try:
-        socket.create_connection((parsed.hostname, port), timeout=timeout).close()
+        host, port = base_url_address(base_url)
+    except ValueError as exc:
+        raise UserError(f"malformed base URL: {exc}") from None
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise UserError(
