@@ -13,7 +13,7 @@ import pytest
 
 from verstehen.domains.catalog import CONCEPTS
 from verstehen.domains.game_theory.parse import parse_game
-from verstehen.domains.game_theory.tasks_base import template
+from verstehen.domains.game_theory.tasks.base import template
 from verstehen.methods.potemkin.instances import (
     INSTANCE_REQUESTS,
     INSTANCE_TESTED,

@@ -60,8 +60,8 @@ UNTESTED = {
 INSTANCE_TESTED = EXACT_SCOPES - frozenset(UNTESTED)
 MIXED_MAX = 6  # strategies a player; the mixed-equilibrium search is exponential in it
 
-# The wording of tasks_base's generate format (phrasing 1); its example is
-# tasks_base.template(2, 2, one_line=True), checked by the tests (tasks_base imports numpy).
+# The wording of tasks.base's generate format (phrasing 1); its example is
+# tasks.base.template(2, 2, one_line=True), checked by the tests (tasks.base imports numpy).
 _GAME_REQUEST = (
     "Write the game after the flag <OUTPUT> as the payoff matrix of a two-player game: a Python "
     "list of rows (Player 1's actions in order), each a list of (Player 1 payoff, Player 2 "

@@ -30,7 +30,7 @@ from verstehen.domains.game_theory.generate_outcomes import (
     zero_sum_game,
     zero_sum_near_miss,
 )
-from verstehen.domains.game_theory.tasks_base import ORDINALS, GameConcept, label
+from verstehen.domains.game_theory.tasks.base import ORDINALS, GameConcept, label
 
 
 class Pareto(GameConcept):

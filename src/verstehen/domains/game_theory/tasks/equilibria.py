@@ -29,14 +29,14 @@ from verstehen.domains.game_theory.generate_equilibria import (
     mixed_nash_game,
     pure_nash_game,
 )
-from verstehen.domains.game_theory.tasks_base import (
+from verstehen.domains.game_theory.tasks.base import (
     ORDINALS,
     GameConcept,
     label,
     mix_text,
     prob_text,
 )
-from verstehen.domains.game_theory.tasks_dominance import payoff_clause
+from verstehen.domains.game_theory.tasks.dominance import payoff_clause
 
 NICE = (*DECIMALS, Fraction(1, 3), Fraction(2, 3), Fraction(1, 4), Fraction(3, 4))
 

@@ -28,7 +28,7 @@ from verstehen.domains.game_theory.generate import (
     payoff_list,
     random_shape,
 )
-from verstehen.domains.game_theory.tasks_base import GameConcept, label
+from verstehen.domains.game_theory.tasks.base import GameConcept, label
 
 IESDS = "iterated elimination of strictly dominated strategies (domination by pure strategies)"
 
