@@ -85,7 +85,7 @@ MESSAGES: list[Message] = [{"role": "system", "content": "Be brief."},
 def generate(fake: FakeAnthropic, params: GenerateParams) -> Any:
     """One direct AnthropicModel.generate call."""
     async def go() -> Any:
-        model = AnthropicModel("claude-test", base_url=fake.url)
+        model = AnthropicModel("claude-test", base_url=fake.url, api_key_env="ANTHROPIC_API_KEY")
         try:
             return await model.generate(MESSAGES, params)
         finally:
@@ -96,7 +96,7 @@ def generate(fake: FakeAnthropic, params: GenerateParams) -> Any:
 def run_once(fake: FakeAnthropic, tmp_path: Path) -> Any:
     """One call through a Runner with a fresh cache and no backoff of its own."""
     async def go() -> Any:
-        model = AnthropicModel("claude-test", base_url=fake.url)
+        model = AnthropicModel("claude-test", base_url=fake.url, api_key_env="ANTHROPIC_API_KEY")
         runner = Runner(Cache(tmp_path / "c.sqlite"), retry=RetryPolicy(base_delay=0.0))
         try:
             return await runner.generate(model, MESSAGES, GenerateParams(max_tokens=8))
@@ -126,7 +126,7 @@ def test_request_shape_and_headers(fake: FakeAnthropic) -> None:
 def test_no_system_no_stop(fake: FakeAnthropic) -> None:
     """Without system turns or stops, neither field is sent."""
     async def go() -> None:
-        model = AnthropicModel("claude-test", base_url=fake.url)
+        model = AnthropicModel("claude-test", base_url=fake.url, api_key_env="ANTHROPIC_API_KEY")
         await model.generate([{"role": "user", "content": "hi"}], GenerateParams())
         await model.aclose()
     asyncio.run(go())
@@ -162,7 +162,7 @@ def test_bad_request_not_retried(fake: FakeAnthropic, tmp_path: Path) -> None:
 
 def test_logprobs_unsupported(fake: FakeAnthropic) -> None:
     """Scoring raises UnsupportedCapability without calling the API."""
-    model = AnthropicModel("claude-test", base_url=fake.url)
+    model = AnthropicModel("claude-test", base_url=fake.url, api_key_env="ANTHROPIC_API_KEY")
     assert model.capabilities.logprobs is False
     with pytest.raises(UnsupportedCapability):
         asyncio.run(model.logprobs("The sky is", [" blue"]))

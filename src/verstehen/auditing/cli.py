@@ -20,6 +20,7 @@ from verstehen.auditing.text import show
 from verstehen.cli.flags import (
     Parser,
     base_url,
+    model_name,
     nonnegative_int,
     positive_int,
     probability,
@@ -41,7 +42,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     audit.add_argument("--subject", "--scope", dest="subject", action="append", default=None,
                        help=f"repeatable: {', '.join(subject_names())}, or a concept key from "
                             "`verstehen concepts --exact` (default game-theory)")
-    audit.add_argument("--judge", default=None,
+    audit.add_argument("--judge", type=model_name, default=None,
                        help="provider/model grading the definitions (else people do, with "
                             "`verstehen annotate`)")
     audit.add_argument("--judge-base-url", type=base_url, default=None,

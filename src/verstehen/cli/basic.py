@@ -9,7 +9,13 @@ import sys
 import time
 from pathlib import Path
 
-from verstehen.cli.flags import Parser, generation_flags, nonnegative_int, print_json
+from verstehen.cli.flags import (
+    Parser,
+    generation_flags,
+    model_name,
+    nonnegative_int,
+    print_json,
+)
 from verstehen.cli.runs import EXIT_CALL_FAILED
 from verstehen.engine.cache import Cache
 from verstehen.engine.session import RunSettings, Session
@@ -28,7 +34,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
 
     ask = commands.add_parser("ask", parents=[engine, generation_flags()],
                               help="one answer from a model, through the cache")
-    ask.add_argument("model", help=f"provider/model, e.g. {DEFAULT_MODEL}")
+    ask.add_argument("model", type=model_name, help=f"provider/model, e.g. {DEFAULT_MODEL}")
     ask.add_argument("prompt")
     ask.add_argument("--system", default=None, help="a system message")
     ask.add_argument("--sample", type=nonnegative_int, default=0,
@@ -80,7 +86,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         messages.append({"role": "system", "content": args.system})
     messages.append({"role": "user", "content": args.prompt})
     settings = RunSettings(cache=args.cache, max_connections=args.max_connections,
-                           max_attempts=args.max_attempts, threads=args.threads)
+                           max_attempts=args.max_attempts, threads=args.threads,
+                           timeout=args.timeout, api_key_env=args.api_key_env)
 
     async def ask() -> int:
         session = Session.start(settings)

@@ -9,13 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from verstehen.engine.session import RunSettings
-from verstehen.models import DEFAULT_MODEL
+from verstehen.errors import UserError
+from verstehen.models import DEFAULT_MODEL, split_name
 from verstehen.models.remote import base_url_address
 
 EXIT_USER_ERROR = 2
@@ -74,6 +76,32 @@ def probability(text: str) -> float:
     return value
 
 
+def positive_seconds(text: str) -> float:
+    """A finite number of seconds greater than 0."""
+    value = _number(text, float)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {value}")
+    return value
+
+
+def variable_name(text: str) -> str:
+    """The name of an environment variable (letters, digits, underscores)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an environment variable name: give the variable's name "
+            "(e.g. MY_SERVER_KEY), not the key itself")
+    return text
+
+
+def model_name(text: str) -> str:
+    """A model name `provider/model` with a known provider."""
+    try:
+        split_name(text)
+    except UserError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def base_url(text: str) -> str:
     """An http(s) URL with a host, and a port from 1 to 65535 where it names one."""
     try:
@@ -98,6 +126,13 @@ def engine_flags() -> Parser:
     flags.add_argument("--threads", type=positive_int, default=None,
                        help="CPU threads of a local/ model (default $VERSTEHEN_THREADS, else "
                             "the cores other processes leave free, looked at before each call)")
+    flags.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
+                       help="seconds one attempt of a remote call waits for the reply before "
+                            "it is retried (default 60; local/ models have none)")
+    flags.add_argument("--api-key-env", type=variable_name, default=None, metavar="NAME",
+                       help="environment variable holding the key for the --base-url server "
+                            "(default: no key; OPENAI_API_KEY and ANTHROPIC_API_KEY go to "
+                            "api.openai.com and api.anthropic.com only)")
     return flags
 
 
@@ -126,7 +161,8 @@ def run_flags(engine: Parser, *, max_tokens_help: str = "cap every reply's token
 
 def model_flag(flags: argparse.ArgumentParser, what: str = "provider/model") -> None:
     """--model, defaulting to the embedded model."""
-    flags.add_argument("--model", default=DEFAULT_MODEL, help=f"{what} (default {DEFAULT_MODEL})")
+    flags.add_argument("--model", type=model_name, default=DEFAULT_MODEL,
+                       help=f"{what} (default {DEFAULT_MODEL})")
 
 
 def settings_from(args: argparse.Namespace) -> RunSettings:
@@ -134,7 +170,8 @@ def settings_from(args: argparse.Namespace) -> RunSettings:
     return RunSettings(runs_dir=getattr(args, "runs_dir", None), cache=args.cache,
                        max_connections=args.max_connections, max_attempts=args.max_attempts,
                        progress=not getattr(args, "no_progress", False), announce=True,
-                       argv=tuple(args.argv), threads=args.threads)
+                       argv=tuple(args.argv), threads=args.threads, timeout=args.timeout,
+                       api_key_env=args.api_key_env)
 
 
 def print_json(value: Any) -> None:

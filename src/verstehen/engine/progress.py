@@ -73,8 +73,9 @@ class PlainProgress(NullProgress):
             print(self.line(self.label), file=self.stream, flush=True)
 
     def close(self) -> None:
-        """The final line."""
-        print(self.line(self.label), file=self.stream, flush=True)
+        """The final line (none when no call was expected: a run refused before it asked)."""
+        if self.total or self.done:
+            print(self.line(self.label), file=self.stream, flush=True)
 
 
 class RichProgress(NullProgress):
@@ -93,9 +94,12 @@ class RichProgress(NullProgress):
             transient=False,
         )
         self._task = self._bar.add_task(label, total=0, cached=0, retries=0, errors=0)
-        self._bar.start()
+        self._started = False
 
     def _update(self) -> None:
+        if not self._started:  # nothing shows before the first call is expected
+            self._started = True
+            self._bar.start()
         self._bar.update(self._task, total=self.total, completed=self.done, cached=self.cached,
                          retries=self.retries, errors=self.errors)
 
@@ -116,7 +120,8 @@ class RichProgress(NullProgress):
 
     def close(self) -> None:
         """Stop the live display."""
-        self._bar.stop()
+        if self._started:
+            self._bar.stop()
 
 
 def make_progress(label: str, enabled: bool = True) -> NullProgress:

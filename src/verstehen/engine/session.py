@@ -3,6 +3,7 @@ every run-making entry point takes (where runs are written, which cache, how cal
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -16,7 +17,7 @@ from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
 from verstehen.engine.store import RunStore, default_runs_dir
 from verstehen.errors import UserError
 from verstehen.models import Model, get_model, split_name
-from verstehen.models.remote import check_reachable
+from verstehen.models.remote import check_reachable, without_credentials
 
 T = TypeVar("T")
 
@@ -27,8 +28,11 @@ class RunSettings:
 
     `progress` shows a progress display on stderr; `announce` prints the new run folder's path
     there (the CLI does both, the Python API neither). `argv` is the command line recorded in
-    run.json (empty for a run made from Python). `threads` fixes the threads of an in-process
-    model (None: $VERSTEHEN_THREADS, else what the load leaves free).
+    run.json (empty for a run made from Python; URL credentials are left out). `threads` fixes
+    the threads of an in-process model (None: $VERSTEHEN_THREADS, else what the load leaves
+    free). `timeout` is one remote attempt's wait for a reply in seconds (None: 60), and
+    `api_key_env` names the variable holding the key for a server given by base URL (None: no
+    key; a provider's own key goes to its official host only).
     """
 
     runs_dir: Path | str | None = None
@@ -39,6 +43,8 @@ class RunSettings:
     announce: bool = False
     argv: tuple[str, ...] = ()
     threads: int | None = None
+    timeout: float | None = None
+    api_key_env: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("runs_dir", "cache"):  # paths may be given as text (from Python)
@@ -50,12 +56,16 @@ class RunSettings:
             raise UserError(f"max_attempts must be at least 1, not {self.max_attempts}")
         if self.threads is not None and self.threads < 1:
             raise UserError(f"threads must be at least 1, not {self.threads}")
+        if self.timeout is not None and not 0 < self.timeout < math.inf:
+            raise UserError(f"timeout must be a positive number of seconds, not {self.timeout}")
 
     def create_run(self, command: str, config: dict[str, Any], seed: int,
                    models: list[dict[str, str]]) -> RunStore:
         """A new run folder under runs_dir (announced on stderr when asked)."""
         store = RunStore.create(Path(self.runs_dir or default_runs_dir()), command=command,
-                                argv=list(self.argv), config=config, seed=seed, models=models)
+                                argv=without_credentials(list(self.argv)),
+                                config=without_credentials(config), seed=seed,
+                                models=without_credentials(models))
         if self.announce:
             print(f"run folder: {store.path}", file=sys.stderr)
         return store
@@ -77,6 +87,8 @@ class Session:
     runner: Runner
     models: list[Model] = field(default_factory=list)
     threads: int | None = None
+    timeout: float | None = None
+    api_key_env: str | None = None
     _opened: dict[tuple[str, str | None], Model] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -89,7 +101,8 @@ class Session:
             retry=RetryPolicy(max_attempts=settings.max_attempts),
             progress=make_progress(progress_label, enabled=settings.progress),
         )
-        return cls(runner, threads=settings.threads)
+        return cls(runner, threads=settings.threads, timeout=settings.timeout,
+                   api_key_env=settings.api_key_env)
 
     def open_model(self, model: str | Model, *, base_url: str | None = None) -> Model:
         """The model named `provider/name` (checking first that an explicit base URL answers),
@@ -107,11 +120,12 @@ class Session:
             if provider == "local":
                 raise UserError("--base-url is for openai/ and anthropic/ models, not local/")
             check_reachable(base_url)
-            opened = get_model(model, base_url=base_url)
+            opened = get_model(model, base_url=base_url, timeout=self.timeout,
+                               api_key_env=self.api_key_env)
         elif provider == "local":
             opened = get_model(model, threads=self.threads)
         else:
-            opened = get_model(model)
+            opened = get_model(model, timeout=self.timeout, api_key_env=self.api_key_env)
         self.models.append(opened)
         self._opened[(model, base_url)] = opened
         return opened

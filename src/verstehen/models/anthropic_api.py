@@ -8,27 +8,33 @@ import anthropic
 
 from verstehen.errors import UnsupportedCapability
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message, Usage
-from verstehen.models.providers import require_key
-from verstehen.models.remote import classify_sdk_error
+from verstehen.models.remote import DEFAULT_TIMEOUT, api_key, classify_sdk_error, public_url
 
 
 class AnthropicModel:
-    """Claude models; `seed` is not an API parameter, so only the cache reproduces samples."""
+    """Claude models; `seed` is not an API parameter, so only the cache reproduces samples.
+
+    ANTHROPIC_API_KEY goes to api.anthropic.com only; another server gets the key in the
+    variable `api_key_env` names, or none. `timeout` bounds one attempt's wait (seconds).
+    """
 
     max_connections = 8
 
     def __init__(
-        self, model: str, *, base_url: str | None = None, timeout: float = 120.0
+        self, model: str, *, base_url: str | None = None, timeout: float | None = None,
+        api_key_env: str | None = None,
     ) -> None:
         self.name = f"anthropic/{model}"
         self.model = model
         self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         self.capabilities = Capabilities(generate=True, logprobs=False, note="no logprobs API")
+        self._key = api_key("ANTHROPIC_API_KEY", "api.anthropic.com", self.base_url,
+                            api_key_env, "anthropic")
         self._client = anthropic.AsyncAnthropic(
-            api_key=require_key("ANTHROPIC_API_KEY", "anthropic"),
+            api_key=self._key or "no-key",
             base_url=self.base_url,
             max_retries=0,
-            timeout=timeout,
+            timeout=timeout or DEFAULT_TIMEOUT,
         )
 
     def identity(self) -> dict[str, str]:
@@ -36,7 +42,7 @@ class AnthropicModel:
         return {
             "provider": "anthropic",
             "model": self.model,
-            "base_url": self.base_url or "https://api.anthropic.com",
+            "base_url": public_url(self.base_url or "https://api.anthropic.com"),
         }
 
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
@@ -59,7 +65,7 @@ class AnthropicModel:
                 **extra,  # type: ignore[arg-type]
             )
         except Exception as exc:
-            raise classify_sdk_error(exc) from exc
+            raise classify_sdk_error(exc, self._key) from exc
         text = "".join(getattr(block, "text", "") for block in out.content)
         return Completion(
             text=text,

@@ -31,6 +31,7 @@ from verstehen.models.embedded import EMBEDDED, embedded_path
 from verstehen.models.local_batch import BATCH_REQUESTS, BatchScorer, encode_pair
 from verstehen.models.threads import ThreadPolicy
 
+GGUF_MAGIC = b"GGUF"
 _digests: dict[tuple[str, int, int], str] = {}
 _patch_lock = threading.Lock()
 
@@ -45,6 +46,14 @@ def resolve_path(model: str) -> Path:
         raise UserError(f"local model {model!r} is neither {known} nor a path to a .gguf file")
     if not path.is_file():
         raise UserError(f"GGUF file not found: {path} (check the path after local/)")
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if magic != GGUF_MAGIC:
+        raise UserError(f"{path} is not a GGUF file (it starts with {magic!r}, not "
+                        f"{GGUF_MAGIC!r}): give local/ a model file in GGUF format")
     return path.resolve()
 
 
@@ -84,13 +93,17 @@ def without_extra_buffers() -> Iterator[None]:
 def load_llama(path: Path, *, n_ctx: int = 4096, threads: int | None = None) -> Any:
     """A llama_cpp.Llama for the file, quiet and safe on every CPU build."""
     with without_extra_buffers():
-        return llama_cpp.Llama(
-            model_path=str(path),
-            n_ctx=n_ctx,
-            n_threads=threads or os.cpu_count() or 1,
-            n_threads_batch=threads or os.cpu_count() or 1,
-            verbose=False,
-        )
+        try:
+            return llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=threads or os.cpu_count() or 1,
+                n_threads_batch=threads or os.cpu_count() or 1,
+                verbose=False,
+            )
+        except ValueError as exc:  # llama.cpp refused the file (damaged, or an unknown arch)
+            raise UserError(f"llama.cpp cannot load {path} ({exc}): is it a complete GGUF "
+                            "model file of an architecture llama.cpp supports?") from None
 
 
 # models up to this file size score likelihoods on an f32 copy (a 4-bit file grows about 6x)

@@ -17,8 +17,7 @@ from verstehen.models.base import (
     Usage,
     split_trailing_space,
 )
-from verstehen.models.providers import require_key
-from verstehen.models.remote import classify_sdk_error
+from verstehen.models.remote import DEFAULT_TIMEOUT, api_key, classify_sdk_error, public_url
 
 NO_LOGPROBS = (
     "{server} gave no prompt log-probabilities for {model}: exact logprobs need a server "
@@ -28,27 +27,31 @@ NO_LOGPROBS = (
 
 
 class OpenAIModel:
-    """A chat model behind the official openai SDK; our engine does the retries."""
+    """A chat model behind the official openai SDK; our engine does the retries.
+
+    OPENAI_API_KEY goes to api.openai.com only; another server gets the key in the variable
+    `api_key_env` names, or none. `timeout` bounds one attempt's wait for a reply (seconds).
+    """
 
     max_connections = 8
 
     def __init__(
-        self, model: str, *, base_url: str | None = None, timeout: float = 120.0
+        self, model: str, *, base_url: str | None = None, timeout: float | None = None,
+        api_key_env: str | None = None,
     ) -> None:
         self.name = f"openai/{model}"
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        # a self-hosted server usually wants no key; api.openai.com always does
-        key = os.environ.get("OPENAI_API_KEY") or (
-            "not-needed" if self.base_url else require_key("OPENAI_API_KEY", "openai")
-        )
+        self._key = api_key("OPENAI_API_KEY", "api.openai.com", self.base_url, api_key_env,
+                            "openai")
         self.capabilities = Capabilities(
             generate=True,
             logprobs=self.base_url is not None,
             note="logprobs only where the server echoes prompt log-probabilities",
         )
         self._client = openai.AsyncOpenAI(
-            api_key=key, base_url=self.base_url, max_retries=0, timeout=timeout
+            api_key=self._key or "no-key", base_url=self.base_url, max_retries=0,
+            timeout=timeout or DEFAULT_TIMEOUT,
         )
 
     def identity(self) -> dict[str, str]:
@@ -56,7 +59,7 @@ class OpenAIModel:
         return {
             "provider": "openai",
             "model": self.model,
-            "base_url": self.base_url or "https://api.openai.com/v1",
+            "base_url": public_url(self.base_url or "https://api.openai.com/v1"),
         }
 
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
@@ -72,7 +75,7 @@ class OpenAIModel:
                 **extra,
             )
         except Exception as exc:  # the SDK's errors, mapped to retry or give up
-            raise classify_sdk_error(exc) from exc
+            raise classify_sdk_error(exc, self._key) from exc
         if not out.choices:
             raise CallFailed("the server answered with no choices")
         choice = out.choices[0]
@@ -98,7 +101,7 @@ class OpenAIModel:
                 temperature=0.0,
             )
         except Exception as exc:
-            mapped = classify_sdk_error(exc)
+            mapped = classify_sdk_error(exc, self._key)
             if getattr(exc, "status_code", None) in {400, 404, 405, 422, 501}:
                 raise self._unsupported() from exc
             raise mapped from exc
@@ -110,9 +113,8 @@ class OpenAIModel:
         )
 
     def _unsupported(self) -> UnsupportedCapability:
-        return UnsupportedCapability(
-            NO_LOGPROBS.format(server=self.base_url or "api.openai.com", model=self.name)
-        )
+        server = public_url(self.base_url or "api.openai.com")
+        return UnsupportedCapability(NO_LOGPROBS.format(server=server, model=self.name))
 
     async def aclose(self) -> None:
         """Close the HTTP client."""

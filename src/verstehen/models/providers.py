@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from verstehen.errors import UserError
@@ -29,13 +28,14 @@ PROVIDERS = {
     ),
     "openai": ProviderInfo(
         "openai",
-        "openai/gpt-4o-mini, or any OpenAI-compatible server with --base-url",
+        "openai/gpt-4o-mini, or any OpenAI-compatible server with --base-url (its key: "
+        "--api-key-env NAME)",
         "OPENAI_API_KEY",
         "generate; exact logprobs where the server echoes prompt logprobs (vLLM, llama.cpp)",
     ),
     "anthropic": ProviderInfo(
         "anthropic",
-        "anthropic/claude-sonnet-4-5",
+        "anthropic/claude-sonnet-4-5 (another server: --base-url, --api-key-env NAME)",
         "ANTHROPIC_API_KEY",
         "generate",
     ),
@@ -53,11 +53,3 @@ def split_name(name: str) -> tuple[str, str]:
         known = ", ".join(PROVIDERS)
         raise UserError(f"unknown provider {provider!r} in {name!r}: use one of {known}")
     return provider, model
-
-
-def require_key(variable: str, provider: str) -> str:
-    """The API key from the environment, or a UserError naming the variable."""
-    key = os.environ.get(variable, "").strip()
-    if not key:
-        raise UserError(f"{variable} is not set: export it to use {provider}/ models")
-    return key

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import email.utils
+import os
+import re
 import socket
 import time
 from collections.abc import Mapping
-from urllib.parse import urlparse
+from urllib.parse import urlparse, urlunparse
 
 from verstehen.errors import CallFailed, TransientError, UserError
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
+# seconds to wait for one reply from a remote server before the attempt counts as a timeout
+DEFAULT_TIMEOUT = 60.0
+KEY_HIDDEN = "[key hidden]"
+_URL = re.compile(r"\bhttps?://[^\s'\"<>]+")
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -32,19 +38,76 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
-def classify_sdk_error(exc: Exception) -> Exception:
-    """Map an openai/anthropic SDK error to TransientError (retry) or CallFailed (give up)."""
+def classify_sdk_error(exc: Exception, key: str | None = None) -> Exception:
+    """Map an openai/anthropic SDK error to TransientError (retry) or CallFailed (give up),
+    with anything in its text that looks like `key` hidden (errors are stored in records)."""
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
     if status is None:
         if name in {"APIConnectionError", "APITimeoutError"}:
-            return TransientError(f"{name}: {exc}")
-        return CallFailed(f"{name}: {exc}")
+            return TransientError(redact(f"{name}: {exc}", key))
+        return CallFailed(redact(f"{name}: {exc}", key))
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if status in RETRYABLE_STATUS or status >= 500:
         return TransientError(f"HTTP {status}", retry_after=retry_after_seconds(headers))
-    return CallFailed(f"HTTP {status}: {getattr(exc, 'message', exc)}")
+    hint = ""
+    if status == 401:
+        hint = (" (the server refused the key sent)" if key else
+                " (no key was sent: name the variable that holds it with --api-key-env)")
+    return CallFailed(redact(f"HTTP {status}: {getattr(exc, 'message', exc)}{hint}", key))
+
+
+def redact(text: str, key: str | None) -> str:
+    """`text` with the key, any 8 or more of its characters in a row, and credentials in URLs
+    hidden (servers echo keys in their error messages, "Incorrect API key: sk-ab***yz")."""
+    text = _URL.sub(lambda m: public_url(m.group(0)), text)
+    if not key or len(key) < 8:
+        return text.replace(key, KEY_HIDDEN) if key else text
+    words = re.split(r"(\s+|[\"'`,;()\[\]{}])", text)
+    return "".join(KEY_HIDDEN if len(w) >= 8 and _shares_key(w, key) else w for w in words)
+
+
+def _shares_key(word: str, key: str) -> bool:
+    """True when the word holds 8 or more characters of the key in a row."""
+    return any(word[i:i + 8] in key for i in range(len(word) - 7))
+
+
+def public_url(url: str) -> str:
+    """The URL without user name and password (what run.json, records and messages keep)."""
+    parsed = urlparse(url)
+    if "@" not in parsed.netloc:
+        return url
+    return urlunparse(parsed._replace(netloc=parsed.netloc.rpartition("@")[2]))
+
+
+def without_credentials(value: object) -> object:
+    """A JSON-like value with user names and passwords removed from every URL in its text."""
+    if isinstance(value, str):
+        return _URL.sub(lambda m: public_url(m.group(0)), value)
+    if isinstance(value, list | tuple):
+        return [without_credentials(v) for v in value]
+    if isinstance(value, dict):
+        return {k: without_credentials(v) for k, v in value.items()}
+    return value
+
+
+def api_key(default_variable: str, official_host: str, base_url: str | None,
+            key_variable: str | None, provider: str) -> str | None:
+    """The key to send: from `key_variable` when named; from the provider's own variable only
+    to its official host; none to any other server (a local server must not get a paid key)."""
+    if key_variable:
+        key = os.environ.get(key_variable, "").strip()
+        if not key:
+            raise UserError(f"--api-key-env names {key_variable}, which is not set: export it "
+                            "or name the variable that holds the server's key")
+        return key
+    if base_url is None or urlparse(base_url).hostname == official_host:
+        key = os.environ.get(default_variable, "").strip()
+        if not key:
+            raise UserError(f"{default_variable} is not set: export it to use {provider}/ models")
+        return key
+    return None
 
 
 def base_url_address(base_url: str) -> tuple[str, int]:
@@ -56,10 +119,10 @@ def base_url_address(base_url: str) -> tuple[str, int]:
     except ValueError:  # a port out of range
         port = 0
     if parsed.scheme not in {"http", "https"} or not parsed.hostname:
-        raise ValueError(f"{base_url!r} is not an http(s) URL with a host: "
+        raise ValueError(f"{public_url(base_url)!r} is not an http(s) URL with a host: "
                          "write e.g. http://127.0.0.1:8000/v1")
     if not port:
-        raise ValueError(f"{base_url!r} names no port from 1 to 65535")
+        raise ValueError(f"{public_url(base_url)!r} names no port from 1 to 65535")
     return parsed.hostname, port
 
 
@@ -75,5 +138,6 @@ def check_reachable(base_url: str, timeout: float = 3.0) -> None:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise UserError(
-            f"cannot reach {base_url} ({reason}): is the server running? check --base-url"
+            f"cannot reach {public_url(base_url)} ({reason}): is the server running? "
+            "check --base-url"
         ) from None

@@ -10,6 +10,7 @@ from pathlib import Path
 from verstehen.cli.flags import (
     Parser,
     base_url,
+    model_name,
     nonnegative_float,
     positive_int,
     print_json,
@@ -43,7 +44,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                              required=True)
     gen = sub.add_parser("generate", parents=[run_flags(engine)],
                          help="a question model writes imaginary multiple-choice questions")
-    gen.add_argument("--model", default=DEFAULT_MODEL,
+    gen.add_argument("--model", type=model_name, default=DEFAULT_MODEL,
                      help=f"the question model (default {DEFAULT_MODEL})")
     gen.add_argument("--topics", default=None,
                      help="comma-separated (default: the paper's 17 college subjects, or its 10 "
@@ -78,7 +79,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                           "not exist.'")
     ans.add_argument("--prompt-variant", choices=VARIANTS, default="1",
                      help="Table 14 wording 1-4 or cot (default 1)")
-    ans.add_argument("--judge", default=None, help="grades free responses (--method free)")
+    ans.add_argument("--judge", type=model_name, default=None,
+                     help="grades free responses (--method free)")
     ans.add_argument("--judge-base-url", type=base_url, default=None,
                      help="server of the judge model")
     ans.add_argument("--fictionality", action="store_true",

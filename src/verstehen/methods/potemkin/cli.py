@@ -12,6 +12,7 @@ from verstehen.cli.flags import (
     Parser,
     base_url,
     model_flag,
+    model_name,
     nonnegative_float,
     positive_int,
     print_json,
@@ -51,7 +52,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                              required=True)
     run = sub.add_parser("run", parents=[model_run_flags(engine)],
                          help="define, classify, generate, edit per concept; tables")
-    run.add_argument("--judge", default=None,
+    run.add_argument("--judge", type=model_name, default=None,
                      help="provider/model grading definitions and free-text answers")
     run.add_argument("--judge-base-url", type=base_url, default=None,
                      help="server of the judge model")
