@@ -37,7 +37,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     audit = commands.add_parser(
         "audit", parents=[run_flags(engine)],
         help="the main job: does the model understand a subject's concepts? (one report)")
-    audit.add_argument("--model", action="append", default=None,
+    audit.add_argument("--model", type=model_name, action="append", default=None,
                        help=f"repeatable: models side by side (default {DEFAULT_MODEL})")
     audit.add_argument("--subject", "--scope", dest="subject", action="append", default=None,
                        help=f"repeatable: {', '.join(subject_names())}, or a concept key from "

@@ -42,22 +42,32 @@ def _number(text: str, kind: type) -> Any:
     return value
 
 
-def _at_least(kind: type, low: float, doc: str) -> Callable[[str], Any]:
-    """A flag type reading a `kind` number that is at least `low`."""
+def _in_range(kind: type, low: float, high: float, doc: str) -> Callable[[str], Any]:
+    """A flag type reading a `kind` number from `low` to `high`."""
 
     def read(text: str) -> Any:
         value = _number(text, kind)
         if value < low:
             raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:,}, not {value:,}")
         return value
 
     read.__doc__ = doc
     return read
 
 
-positive_int = _at_least(int, 1, "An integer of at least 1.")
-nonnegative_int = _at_least(int, 0, "An integer of at least 0.")
-nonnegative_float = _at_least(float, 0, "A finite number of at least 0.")
+# no count a run could finish is larger: a bigger one is a typo, refused before it costs money
+COUNT_MAX = 10_000_000
+SEED_MAX = 2**32 - 1  # llama.cpp and numpy take 32-bit seeds
+
+positive_int = _in_range(int, 1, COUNT_MAX, "A count from 1 to 10,000,000.")
+nonnegative_int = _in_range(int, 0, COUNT_MAX, "A count from 0 to 10,000,000.")
+seed = _in_range(int, 0, SEED_MAX, "A random seed from 0 to 2**32 - 1.")
+thread_count = _in_range(int, 1, 1024, "A number of CPU threads from 1 to 1,024.")
+temperature = _in_range(float, 0, 10, "A sampling temperature from 0 to 10.")
+# one attempt may wait up to a day; larger values overflow the socket layer's timers
+positive_seconds_max = 86_400.0
 
 
 def unit_interval(text: str) -> float:
@@ -77,10 +87,11 @@ def probability(text: str) -> float:
 
 
 def positive_seconds(text: str) -> float:
-    """A finite number of seconds greater than 0."""
+    """A number of seconds greater than 0 and at most a day."""
     value = _number(text, float)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {value}")
+    if not 0 < value <= positive_seconds_max:
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most {positive_seconds_max:,.0f} seconds, not {value}")
     return value
 
 
@@ -123,7 +134,7 @@ def engine_flags() -> Parser:
                        help="concurrent calls per model (default 8 remote, 1 local)")
     flags.add_argument("--max-attempts", type=positive_int, default=6,
                        help="attempts per call on 429, 5xx, timeouts (default 6)")
-    flags.add_argument("--threads", type=positive_int, default=None,
+    flags.add_argument("--threads", type=thread_count, default=None,
                        help="CPU threads of a local/ model (default $VERSTEHEN_THREADS, else "
                             "the cores other processes leave free, looked at before each call)")
     flags.add_argument("--timeout", type=positive_seconds, default=None, metavar="SECONDS",
@@ -139,9 +150,9 @@ def engine_flags() -> Parser:
 def generation_flags() -> Parser:
     """Flags that shape a generation (all of them are part of the cache key)."""
     flags = Parser(add_help=False)
-    flags.add_argument("--temperature", type=nonnegative_float, default=0.0)
+    flags.add_argument("--temperature", type=temperature, default=0.0)
     flags.add_argument("--max-tokens", type=positive_int, default=256)
-    flags.add_argument("--seed", type=nonnegative_int, default=0)
+    flags.add_argument("--seed", type=seed, default=0)
     return flags
 
 
@@ -151,7 +162,7 @@ def run_flags(engine: Parser, *, max_tokens_help: str = "cap every reply's token
     --runs-dir, --no-progress, --json."""
     flags = Parser(add_help=False, parents=[engine])
     flags.add_argument("--max-tokens", type=positive_int, default=None, help=max_tokens_help)
-    flags.add_argument("--seed", type=nonnegative_int, default=0)
+    flags.add_argument("--seed", type=seed, default=0)
     flags.add_argument("--runs-dir", type=Path, default=None,
                        help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
     flags.add_argument("--no-progress", action="store_true")

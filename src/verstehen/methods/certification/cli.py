@@ -9,10 +9,12 @@ from pathlib import Path
 
 from verstehen.cli.flags import (
     Parser,
+    model_name,
     nonnegative_int,
     positive_int,
     print_json,
     probability,
+    seed,
     settings_from,
     unit_interval,
 )
@@ -55,7 +57,7 @@ def criterion_flags(pg: float | None = 0.7, rid: float | None = 0.001) -> Parser
 def asking_flags() -> Parser:
     """Flags of commands that ask a model a scope's questions."""
     flags = Parser(add_help=False)
-    flags.add_argument("--seed", type=nonnegative_int, default=0,
+    flags.add_argument("--seed", type=seed, default=0,
                        help="question draws (default 0)")
     flags.add_argument("--first-look", type=positive_int, default=16,
                        help="first checkpoint of sequential looks (default 16)")
@@ -75,7 +77,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     """Add certify, scopes, bounds and plan to the command tree."""
     cert = commands.add_parser("certify", parents=[engine, criterion_flags(), asking_flags()],
                                help="verdict on a scope: understands, does not, inconclusive")
-    cert.add_argument("--model", default=None, help=f"provider/model (default {DEFAULT_MODEL})")
+    cert.add_argument("--model", type=model_name, default=None,
+                      help=f"provider/model (default {DEFAULT_MODEL})")
     cert.add_argument("--scope", default=None, help=SCOPE_HELP)
     cert.add_argument("--scores", type=Path, default=None,
                       help="decide from a file of scores (one a line, or JSONL with 'score')")
@@ -107,7 +110,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     plan.add_argument("--expected-score", type=unit_interval, required=True)
     plan.add_argument("--expected-rid", type=unit_interval, required=True,
                       help="expected rate of ridiculous answers")
-    plan.add_argument("--power", type=float, default=0.5,
+    plan.add_argument("--power", type=probability, default=0.5,
                       help="chance the verdict comes by then (0.5 = plug in the expected rates)")
     plan.add_argument("--first-look", type=positive_int, default=16)
     plan.set_defaults(func=cmd_plan)

@@ -11,11 +11,11 @@ from verstehen.cli.flags import (
     Parser,
     base_url,
     model_name,
-    nonnegative_float,
     positive_int,
     print_json,
     run_flags,
     settings_from,
+    temperature,
 )
 from verstehen.cli.runs import finish
 from verstehen.methods.imagination.analyze import SIMILARITY, analyze_runs, pool_matrix
@@ -57,7 +57,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     gen.add_argument("--kind", default="direct,context",
                      help="comma list of direct, context, sequential (default direct,context)")
     gen.add_argument("--content", choices=CONTENTS, default="knowledge")
-    gen.add_argument("--temperature", type=nonnegative_float, default=1.0,
+    gen.add_argument("--temperature", type=temperature, default=1.0,
                      help="sampling temperature of the question model (default 1, the paper's)")
     gen.set_defaults(func=cmd_generate)
 

@@ -13,11 +13,11 @@ from verstehen.cli.flags import (
     base_url,
     model_flag,
     model_name,
-    nonnegative_float,
     positive_int,
     print_json,
     run_flags,
     settings_from,
+    temperature,
 )
 from verstehen.cli.runs import finish
 from verstehen.methods.potemkin.annotate import export_items, import_labels, open_run
@@ -89,7 +89,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                      help="keys, names or domains (default all 32)")
     inc.add_argument("--per-concept", type=positive_int, default=5,
                      help="instances and as many non-instances per concept (default 5)")
-    inc.add_argument("--temperature", type=nonnegative_float, default=0.7,
+    inc.add_argument("--temperature", type=temperature, default=0.7,
                      help="of the generations, so examples differ (default 0.7)")
     inc.set_defaults(func=cmd_incoherence)
 
