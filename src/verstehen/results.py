@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from verstehen.errors import UserError
+from verstehen.textfiles import read_text
 
 R = TypeVar("R")
 
@@ -142,7 +143,7 @@ def load_result(kind: type[R], run_dir: Path) -> R:
         raise UserError(f"{run_dir} has no summary.json: the run stopped before its end; rerun "
                         "its command (answers already given come from the cache)")
     try:
-        return from_jsonable(kind, json.loads(path.read_text(encoding="utf-8")))
+        return from_jsonable(kind, json.loads(read_text(path, "run summary")))
     except (ValueError, json.JSONDecodeError) as exc:
         raise UserError(f"{path} does not hold a {kind.__name__} ({exc}): an older verstehen "
                         "wrote it, or it was edited; rerun the run's command to rewrite it "

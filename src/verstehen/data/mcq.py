@@ -7,7 +7,6 @@ file:line and the problem for a malformed row.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import string
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.errors import UserError
+from verstehen.textfiles import read_text
 
 LETTERS = string.ascii_uppercase
 
@@ -64,15 +64,7 @@ def _check_unique(items: list[MCQItem], path: Path) -> list[MCQItem]:
 
 def _read_text(path: Path) -> str:
     """The file's text; gzip-compressed files (by their magic bytes) are decompressed."""
-    try:
-        data = path.read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-        return data.decode("utf-8")
-    except (OSError, EOFError) as e:
-        raise UserError(f"{path}: cannot read: {e}") from e
-    except UnicodeDecodeError as e:
-        raise UserError(f"{path}: not a UTF-8 text file ({e.reason} at byte {e.start})") from e
+    return read_text(path, "questions file", gzipped=True)
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -33,6 +33,7 @@ from verstehen.methods.certification.verdict import Criterion
 from verstehen.models import DEFAULT_MODEL
 from verstehen.scopes import SCOPE_HELP as SCOPE_LISTING
 from verstehen.stats import bounds as b
+from verstehen.textfiles import read_text
 
 SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder), or "
               "a concept such as game-theory/pure-nash or poetry/haiku/classify "
@@ -126,7 +127,7 @@ def read_scores(path: Path) -> list[float]:
     if not path.is_file():
         raise UserError(f"scores file not found: {path}")
     scores = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_text(path, "scores file").splitlines(), 1):
         text = line.strip()
         if not text:
             continue

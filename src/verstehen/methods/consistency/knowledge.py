@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import re
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from verstehen.errors import UserError
+from verstehen.textfiles import open_text
 
 RELATIONS_14 = ("Antonym", "AtLocation", "CapableOf", "Causes", "Desires", "FormOf", "HasA",
                 "IsA", "MadeOf", "PartOf", "RelatedTo", "SimilarTo", "Synonym", "UsedFor")
@@ -162,11 +162,7 @@ def load_knowledge(path: Path, relations: Iterable[str] | None = RELATIONS_14) -
 
 
 def _open(path: Path) -> TextIO:
-    with path.open("rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
-    return path.open(encoding="utf-8", newline="")
+    return open_text(path, "knowledge base", gzipped=True)
 
 
 def _relation(raw: str, where: str) -> str:

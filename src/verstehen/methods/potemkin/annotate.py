@@ -7,6 +7,7 @@ checkers). Labels land in the run folder's annotations.jsonl; people's labels be
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
 from verstehen.domains.catalog import BY_KEY
@@ -14,6 +15,7 @@ from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.run import COMMAND
 from verstehen.methods.potemkin.summary import ANNOTATIONS_FILE, latest, read_annotations
+from verstehen.textfiles import read_text
 
 COLUMNS = ["id", "model", "concept", "task", "definition", "question", "response", "label"]
 YES = {"1", "yes", "y", "true", "correct", "right"}
@@ -70,7 +72,7 @@ def import_labels(store: RunStore, path: Path) -> tuple[int, int]:
     if not path.is_file():
         raise UserError(f"labels file not found: {path}")
     answers, _ = latest(store)
-    with path.open(newline="", encoding="utf-8-sig") as handle:
+    with io.StringIO(read_text(path, "labels file"), newline="") as handle:
         reader = csv.DictReader(handle)
         missing = {"id", "label"} - set(reader.fieldnames or [])
         if missing:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from verstehen.domains.catalog import CONCEPTS, concept_by_name
 from verstehen.errors import UserError
+from verstehen.textfiles import read_text
 
 HINT = "point --benchmark-dir at a checkout of github.com/MarinaMancoridis/PotemkinBenchmark"
 NO_CONCEPT = "no concept named in the prompt"
@@ -75,7 +76,7 @@ def _resolve(task: str, name: str, skipped: Counter[str]) -> str | None:
 def _read_text(path: Path) -> str:
     if not path.is_file():
         raise UserError(f"{path}: file missing; {HINT}")
-    return path.read_text(encoding="utf-8-sig")  # -sig: tolerate a byte-order mark
+    return read_text(path, "benchmark file")
 
 
 def _rows(path: Path, column: str) -> Iterator[tuple[int, int, dict[str, str]]]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.stats import OVERALL, TASKS, UseRecord
+from verstehen.textfiles import read_text
 
 RECORDS_FILE = "potemkin-records.csv"  # a run folder's records, what a folder stands for
 FIELDS = ("model", "domain", "concept", "task", "keystone", "correct")
@@ -65,13 +66,7 @@ def _read_text(path: Path) -> str:
         raise UserError(f"{path}: no such file: check the path to the records file")
     if path.is_dir():
         raise UserError(f"{path}: is a folder: give the records file itself")
-    try:
-        return path.read_text(encoding="utf-8-sig")  # -sig: spreadsheets often add a BOM
-    except OSError as e:
-        raise UserError(f"{path}: cannot read: {e.strerror}") from e
-    except UnicodeDecodeError as e:
-        raise UserError(f"{path}: not a UTF-8 text file ({e.reason} at byte {e.start}): "
-                        "save it as UTF-8") from e
+    return read_text(path, "records file")
 
 
 def _csv_records(path: Path, text: str) -> Iterator[UseRecord]:
