@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 METHODS = ("certification", "potemkin", "imagination", "consistency")
 SHARED = ("engine", "models", "domains", "scopes", "stats", "report", "data", "parse",
-          "parse_numbers", "grading", "results", "errors", "prompts")
+          "parse_numbers", "grading", "results", "errors", "prompts", "textfiles")
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "grading.py", "parse.py",
-                "parse_numbers.py", "prompts.py", "py.typed", "results.py"}
+                "parse_numbers.py", "prompts.py", "py.typed", "results.py", "textfiles.py"}
 ROOT_PACKAGES = {"auditing", "cli", "data", "domains", "engine", "methods", "models", "report",
                  "scopes", "stats", "testing", "viewer"}
 ABOVE_SHARED = ("methods", "auditing", "viewer", "cli", "api", "testing")
