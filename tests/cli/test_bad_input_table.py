@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Cli, Server
 
 from verstehen.cli import flags
 from verstehen.cli.main import build_parser
 from verstehen.testing.ports import free_port
+
+from conftest import Cli, Server
 
 HUGE_INT = str(10**22)
 # the values each checked type must refuse (0 is fine for some: a seed, a temperature)
@@ -117,3 +118,93 @@ def test_the_table_would_catch_a_taken_value(cli: Cli, stub: Server, tmp_path: P
     done = cli([*complete_command(("ask",), stub.url, tmp_path), "--seed=3"])
     assert done.returncode == 0, done.stderr
     assert paid(stub) == before + 1
+
+
+# ---- file arguments -------------------------------------------------------------------------
+
+def write_variant(path: Path, variant: str, wrong_schema: str) -> None:
+    """Make `path` one kind of bad file (or leave it missing)."""
+    if variant == "directory":
+        path.mkdir(parents=True)
+        return
+    if variant == "missing":
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes({
+        "empty": b"",
+        "binary": b"\x00\x01\x02\xff\xfe\x00binary\x00",
+        "latin-1": "caf\xe9 cr\xe8me, 2 + 2?\n".encode("latin-1"),
+        "UTF-16": "what is 2 + 2?\n".encode("utf-16"),
+        "wrong schema": wrong_schema.encode(),
+    }[variant])
+
+
+VARIANTS = ("missing", "directory", "empty", "binary", "latin-1", "UTF-16", "wrong schema")
+CSQA_LINE = json.dumps({"id": "q1", "answerKey": "A", "question": {
+    "stem": "Where do dogs live?", "choices": [{"label": "A", "text": "house"},
+                                               {"label": "B", "text": "moon"}]}})
+KB = "IsA\tdog\tanimal\nAtLocation\tdog\thouse\n"
+
+
+def file_commands(url: str, work: Path) -> dict[str, tuple[list[str], str, str]]:
+    """name -> (command line with {F} for the file, the file's name, its wrong-schema text)."""
+    good_q, good_kb = work / "good-q.jsonl", work / "good-kb.tsv"
+    good_q.write_text(CSQA_LINE + "\n")
+    good_kb.write_text(KB)
+    remote = ["--model", "openai/stub", "--base-url", url]
+    return {
+        "batch prompts": (["batch", "openai/stub", "{F}", "--base-url", url], "p.jsonl",
+                          '{"foo": 1}\n'),
+        "batch --resume": (["batch", "--resume", "{F}"], "run/run.json", "[1, 2]"),
+        "certify --scores": (["certify", "--scores", "{F}"], "scores.txt", "high\nlow\n"),
+        "certify mcq:": (["certify", "--scope", "mcq:{F}", "--questions", "2", *remote],
+                         "q.jsonl", '{"question": 3}\n'),
+        "potemkin --benchmark-dir": (["potemkin", "run", "--benchmark-dir", "{F}", *remote],
+                                     "bench/define/definition_questions.json", '{"x": 1}'),
+        "potemkin score": (["potemkin", "score", "{F}"], "records.jsonl", '{"id": 1}\n'),
+        "consistency --questions": (["consistency", "--questions", "{F}", "--kb",
+                                     str(good_kb), *remote], "q.jsonl", '{"stem": 1}\n'),
+        "consistency --kb": (["consistency", "--questions", str(good_q), "--kb", "{F}",
+                              *remote], "kb.tsv", "just,one,column\n"),
+        "imagine answer --questions": (["imagine", "answer", "--questions", "{F}", *remote],
+                                       "run/run.json", '{"command": 5}'),
+        "imagine matrix": (["imagine", "matrix", "{F}"], "run/run.json", "null"),
+        "report": (["report", "{F}"], "run/run.json", '{"command": "nothing-known"}'),
+    }
+
+
+def target(path_in_case: str, work: Path) -> tuple[Path, Path]:
+    """The file to spoil, and what the command line names (a run folder names its folder;
+    the benchmark names its checkout)."""
+    spoiled = work / "case" / path_in_case
+    if path_in_case.startswith("run/"):
+        return spoiled, spoiled.parent
+    if path_in_case.startswith("bench/"):
+        return spoiled, work / "case" / "bench"
+    return spoiled, spoiled
+
+
+FILE_CASES = ["batch prompts", "batch --resume", "certify --scores", "certify mcq:",
+              "potemkin --benchmark-dir", "potemkin score", "consistency --questions",
+              "consistency --kb", "imagine answer --questions", "imagine matrix", "report"]
+
+
+@pytest.mark.parametrize("case", FILE_CASES)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_bad_file_is_one_line_before_any_call(cli: Cli, stub: Server, tmp_path: Path,
+                                              case: str, variant: str) -> None:
+    """Missing, a folder, empty, binary, latin-1, UTF-16 or of the wrong shape: exit 2, one
+    line, no traceback, no call paid, no run folder made."""
+    line, name, wrong = file_commands(stub.url, tmp_path)[case]
+    spoiled, named = target(name, tmp_path)
+    if named != spoiled and variant != "missing":
+        named.mkdir(parents=True, exist_ok=True)  # the folder exists; its file is the bad part
+    write_variant(spoiled, variant, wrong)
+    before = paid(stub)
+    done = cli([part.replace("{F}", str(named)) for part in line])
+    lines = done.stderr.strip().splitlines()
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1, done.stderr
+    assert paid(stub) == before
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

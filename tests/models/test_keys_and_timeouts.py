@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Cli, cli_error
 
 from verstehen.models import get_model
 from verstehen.models.remote import DEFAULT_TIMEOUT, public_url, redact, without_credentials
+
+from conftest import Cli, cli_error
 
 KEY = "sk-proj-Zq81kLmN0pQrStUv"
 

@@ -75,16 +75,20 @@ def load_prompts(path: Path) -> list[PromptItem]:
     # split at line ends only: str.splitlines would also split a prompt at \f or U+2028
     lines = [line.removesuffix("\r") for line in read_text(path, "prompts file").split("\n")]
     if suffix == ".txt":
-        return [PromptItem(str(n), user(line)) for n, line in enumerate(lines, 1) if line.strip()]
-    items, first_line = [], {}
-    for n, line in enumerate(lines, 1):
-        if line.strip():
-            item = _jsonl_item(path, n, line)
-            if item.id in first_line:
-                raise UserError(f"{path}:{n}: id {item.id!r} is the id of line "
-                                f"{first_line[item.id]} too; give every prompt a distinct id")
-            first_line[item.id] = n
-            items.append(item)
+        items = [PromptItem(str(n), user(line)) for n, line in enumerate(lines, 1)
+                 if line.strip()]
+    else:
+        items, first_line = [], {}
+        for n, line in enumerate(lines, 1):
+            if line.strip():
+                item = _jsonl_item(path, n, line)
+                if item.id in first_line:
+                    raise UserError(f"{path}:{n}: id {item.id!r} is the id of line "
+                                    f"{first_line[item.id]} too; give every prompt a distinct id")
+                first_line[item.id] = n
+                items.append(item)
+    if not items:
+        raise UserError(f"prompts file {path} holds no prompts: write one a line")
     return items
 
 
