@@ -1,26 +1,47 @@
-"""A SQLite (WAL) cache of model calls: a call asked twice is paid for once."""
+"""A SQLite (WAL) cache of model calls: a call asked twice is paid for once.
+
+Reads run on the caller's thread and never wait long: a locked, damaged or unparsable row is a
+miss, and the call is asked again. Writes go to a background thread with a connection of its
+own, so a file another process keeps locked neither fails a run nor stalls its event loop: a
+result waits in memory (and is served from there) until it is written, and the writer retries
+with backoff. Each row carries the SHA-256 of its response, checked on every read.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import os
 import sqlite3
+import sys
+import threading
 import time
+from concurrent.futures import Future, InvalidStateError
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from verstehen.errors import UserError
 
+# sha256 is NULL in rows written before the column existed: those are accepted unchecked
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
     key TEXT PRIMARY KEY,
     model TEXT NOT NULL,
     kind TEXT NOT NULL,
     response TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    sha256 TEXT
 )
 """
+
+BUSY_TIMEOUT = 30.0  # seconds of a locked file before the run says so; also the wait at close
+READ_TIMEOUT = 0.1  # a read waits this long on a lock (on the event loop), then is a miss
+WRITE_ATTEMPT_TIMEOUT = 0.2  # sqlite's busy wait in one write attempt (writer thread)
+BACKOFF_FIRST, BACKOFF_CAP = 0.05, 2.0  # the writer's retry delays double between these
+IDLE_EXIT = 2.0  # an idle writer thread ends after this many seconds (a new put starts one)
 
 
 def default_cache_path() -> Path:
@@ -42,40 +63,295 @@ def call_key(identity: dict[str, str], kind: str, request: dict[str, Any]) -> st
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
-class Cache:
-    """One SQLite file in WAL mode; each result is committed the moment it arrives."""
+def checksum(text: str) -> str:
+    """The SHA-256 stored beside a response text."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def __init__(self, path: Path | str | None = None) -> None:
+
+def _is_busy(exc: BaseException) -> bool:
+    """True for SQLITE_BUSY / SQLITE_LOCKED: another connection holds the lock."""
+    return isinstance(exc, sqlite3.OperationalError) and (
+        "locked" in str(exc) or "busy" in str(exc))
+
+
+def _reason(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, sqlite3.Error) else f"{type(exc).__name__}: {exc}"
+
+
+def _warn(message: str) -> None:
+    print(f"verstehen: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _settle(done: Future[bool], written: bool) -> None:
+    # the awaiter may cancel it meanwhile
+    with contextlib.suppress(InvalidStateError):
+        done.set_result(written)
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A result waiting to be written, and the futures of those waiting for its first try."""
+
+    key: str
+    model: str
+    kind: str
+    text: str
+    sha256: str
+    created: float
+    waiters: list[Future[bool]] = field(default_factory=list)
+
+
+class Cache:
+    """One SQLite file in WAL mode; each result is written the moment it arrives, or kept in
+    memory and retried while another process holds the file's lock.
+
+    `busy_timeout` is how long the file may stay unwritable before the run says so (one line on
+    stderr), and how long `close` waits for it to be written at the end.
+    """
+
+    def __init__(self, path: Path | str | None = None, *,
+                 busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.path = Path(path).expanduser() if path else default_cache_path()
+        self.busy_timeout = busy_timeout
+        self._cond = threading.Condition()
+        self._pending: dict[str, _Entry] = {}  # written to memory, not yet to the file
+        self._thread: threading.Thread | None = None
+        self._closing = False
+        self._close_deadline = 0.0
+        self._retry_now = False
+        self._stalled_since: float | None = None  # first failed write since the last success
+        self._write_error: str | None = None
+        self._warned = False
+        self._damaged: set[str] = set()
+        self._unread = 0
+        self._unread_reason = ""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(SCHEMA)
+            self._db = sqlite3.connect(self.path, timeout=READ_TIMEOUT, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise UserError(
                 f"cannot open the cache {self.path} ({exc}): pass --cache or set VERSTEHEN_CACHE"
             ) from None
+        try:
+            self._open()
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise self._user_error(exc) from None
+
+    def _open(self) -> None:
+        # locked by another process: it made the file (WAL), and the writer migrates it later
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._migrate(self._db)
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc):
+                raise
+
+    def _connect_writer(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=WRITE_ATTEMPT_TIMEOUT, isolation_level=None)
+        try:
+            db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit survives a killed process
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _columns(self, db: sqlite3.Connection) -> set[str]:
+        return {row[1] for row in db.execute("PRAGMA table_info(calls)")}
+
+    def _migrate(self, db: sqlite3.Connection, *, in_transaction: bool = False) -> None:
+        """Create the table, or add the checksum column to a file written before it had one."""
+        if "sha256" in self._columns(db):
+            return
+        if not in_transaction:
+            db.execute("BEGIN IMMEDIATE")
+        try:
+            columns = self._columns(db)  # again under the lock: another process may have done it
+            if not columns:
+                db.execute(SCHEMA)
+            elif "sha256" not in columns:
+                db.execute("ALTER TABLE calls ADD COLUMN sha256 TEXT")
+            if not in_transaction:
+                db.execute("COMMIT")
+        except BaseException:
+            if not in_transaction and db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _user_error(self, exc: sqlite3.Error) -> UserError:
+        if _is_busy(exc):
+            return UserError(f"cache {self.path} is locked by another process: try again when "
+                             "it is done, or pass --cache NEW")
+        if isinstance(exc, sqlite3.OperationalError):
+            return UserError(f"cannot use the cache {self.path} ({exc}): pass --cache or set "
+                             "VERSTEHEN_CACHE")
+        return UserError(f"cache {self.path} is damaged ({exc}): move it away or pass --cache NEW")
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The stored response for a key, or None."""
-        row = self._db.execute("SELECT response FROM calls WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        """The stored response for a key (written or still in memory), or None.
 
-    def put(self, key: str, model: str, kind: str, response: dict[str, Any]) -> None:
-        """Store a response (autocommit: durable once this returns, even if killed after)."""
-        self._db.execute(
-            "INSERT OR REPLACE INTO calls (key, model, kind, response, created) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (key, model, kind, json.dumps(response, ensure_ascii=False), time.time()),
-        )
+        A row that is locked, unreadable, fails its checksum or does not parse is None too.
+        """
+        with self._cond:
+            entry = self._pending.get(key)
+        if entry is not None:
+            return json.loads(entry.text)
+        try:
+            row = self._db.execute(
+                "SELECT response, sha256 FROM calls WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "no such" in str(exc):
+                return None  # a new file whose table the writer has yet to make
+            self._unread += 1
+            self._unread_reason = str(exc)
+            return None
+        if row is None:
+            return None
+        text, sha = row
+        try:
+            if not isinstance(text, str) or (sha is not None and sha != checksum(text)):
+                raise ValueError("checksum")
+            value = json.loads(text)
+            if not isinstance(value, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            self._damaged.add(key)
+            return None
+        return value
+
+    def put(self, key: str, model: str, kind: str, response: dict[str, Any]) -> Future[bool]:
+        """Store a response: in memory at once, in the file as soon as the writer can.
+
+        The future is True once the row is committed, False when the first try failed (the
+        result stays in memory and the writer keeps retrying); it never blocks the caller.
+        """
+        text = json.dumps(response, ensure_ascii=False)
+        entry = _Entry(key, model, kind, text, checksum(text), time.time())
+        done: Future[bool] = Future()
+        with self._cond:
+            self._pending[key] = entry
+            if self._stalled_since is None:
+                entry.waiters.append(done)
+            else:
+                done.set_result(False)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._write_loop, daemon=True,
+                                                name="verstehen-cache-writer")
+                self._thread.start()
+            self._cond.notify_all()
+        return done
+
+    async def store(self, key: str, model: str, kind: str, response: dict[str, Any]) -> bool:
+        """`put`, then await its first write attempt without blocking the event loop."""
+        return await asyncio.wrap_future(self.put(key, model, kind, response))
+
+    def pending(self) -> int:
+        """How many results are in memory, not yet written to the file."""
+        with self._cond:
+            return len(self._pending)
+
+    def _write_loop(self) -> None:
+        """The writer thread: commit what is pending, retrying with backoff when it cannot."""
+        db: sqlite3.Connection | None = None
+        delay = 0.0
+        try:
+            while (batch := self._next_batch(delay)) is not None:
+                try:
+                    if db is None:
+                        db = self._connect_writer()
+                    self._write(db, batch)
+                except Exception as exc:  # the writer must outlive any failure: results wait on it
+                    if db is not None and not _is_busy(exc):
+                        db.close()
+                        db = None
+                    delay = min(delay * 2 or BACKOFF_FIRST, BACKOFF_CAP)
+                    if self._failed(exc):
+                        return
+                else:
+                    delay = 0.0
+                    self._written(batch)
+        finally:
+            if db is not None:
+                db.close()
+
+    def _next_batch(self, delay: float) -> list[_Entry] | None:
+        """What to write next, once `delay` has passed; None when the thread should end."""
+        with self._cond:
+            retry_at = time.monotonic() + delay
+            while True:
+                if not self._pending:
+                    idle = self._closing or not self._cond.wait(IDLE_EXIT)
+                    if idle and not self._pending:
+                        self._thread = None
+                        return None
+                    continue
+                if self._closing:  # a last try at the deadline, whatever the backoff says
+                    retry_at = min(retry_at, self._close_deadline)
+                now = time.monotonic()
+                if self._retry_now or now >= retry_at:
+                    self._retry_now = False
+                    return list(self._pending.values())
+                self._cond.wait(retry_at - now)
+
+    def _write(self, db: sqlite3.Connection, batch: list[_Entry]) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            self._migrate(db, in_transaction=True)
+            db.executemany(
+                "INSERT OR REPLACE INTO calls (key, model, kind, response, created, sha256) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(e.key, e.model, e.kind, e.text, e.created, e.sha256) for e in batch],
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _written(self, batch: list[_Entry]) -> None:
+        with self._cond:
+            for entry in batch:
+                if self._pending.get(entry.key) is entry:  # not replaced while being written
+                    del self._pending[entry.key]
+                for done in entry.waiters:
+                    _settle(done, True)
+                entry.waiters.clear()
+            self._stalled_since = None
+            self._cond.notify_all()
+
+    def _failed(self, exc: Exception) -> bool:
+        """Count a failed write, warn once when it lasts; True when closing and giving up."""
+        busy, now, reason = _is_busy(exc), time.monotonic(), _reason(exc)
+        with self._cond:
+            self._write_error = reason
+            if self._stalled_since is None:
+                self._stalled_since = now
+            for entry in self._pending.values():  # their callers go on; the results wait here
+                for done in entry.waiters:
+                    _settle(done, False)
+                entry.waiters.clear()
+            give_up = self._closing and (not busy or now >= self._close_deadline)
+            if give_up:
+                self._thread = None
+            warn = not (self._warned or give_up) and (
+                not busy or now - self._stalled_since >= self.busy_timeout)
+            self._warned = self._warned or warn
+            waiting = len(self._pending)
+        if warn:
+            problem = (f"cache {self.path} is locked by another process" if busy
+                       else f"cannot write the cache {self.path} ({reason})")
+            _warn(f"{problem}; {waiting} results kept in memory for this run, will retry")
+        return give_up
 
     def stats(self) -> dict[str, Any]:
         """Entries per model and kind, and the file's size."""
-        rows = self._db.execute(
-            "SELECT model, kind, COUNT(*) FROM calls GROUP BY model, kind ORDER BY model, kind"
-        ).fetchall()
+        try:
+            rows = self._db.execute(
+                "SELECT model, kind, COUNT(*) FROM calls GROUP BY model, kind ORDER BY model, kind"
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise self._user_error(exc) from None
         size = sum(
             p.stat().st_size
             for p in (self.path, Path(f"{self.path}-wal"))
@@ -90,13 +366,54 @@ class Cache:
 
     def clear(self, model: str | None = None) -> int:
         """Delete every entry, or those of one model; return how many went."""
-        if model is None:
-            deleted = self._db.execute("DELETE FROM calls").rowcount
-        else:
-            deleted = self._db.execute("DELETE FROM calls WHERE model = ?", (model,)).rowcount
-        self._db.execute("VACUUM")
+        self._db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+        try:
+            self._migrate(self._db)
+            if model is None:
+                deleted = self._db.execute("DELETE FROM calls").rowcount
+            else:
+                deleted = self._db.execute("DELETE FROM calls WHERE model = ?", (model,)).rowcount
+            self._db.execute("VACUUM")
+        except sqlite3.Error as exc:
+            raise self._user_error(exc) from None
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {int(READ_TIMEOUT * 1000)}")
         return deleted
 
+    def _finish_writes(self) -> None:
+        """Let the writer write what is pending (up to busy_timeout on a lock), and end it."""
+        with self._cond:
+            self._closing = True
+            self._close_deadline = time.monotonic() + self.busy_timeout
+            self._retry_now = True  # the lock may be gone: try now, not after the backoff
+            thread = self._thread
+            self._cond.notify_all()
+        if thread is not None:
+            thread.join(self.busy_timeout + 10)
+
+    def _report(self) -> None:
+        """One line for each kind of trouble this run had with the file; each said once."""
+        with self._cond:
+            unwritten, self._pending = len(self._pending), {}
+        if unwritten:
+            _warn(f"{unwritten} results could not be written to the cache {self.path} "
+                  f"({self._write_error}): this run used them; a later run asks them again")
+        if self._damaged:
+            _warn(f"cache {self.path}: {len(self._damaged)} damaged entries ignored and re-asked")
+        if self._unread:
+            _warn(f"cache {self.path}: {self._unread} reads failed ({self._unread_reason}) and "
+                  "were asked again; if this goes on, move it away or pass --cache NEW")
+        self._damaged.clear()
+        self._unread = 0
+
     def close(self) -> None:
-        """Close the connection."""
+        """Write what is pending, close, and say (once) what could not be read or written."""
+        self._finish_writes()
         self._db.close()
+        self._report()
+
+    async def aclose(self) -> None:
+        """`close` for a coroutine: the event loop runs on while pending results are written."""
+        await asyncio.to_thread(self._finish_writes)
+        self._db.close()
+        self._report()

@@ -216,8 +216,8 @@ class Runner:
             del self._inflight[key]
         waiting.set_result((result.value, result.error))
         result.key = key
-        if result.ok:
-            self.cache.put(key, model.name, kind, result.value)
+        if result.ok:  # never blocks the loop; a locked file keeps the result in memory
+            await self.cache.store(key, model.name, kind, result.value)
         else:
             usage.errors += 1
         self.progress.advance(cached=False, error=not result.ok)

@@ -135,7 +135,7 @@ class Session:
         for model in self.models:
             await model.aclose()
         self.runner.progress.close()
-        self.runner.cache.close()
+        await self.runner.cache.aclose()
 
 
 async def in_session(settings: RunSettings, label: str,
