@@ -45,6 +45,7 @@ class FaultProxy:
         self.requests = self.forwarded = 0
         self.injected: Counter[str] = Counter()
         self.attempts: Counter[str] = Counter()
+        self.forwarded_by_prompt: Counter[str] = Counter()  # paid calls, per prompt
         self.port = 0
         self._ready = threading.Event()
 
@@ -97,6 +98,7 @@ class FaultProxy:
                 else:
                     response = await self._forward(method, path, body)
                     self.forwarded += 1  # before the client can see the reply and read the count
+                    self.forwarded_by_prompt[prompt_of(body)] += 1
                     writer.write(response)
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError):

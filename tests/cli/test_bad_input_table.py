@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -206,5 +207,35 @@ def test_bad_file_is_one_line_before_any_call(cli: Cli, stub: Server, tmp_path: 
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 2, done.stderr
     assert len(lines) == 1, done.stderr
+    assert paid(stub) == before
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def foreign_database(path: Path) -> None:
+    """A SQLite file whose `calls` table belongs to some other program."""
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE calls (a INTEGER)")
+
+
+@pytest.mark.parametrize("variant", ["directory", "binary", "latin-1", "UTF-16", "wrong schema"])
+@pytest.mark.parametrize("command", ["ask", "certify", "cache stats"])
+def test_bad_cache_file_is_one_line_before_any_call(cli: Cli, stub: Server, tmp_path: Path,
+                                                    variant: str, command: str) -> None:
+    """--cache naming something that is not a cache: one line, exit 2, nothing paid or made
+    (a missing or empty file is a new cache, so those two are not bad)."""
+    cache = tmp_path / "bad" / "calls.sqlite"
+    if variant == "wrong schema":
+        cache.parent.mkdir()
+        foreign_database(cache)
+    else:
+        write_variant(cache, variant, "")
+    line = {"ask": complete_command(("ask",), stub.url, tmp_path),
+            "certify": [*complete_command(("certify",), stub.url, tmp_path), "--questions", "2"],
+            "cache stats": ["cache", "stats"]}[command]
+    before = paid(stub)
+    done = cli([*line, "--cache", str(cache)])
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert str(cache) in done.stderr
     assert paid(stub) == before
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())

@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS calls (
 )
 """
 
+REQUIRED_COLUMNS = {"key", "model", "kind", "response", "created"}
 BUSY_TIMEOUT = 30.0  # seconds of a locked file before the run says so; also the wait at close
 READ_TIMEOUT = 0.1  # a read waits this long on a lock (on the event loop), then is a miss
 WRITE_ATTEMPT_TIMEOUT = 0.2  # sqlite's busy wait in one write attempt (writer thread)
@@ -161,8 +162,14 @@ class Cache:
         return {row[1] for row in db.execute("PRAGMA table_info(calls)")}
 
     def _migrate(self, db: sqlite3.Connection, *, in_transaction: bool = False) -> None:
-        """Create the table, or add the checksum column to a file written before it had one."""
-        if "sha256" in self._columns(db):
+        """Create the table, or add the checksum column to a file written before it had one;
+        refuse a file whose `calls` table is some other program's."""
+        columns = self._columns(db)
+        if columns and not columns >= REQUIRED_COLUMNS:
+            raise sqlite3.DatabaseError(
+                "its table 'calls' is not a verstehen cache's (no column "
+                f"{', '.join(sorted(REQUIRED_COLUMNS - set(columns)))})")
+        if "sha256" in columns:
             return
         if not in_transaction:
             db.execute("BEGIN IMMEDIATE")
