@@ -17,7 +17,7 @@ from verstehen.cli.flags import (
     print_json,
 )
 from verstehen.cli.runs import EXIT_CALL_FAILED
-from verstehen.engine.cache import Cache
+from verstehen.engine.cache import Cache, default_cache_path
 from verstehen.engine.session import RunSettings, Session
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, PROVIDERS
@@ -46,6 +46,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     cache.add_argument("--cache", type=Path, default=None)
     cache.add_argument("--model", default=None, help="clear only this model's entries")
     cache.add_argument("--json", action="store_true")
+    cache.add_argument("--yes", action="store_true",
+                       help="clear without asking (needed where there is no terminal to ask on)")
     cache.set_defaults(func=cmd_cache)
 
 
@@ -113,13 +115,21 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    """Show or clear the cache."""
-    cache = Cache(args.cache)
+    """Show or clear the cache; neither creates a cache that is not there, and clearing asks
+    first (on a terminal) unless --yes."""
+    path = Path(args.cache).expanduser() if args.cache else default_cache_path()
+    if not path.exists():
+        if args.action == "clear":
+            print(f"nothing to clear: there is no cache at {path}")
+        elif args.json:
+            print_json({"path": str(path), "bytes": 0, "entries": 0, "by_model": []})
+        else:
+            print(f"{path}: no cache yet (0 entries)")
+        return 0
+    cache = Cache(path)
     try:
         if args.action == "clear":
-            deleted = cache.clear(args.model)
-            print(f"deleted {deleted} entries from {cache.path}")
-            return 0
+            return clear_cache(cache, args.model, args.yes)
         stats = cache.stats()
     finally:
         cache.close()
@@ -129,5 +139,25 @@ def cmd_cache(args: argparse.Namespace) -> int:
     print(f"{stats['path']}: {stats['entries']} entries, {stats['bytes'] / 1e6:.1f} MB")
     for row in stats["by_model"]:
         print(f"  {row['model']:<40} {row['kind']:<9} {row['entries']}")
+    return 0
+
+
+def clear_cache(cache: Cache, model: str | None, confirmed: bool) -> int:
+    """Delete the entries (of one model), after a yes on the terminal unless `confirmed`."""
+    stats = cache.stats()
+    count = stats["entries"] if model is None else sum(
+        row["entries"] for row in stats["by_model"] if row["model"] == model)
+    what = f"{count} entries" + (f" of {model}" if model else "")
+    if count and not confirmed:
+        if not sys.stdin.isatty():
+            raise UserError(f"cache clear would delete {what} from {cache.path}, and there is "
+                            "no terminal to ask: pass --yes to confirm")
+        answer = input(f"delete {what} from {cache.path}? Paid answers are not recoverable "
+                       "[y/N] ")
+        if answer.strip().lower() not in {"y", "yes"}:
+            print("nothing deleted")
+            return 0
+    deleted = cache.clear(model)
+    print(f"deleted {deleted} entries from {cache.path}")
     return 0
 
