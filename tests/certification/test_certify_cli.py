@@ -112,3 +112,46 @@ def test_scopes_lists_every_scope(cli: Cli) -> None:
     assert done.returncode == 0
     for name in ("arithmetic:", "arithmetic/small:", "mcq:<path>:"):
         assert any(line.startswith(name) for line in done.stdout.splitlines()), name
+
+
+def test_certify_scores_sequential_applies_the_looks_in_order(cli: Cli, tmp_path: Path) -> None:
+    """16 perfect scores at PG 0.8, RID 0.2: fixed n, L(1, 16, 0.05) = 0.05^(1/16) = 0.829
+    >= 0.8 and U(0, 16, 0.05) = 0.171 <= 0.2 certify; sequential looks at 8 and 16 test at
+    δ_1 = 6·0.05/π² = 0.0304 (L = 0.646) and δ_2 = δ_1/4 = 0.0076 (L = 0.737): inconclusive."""
+    scores = write(tmp_path / "s.txt", "1\n" * 16)
+    fixed = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2", "--json"])
+    assert json.loads(fixed.stdout)["verdict"]["decision"] == "understands"
+    done = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2",
+                "--sequential", "--first-look", "8", "--json"])
+    assert done.returncode == 0, done.stderr
+    verdict = json.loads(done.stdout)["verdict"]
+    assert verdict["decision"] == "inconclusive" and verdict["n"] == 16
+    assert verdict["details"]["look"] == 2 and verdict["details"]["checkpoints"] == [8, 16]
+    assert verdict["score_lower"] == pytest.approx(0.0076 ** (1 / 16), abs=2e-3)
+    words = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2",
+                 "--sequential", "--first-look", "8"]).stdout
+    assert "INCONCLUSIVE" in words and "sequential: look 2 of checkpoints [8, 16]" in words
+
+
+def test_certify_scores_sequential_stops_at_the_first_decisive_look(cli: Cli,
+                                                                     tmp_path: Path) -> None:
+    """Eight zeros, then perfect scores: the first look (8 scores, δ_1 = 0.0304) finds the mean
+    below PG 0.8, and the later perfect scores do not count, as a run would have stopped."""
+    scores = write(tmp_path / "s.txt", "0\n" * 8 + "1\n" * 120)
+    done = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2",
+                "--sequential", "--first-look", "8", "--max-questions", "64", "--json"])
+    verdict = json.loads(done.stdout)["verdict"]
+    assert verdict["decision"] == "does_not_understand" and verdict["n"] == 8
+    assert verdict["details"]["checkpoints"] == [8, 16, 32, 64]
+
+
+@pytest.mark.parametrize(("extra", "needle"), [
+    (["--questions", "10"], "leave out --questions"),
+    (["--max-questions", "10"], "add --sequential"),
+    (["--sequential", "--first-look", "32"], "lower --first-look"),
+])
+def test_certify_scores_refuses_flags_it_would_ignore(cli: Cli, tmp_path: Path,
+                                                       extra: list[str], needle: str) -> None:
+    """A flag --scores cannot use is one line, not silently dropped."""
+    scores = write(tmp_path / "s.txt", "1\n" * 16)
+    cli_error(cli, ["certify", "--scores", str(scores), *extra], needle)

@@ -29,7 +29,8 @@ from verstehen.methods.certification.run import (
     criterion_of,
     make_plan,
 )
-from verstehen.methods.certification.verdict import Criterion
+from verstehen.methods.certification.sequential import certify_sequential
+from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.models import DEFAULT_MODEL
 from verstehen.scopes import SCOPE_HELP as SCOPE_LISTING
 from verstehen.stats import bounds as b
@@ -203,14 +204,34 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def scores_verdict(scores: list[float], criterion: Criterion,
+                   args: argparse.Namespace) -> Verdict:
+    """Procedure 4.1 on every score; with --sequential, the looks at --first-look, twice
+    that, ... up to --max-questions (default: the file's length), on the scores in order."""
+    if not args.sequential:
+        if args.max_questions is not None:
+            raise UserError("--max-questions is the budget of a sequential run: add "
+                            "--sequential, or leave it out")
+        return certify(scores, criterion.pg, criterion.rid, criterion.delta)
+    budget = args.max_questions or len(scores)
+    if args.first_look > min(budget, len(scores)):
+        raise UserError(f"the first look is at {args.first_look} scores but "
+                        f"{'the file holds' if budget >= len(scores) else '--max-questions is'} "
+                        f"{min(budget, len(scores))}: lower --first-look")
+    return certify_sequential(scores, criterion.pg, criterion.rid, criterion.delta,
+                              first=args.first_look, max_n=budget)
+
+
 def cmd_certify(args: argparse.Namespace) -> int:
     """Decide from a scores file, or ask a model a scope's questions and decide."""
     criterion = criterion_from(args)
     if args.scores is not None:
         if args.scope or args.model:
             raise UserError("--scores decides from a file: leave out --model and --scope")
-        verdict = certify(read_scores(args.scores), criterion.pg, criterion.rid,
-                          criterion.delta)
+        if args.questions is not None or args.explanations:
+            raise UserError("--scores decides from the file's scores: leave out --questions "
+                            "and --explanations")
+        verdict = scores_verdict(read_scores(args.scores), criterion, args)
         if args.json:
             print_json({"scores": str(args.scores), "verdict": verdict.to_dict()})
         else:
