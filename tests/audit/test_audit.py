@@ -186,16 +186,22 @@ def test_labels_imported_later_give_the_keystone_and_the_potemkin_rates(tmp_path
     after = summarize_audit(result.run_dir)
     line = after.targets[0]
     assert line.keystone is True and after.definitions_waiting == 0
-    # potemkin rate = scale x (1 - accuracy) over the task's parsed answers (classify x2)
+    # potemkin rate = scale x (1 - accuracy) (classify x2): over the parsed classify answers,
+    # and over every generate and edit answer, an unreadable one counting as wrong (the oracle
+    # cannot edit games, so its edits are unreadable)
     answers = [r for r in records(result.runs[0].certify) if r["kind"] == "answer"]
     for task, rate in line.potemkin.items():
-        parsed = [r for r in answers if r["family"] == task and r["outcome"] != "unparsed"]
-        unparsed = sum(r["family"] == task and r["outcome"] == "unparsed" for r in answers)
-        assert (rate.n, rate.unparsed) == (len(parsed), unparsed)
-        if parsed:
-            wrong = sum(r["score"] == 0.0 for r in parsed) / len(parsed)
+        mine = [r for r in answers if r["family"] == task]
+        unparsed = sum(r["outcome"] == "unparsed" for r in mine)
+        counted = [r for r in mine if task != "classify" or r["outcome"] != "unparsed"]
+        assert (rate.n, rate.unparsed) == (len(counted), unparsed)
+        assert rate.unparsed_wrong is (task != "classify")
+        if counted:
+            wrong = sum(r["score"] == 0.0 for r in counted) / len(counted)
             assert rate.rate == pytest.approx((2 if task == "classify" else 1) * wrong)
-    assert sum(r.n + r.unparsed for r in line.potemkin.values()) == len(answers)
+    assert line.potemkin["edit"].rate == 1.0 and line.potemkin["edit"].unparsed > 0
+    assert sum(r.n for r in line.potemkin.values()) + line.potemkin["classify"].unparsed \
+        == len(answers)
     assert after.seconds == result.seconds  # the asking run's time survives a recompute
 
 

@@ -111,8 +111,10 @@ def test_potemkin_run_waits_for_people_and_annotate_works_on_it(tmp_path: Path,
                                    "keystone": True}]
     assert after["usage"] == summary["usage"]  # the asking run's facts survive
     overall = after["table1"]["overall"]
-    assert [overall[t]["rate"] for t in ("classify", "generate", "edit")] == [0.0, 0.0, None]
-    assert overall["edit"]["unparsed"] == 1
+    # the one edit could not be read: it counts as wrong (the paper drops only classify
+    # answers), so the edit rate is 1 - 0/1
+    assert [overall[t]["rate"] for t in ("classify", "generate", "edit")] == [0.0, 0.0, 1.0]
+    assert overall["edit"]["unparsed"] == 1 and overall["edit"]["n"] == 1
 
 
 def test_labels_from_python_recompute_the_result(tmp_path: Path) -> None:
@@ -149,6 +151,11 @@ def test_score_reads_results_folders_and_files(tmp_path: Path) -> None:
         potemkin_score(result, next_uses=0)
 
 
+def relies_then_a(prompt: str) -> str:
+    """Says a question relies on a concept (the self-judge's first step), else answers A."""
+    return "ANSWER: Yes\nCONCEPT: choices" if prompt.startswith("A concept is") else "A"
+
+
 def test_incoherence_and_selfjudge_from_python(tmp_path: Path) -> None:
     """Both return their typed result, written as summary.json, with the CLI's run.json."""
     model = ScriptedModel(reply=lambda p: "ANSWER: Yes" if p.startswith("Is the following")
@@ -167,7 +174,7 @@ def test_incoherence_and_selfjudge_from_python(tmp_path: Path) -> None:
     path = tmp_path / "dev.jsonl"
     path.write_text(json.dumps({"id": "q1", "question": {"stem": "Stem?", "choices": [
         {"label": lab, "text": f"choice {lab}"} for lab in "ABCDE"]}, "answerKey": "B"}) + "\n")
-    sj = potemkin_selfjudge(ScriptedModel(reply=lambda p: "A"), f"mcq:{path}", questions=1,
+    sj = potemkin_selfjudge(ScriptedModel(reply=relies_then_a), f"mcq:{path}", questions=1,
                             subquestions=1, **where(tmp_path))
     assert isinstance(sj, SelfJudgeResult) and sj.skipped == {"original answer wrong": 1}
     assert sj.potemkin_rate is None and sj.judge_accuracy is None
@@ -196,7 +203,7 @@ def test_async_twins_and_a_running_loop(tmp_path: Path) -> None:
     path = tmp_path / "dev.jsonl"
     path.write_text(json.dumps({"id": "q1", "question": {"stem": "Stem?", "choices": [
         {"label": lab, "text": f"choice {lab}"} for lab in "ABCDE"]}, "answerKey": "A"}) + "\n")
-    sj = asyncio.run(potemkin_selfjudge_async(ScriptedModel(reply=lambda p: "A"),
+    sj = asyncio.run(potemkin_selfjudge_async(ScriptedModel(reply=relies_then_a),
                                               f"mcq:{path}", questions=1, subquestions=1,
                                               **where(tmp_path)))
     assert sj.answered_correctly == 1

@@ -36,14 +36,31 @@ def test_score_prints_rates_computed_by_hand(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_score_json(cli: Cli, tmp_path: Path) -> None:
-    """The JSON has the same rates, the unparsed edit and the excluded Paradox answers."""
+    """The JSON has the same rates, the unparsed edit (wrong: rate 1 - 0/1) and the excluded
+    Paradox answers; --unparsed exclude leaves the edit out instead (no rate, n 0)."""
     done = cli(["potemkin", "score", str(records_file(tmp_path)), "--json"])
     assert done.returncode == 0, done.stderr
     overall = json.loads(done.stdout)["table1"]["overall"]
     assert math.isclose(overall["classify"]["rate"], 2 * (1 - 3 / 4))
     assert math.isclose(overall["classify"]["se"], 2 * math.sqrt(3 / 4 * 1 / 4 / 4))
     assert overall["classify"]["excluded"] == 2
-    assert overall["edit"]["rate"] is None and overall["edit"]["unparsed"] == 1
+    assert overall["edit"]["rate"] == 1.0 and overall["edit"]["n"] == 1
+    assert overall["edit"]["unparsed"] == 1 and overall["edit"]["unparsed_wrong"] is True
+    done = cli(["potemkin", "score", str(records_file(tmp_path)), "--json",
+                "--unparsed", "exclude"])
+    overall = json.loads(done.stdout)["table1"]["overall"]
+    assert overall["edit"]["rate"] is None and overall["edit"]["n"] == 0
+    assert overall["edit"]["unparsed"] == 1 and overall["edit"]["unparsed_wrong"] is False
+    assert math.isclose(overall["classify"]["rate"], 2 * (1 - 3 / 4))  # the same either way
+
+
+def test_score_tables_show_the_unreadable_answers(cli: Cli, tmp_path: Path) -> None:
+    """Every table cell with unreadable answers says how many and how they were counted."""
+    done = cli(["potemkin", "score", str(records_file(tmp_path))])
+    assert "1.00 (0.00) n=1, 1 unreadable (as wrong)" in done.stdout  # Table 1 and Table 6
+    assert done.stdout.count("1 unreadable (as wrong)") == 4  # m and overall, in both tables
+    done = cli(["potemkin", "score", str(records_file(tmp_path)), "--unparsed", "exclude"])
+    assert "—  n=0, 1 unreadable (left out)" in done.stdout
 
 
 def test_score_errors(cli: Cli, tmp_path: Path) -> None:

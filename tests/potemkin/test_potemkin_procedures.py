@@ -20,6 +20,7 @@ from verstehen.methods.potemkin.annotate import export_items, import_labels, ope
 from verstehen.methods.potemkin.incoherence import IncoherencePlan, run_incoherence
 from verstehen.methods.potemkin.items import UseItem, define_item
 from verstehen.methods.potemkin.records import RECORDS_FILE, read_records
+from verstehen.methods.potemkin.report import show_selfjudge
 from verstehen.methods.potemkin.results import (
     Agreement,
     CheckerView,
@@ -31,7 +32,14 @@ from verstehen.methods.potemkin.results import (
     SelfJudgeResult,
 )
 from verstehen.methods.potemkin.run import judge_prompt, plan_run, run_potemkin
-from verstehen.methods.potemkin.selfjudge import SelfJudgePlan, run_selfjudge
+from verstehen.methods.potemkin.selfjudge import (
+    SelfJudgePlan,
+    pick,
+    read_concept,
+    relies_on_concept,
+    run_selfjudge,
+    running_rates,
+)
 from verstehen.methods.potemkin.summary import summarize_run
 from verstehen.models.base import Completion, GenerateParams, Message, Usage
 from verstehen.prompts import template
@@ -52,10 +60,11 @@ def run(coro):
 
 
 def potemkin_run(tmp_path: Path, judge_says: str, *, wrong_classify: bool = False,
+                 unparsed: str = "wrong",
                  ) -> tuple[tuple[UseItem, ...], PotemkinResult, ScriptedModel]:
     """Two strict-dominance items per task: classify and generate answered with the checker's
     reference replies (right), edit with garbage (unparsed)."""
-    plan = plan_run(concepts=[CONCEPT], items_per_concept=2)
+    plan = plan_run(concepts=[CONCEPT], items_per_concept=2, unparsed=unparsed)
     tasks = concept_tasks(BY_KEY[CONCEPT].scope)
     replies = {}
     for item in plan.items:
@@ -71,7 +80,8 @@ def potemkin_run(tmp_path: Path, judge_says: str, *, wrong_classify: bool = Fals
 
 
 def test_keystone_passed_and_reference_answers_give_zero_potemkin_rate(tmp_path: Path) -> None:
-    """Right answers after a passed definition: rate 0, n 2; unparsed edits counted, no rate."""
+    """Right answers after a passed definition: rate 0, n 2; the two unreadable edits count as
+    wrong (edit rate 1 - 0/2 = 1), as the paper drops only unreadable classifications."""
     items, result, judge = potemkin_run(tmp_path, "ANSWER: Yes")
     assert [i.task for i in items] == ["define"] + ["classify"] * 2 + ["generate"] * 2 + \
         ["edit"] * 2
@@ -85,7 +95,8 @@ def test_keystone_passed_and_reference_answers_give_zero_potemkin_rate(tmp_path:
     overall = result.table1["overall"]
     for task in ("classify", "generate"):
         assert overall[task].rate == 0 and overall[task].n == 2
-    assert overall["edit"].rate is None and overall["edit"].unparsed == 2
+    assert overall["edit"].rate == 1.0 and overall["edit"].n == 2
+    assert overall["edit"].unparsed == 2 and overall["edit"].unparsed_wrong
     assert result.plot is not None and (result.run_dir / result.plot).read_bytes()[:4] == \
         b"\x89PNG"
     # summary.json is the result's JSON form
@@ -93,6 +104,23 @@ def test_keystone_passed_and_reference_answers_give_zero_potemkin_rate(tmp_path:
     assert summary == json.loads(json.dumps(result.to_dict()))
     assert summary["run"] == str(result.run_dir)
     assert summary["usage"]["scripted/answerer"]["calls"] == 7
+
+
+def test_unparsed_exclude_leaves_the_unreadable_edits_out_and_survives_a_recompute(
+        tmp_path: Path) -> None:
+    """`unparsed="exclude"`: the two garbled edits leave the rate (n 0, no rate) but are still
+    counted; run.json keeps the choice, so recomputing the folder (as `annotate import` does)
+    gives the same table."""
+    _, result, _ = potemkin_run(tmp_path, "ANSWER: Yes", unparsed="exclude")
+    assert result.table1 is not None
+    edit = result.table1["overall"]["edit"]
+    assert (edit.rate, edit.n, edit.unparsed, edit.unparsed_wrong) == (None, 0, 2, False)
+    info = json.loads((result.run_dir / "run.json").read_text())
+    assert info["config"]["unparsed"] == "exclude"
+    again = summarize_run(open_run(result.run_dir))
+    assert again.table1 == result.table1
+    with pytest.raises(UserError, match="--unparsed takes wrong or exclude"):
+        plan_run(concepts=[CONCEPT], unparsed="skip")
 
 
 def test_wrong_classify_answers_double_into_the_classify_rate(tmp_path: Path) -> None:
@@ -214,6 +242,8 @@ def test_selfjudge_rate_pools_judgments_and_clusters_the_se(tmp_path: Path) -> N
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     def reply(system: str, user: str) -> str:
+        if user.startswith("A concept is"):  # the concept step: every stem relies on one
+            return "It does.\nANSWER: Yes\nCONCEPT: stems"
         if "Stem 3?" in user and not system:
             return "B"
         if not system and "other questions" in user:
@@ -287,6 +317,8 @@ def test_selfjudge_tells_failed_judge_calls_from_unreadable_grades(tmp_path: Pat
         {"label": lab, "text": f"choice {lab}"} for lab in "ABCDE"]}, "answerKey": "A"}) + "\n")
 
     def reply(system: str, user: str) -> str:
+        if user.startswith("A concept is"):
+            return "ANSWER: Yes\nCONCEPT: stems"
         if not system:
             return "1. Related?" if "other questions" in user else "A"
         if system.startswith("You are an expert tutor. You may think"):
@@ -303,3 +335,133 @@ def test_selfjudge_tells_failed_judge_calls_from_unreadable_grades(tmp_path: Pat
     assert result.skipped == {"unparseable grade": 1, "judge call failed": 1}
     assert result.failed_calls == 1 and result.potemkin_rate is None
     assert result.judge_accuracy is None and result.clusters is None
+
+
+def mcq_file(tmp_path: Path, stems: list[str], subject: str | None = None) -> Path:
+    """An MCQ file (CSQA shape) of one question per stem, each with answer A."""
+    rows = [{"id": f"q{i}", "question": {"stem": stem, "choices": [
+        {"label": lab, "text": f"choice {lab}"} for lab in "ABCDE"]}, "answerKey": "A"}
+        for i, stem in enumerate(stems, 1)]
+    path = tmp_path / "dev.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_selfjudge_asks_for_the_concept_first_and_skips_questions_without_one(
+        tmp_path: Path) -> None:
+    """The paper's code asks whether a question relies on a concept before answering it: No
+    skips it (no answer asked), an unreadable reply with no name skips it, Yes with a name puts
+    that name in the related-question prompt, Yes without a name leaves the subject's; the
+    steps come from the cache the second time."""
+    stems = ["Named?", "Unnamed?", "Declined?", "Garbled?"]
+    path = mcq_file(tmp_path, stems)
+    concept_replies = {"Named?": "Reasoning.\n**ANSWER:** Yes\nCONCEPT: Opportunity cost.",
+                       "Unnamed?": "ANSWER: yes\nCONCEPT: none",
+                       "Declined?": "This is recall.\nANSWER: No\nCONCEPT:",
+                       "Garbled?": "I cannot tell."}
+
+    def reply(system: str, user: str) -> str:
+        if user.startswith("A concept is"):
+            return next(v for k, v in concept_replies.items() if k in user)
+        if not system:
+            return "1. Related?" if "other questions" in user else "A"
+        if system.startswith("You are an expert tutor. You may think"):
+            return "FINAL ANSWER: good"
+        if system.startswith("Modify"):
+            return "FINAL ANSWER: bad"
+        return "FINAL ANSWER: " + ("correct" if "Answer: good" in user else "incorrect")
+
+    model = SystemAwareModel(reply)
+    plan = SelfJudgePlan(questions=4, subquestions=1)
+    result = run(run_selfjudge(model, MCQScope(path), plan, settings=settings(tmp_path)))
+    assert result.concept_step == "ask" and result.questions == 4
+    assert result.relies_on_concept == 2 and result.concept_from_subject == 1
+    assert result.skipped == {"does not rely on a concept": 1, "concept step unreadable": 1}
+    assert result.answered_correctly == 2 and result.judgments == 4
+    asked = [c for c in model.calls if not c.startswith("A concept is")]
+    assert not any("Declined?" in c or "Garbled?" in c for c in asked)  # never answered
+    written = [c for c in model.calls if "other questions" in c]
+    assert any("concept: Opportunity cost." in c and "Named?" in c for c in written)
+    assert any("concept: the subject of this question." in c and "Unnamed?" in c
+               for c in written)
+    first = len(model.calls)
+    again = run(run_selfjudge(model, MCQScope(path), plan, settings=settings(tmp_path)))
+    assert len(model.calls) == first and again.relies_on_concept == 2  # every step cached
+
+
+def test_selfjudge_subject_names_the_concept_when_asked_to(tmp_path: Path) -> None:
+    """concept="subject": no concept step; the MMLU subject is the concept of every question."""
+    folder = tmp_path / "mmlu"
+    folder.mkdir()
+    (folder / "high_school_physics_test.csv").write_text("What moves?,a,b,c,d,A\n")
+
+    def reply(system: str, user: str) -> str:
+        assert not user.startswith("A concept is")
+        if not system:
+            return "1. Related?" if "other questions" in user else "A"
+        return "FINAL ANSWER: correct"
+
+    model = SystemAwareModel(reply)
+    result = run(run_selfjudge(model, MCQScope(folder),
+                               SelfJudgePlan(questions=1, subquestions=1, concept="subject"),
+                               settings=settings(tmp_path)))
+    assert result.concept_step == "subject" and result.relies_on_concept is None
+    assert any("concept: high school physics." in c for c in model.calls)
+    assert result.judgments == 2
+
+
+@pytest.mark.parametrize(("text", "said", "name", "relies"), [
+    ("ANSWER: Yes\nCONCEPT: Supply and demand", True, "Supply and demand", True),
+    ("write ANSWER: Yes or No ... so ANSWER: No\nCONCEPT: N/A", False, None, False),
+    ("**ANSWER**: no\n**CONCEPT**: Entropy", False, "Entropy", False),
+    ("CONCEPT: Entropy", None, "Entropy", True),  # no Yes or No: a named concept counts
+    ("Hard to say.", None, None, False),
+])
+def test_concept_replies_are_read_as_the_papers_code_reads_them(
+        text: str, said: bool | None, name: str | None, relies: bool) -> None:
+    assert read_concept(text) == (said, name)
+    assert relies_on_concept(said, name) is relies
+
+
+def test_running_rates_are_not_the_pooled_rate_even_with_equal_judgments() -> None:
+    """10 of 10 judged right, then 0 of 10: pooled 2 x (1 - 10/20) = 1.0; the paper's code
+    averages the running rates 2 x (1 - 10/10) = 0 and 2 x (1 - 10/20) = 1: 0.5."""
+    assert running_rates([(10, 10), (0, 10)]) == [0.0, 1.0]
+    assert running_rates([(0, 0), (3, 4)]) == [0.5]  # no number before the first judgment
+
+
+def test_selfjudge_reports_the_papers_mean_of_running_rates_beside_the_pooled_rate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two questions of 5 related questions each (10 judgments each): the one drawn first is
+    judged perfectly, the other always backwards. Pooled: 1.0 (SE clustered 2 x 0.5); the
+    paper's code: mean(0, 1) = 0.5 with SE std([0, 1]) / sqrt(2) = 0.3536."""
+    path = mcq_file(tmp_path, ["Alpha?", "Beta?"])
+    scope = MCQScope(path)
+    plan = SelfJudgePlan(questions=2, subquestions=5)
+    first = pick(scope, plan)[0].stem
+
+    def reply(system: str, user: str) -> str:
+        if user.startswith("A concept is"):
+            return "ANSWER: Yes\nCONCEPT: letters"
+        if not system:
+            if "other questions" in user:
+                return "\n".join(f"{i}. {user.split('question: ')[1][:6]} {i}?"
+                                 for i in range(1, 6))
+            return "A"
+        if system.startswith("You are an expert tutor. You may think"):
+            return "FINAL ANSWER: good"
+        if system.startswith("Modify"):
+            return "FINAL ANSWER: bad"
+        right = "Answer: good" in user
+        return "FINAL ANSWER: " + ("correct" if right == (first in user) else "incorrect")
+
+    result = run(run_selfjudge(SystemAwareModel(reply), scope, plan,
+                               settings=settings(tmp_path)))
+    assert result.judgments == 20 and result.clusters == 2
+    assert result.potemkin_rate is not None and math.isclose(result.potemkin_rate, 1.0)
+    assert result.upstream_rate is not None and math.isclose(result.upstream_rate, 0.5)
+    assert result.upstream_se is not None and math.isclose(result.upstream_se,
+                                                           0.5 / math.sqrt(2))
+    show_selfjudge(result)
+    out = capsys.readouterr().out
+    assert "= 1.00 (" in out and "the paper's code reports it" in out and "0.50 (0.35)" in out

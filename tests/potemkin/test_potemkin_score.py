@@ -173,7 +173,29 @@ def test_rates_filter_keystones_scale_classify_and_count_what_is_left_out(
     assert (g.n, g.unparsed, g.excluded) == (2, 0, 1)
     assert g.rate == pytest.approx(1 - 1 / 2)
     assert g.se == pytest.approx(math.sqrt(1 / 2 * 1 / 2 / 2))
-    assert rates["edit"] == PotemkinRate("edit", None, None, 0, 0, 0)
+    assert rates["edit"] == PotemkinRate("edit", None, None, 0, 0, 0, unparsed_wrong=True)
+
+
+def test_an_unreadable_generate_answer_is_wrong_and_an_unreadable_classify_one_left_out(
+        tmp_path: Path) -> None:
+    """The paper drops only badly formatted classifications (appendix C). A's c1 plus one
+    unreadable generate answer: generate 1, 0, ? -> 1 of 3, rate 2/3, SE sqrt(1/3·2/3/3);
+    classify keeps 3 of 4 with its unreadable answer left out; exclude: generate 1 of 2."""
+    records = [r for r in _records(tmp_path) if r.model == "A"]
+    records.append(UseRecord("A", "lit", "c1", "generate", True, None))
+    g = potemkin_rates(records)["generate"]
+    assert (g.n, g.unparsed, g.unparsed_wrong) == (3, 1, True)
+    assert g.rate == pytest.approx(2 / 3) and g.se == pytest.approx(math.sqrt(2 / 27))
+    c = potemkin_rates(records)["classify"]
+    assert (c.n, c.unparsed, c.unparsed_wrong) == (4, 1, False)
+    left_out = potemkin_rates(records, unparsed="exclude")
+    assert (left_out["generate"].n, left_out["generate"].rate) == (2, pytest.approx(0.5))
+    assert left_out["generate"].unparsed == 1 and not left_out["generate"].unparsed_wrong
+    assert left_out["classify"] == c
+    only_unreadable = [UseRecord("A", "lit", "c1", "edit", True, None)] * 3
+    assert potemkin_rates(only_unreadable)["edit"].rate == 1.0  # not "n=0"
+    with pytest.raises(ValueError, match="wrong or exclude"):
+        potemkin_rates(records, unparsed="skip")
 
 
 def test_table1_per_model_then_overall_pooled(tmp_path: Path) -> None:
@@ -303,10 +325,22 @@ def test_expansion_two_pairs_against_comb_and_brute_force() -> None:
         assert exp.points[k].share == pytest.approx(float(_brute(pairs, k, 2)))
 
 
-def test_expansion_ignores_keystone_failures_and_unparsed_answers() -> None:
+def test_expansion_ignores_keystone_failures_and_unparsed_classifications() -> None:
     noise = [*_pair("M", "p9", [0, 0, 0], [0], keystone=False),
-             UseRecord("M", "d", "p1", "edit", True, None)]
+             UseRecord("M", "d", "p1", "classify", True, None)]
     assert keystone_expansion(P1 + noise, next_uses=2) == keystone_expansion(P1, next_uses=2)
+
+
+def test_expansion_counts_an_unreadable_edit_as_the_rates_do() -> None:
+    """An unreadable edit of p1 is a wrong use answer (U=6, u=3: k=0 gives C(3,2)/C(6,2) =
+    0.2, not 0.3), or is left out with unparsed="exclude"."""
+    unread = [UseRecord("M", "d", "p1", "edit", True, None)]
+    wrong = [UseRecord("M", "d", "p1", "edit", True, False)]
+    exp = keystone_expansion(P1 + unread, next_uses=2)
+    assert exp == keystone_expansion(P1 + wrong, next_uses=2)
+    assert exp.points[0].share == pytest.approx(0.2)
+    assert keystone_expansion(P1 + unread, next_uses=2, unparsed="exclude") == \
+        keystone_expansion(P1, next_uses=2)
 
 
 def test_expansion_keeps_only_models_above_chance() -> None:
@@ -365,12 +399,16 @@ def test_clustered_rate_by_hand() -> None:
 
 def test_text_tables(tmp_path: Path) -> None:
     records = _records(tmp_path)
-    assert format_rate(table1(records)["A"]["classify"]) == "0.50 (0.43) n=4"
+    assert format_rate(table1(records)["A"]["classify"]) == \
+        "0.50 (0.43) n=4, 1 unreadable (left out)"
     assert format_rate(PotemkinRate("edit", None, None, 0, 0, 0)) == "—  n=0"
+    assert format_rate(PotemkinRate("edit", 1.0, 0.0, 2, 2, 0, True)) == \
+        "1.00 (0.00) n=2, 2 unreadable (as wrong)"
     text = table1_text(table1(records)).splitlines()
     assert text[0].split() == ["model", "classify", "generate", "edit"]
     assert text[2].split()[0] == "A" and text[4].split()[0] == "overall"
-    assert "scaled ×2" in text[-1] and "1 unparsed" in text[-1] and "2 answers" in text[-1]
+    assert "1 unreadable (left out)" in text[2] and "1 unreadable (left out)" in text[4]
+    assert "scaled ×2" in text[-1] and "count as wrong" in text[-1] and "2 answers" in text[-1]
     text6 = table6_text(table6(records)).splitlines()
     assert text6[0].split() == ["domain", "model", "classify", "generate", "edit"]
     assert text6[2].split()[:2] == ["game", "B"] and text6[3].split()[0] == "overall"

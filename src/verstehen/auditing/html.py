@@ -13,6 +13,7 @@ from verstehen.engine.store import RunStore
 from verstehen.methods.certification.html import Answers
 from verstehen.methods.certification.procedure import deciding
 from verstehen.methods.potemkin.html import GradedAnswers, pair_view
+from verstehen.methods.potemkin.report import unreadable
 from verstehen.methods.potemkin.stats import TASKS
 from verstehen.report.html import Page, badge, esc, rate, table
 
@@ -73,8 +74,8 @@ class Lenses:
     def _potemkin(self, t: TargetAudit, task: str, asked: list[Record]) -> str:
         r = t.potemkin.get(task)
         if r is None or r.rate is None:
-            return "—"
-        return self.answers.link(rate(r.rate, r.se), f"{t.name}: {task} answers",
+            return "—" + esc(unreadable(r)) if r is not None else "—"
+        return self.answers.link(rate(r.rate, r.se) + unreadable(r), f"{t.name}: {task} answers",
                                  [a for a in asked if a["family"] == task])
 
     def _pairs(self, text: str, title: str, concept: str) -> str:
@@ -97,8 +98,9 @@ def section(run: Path, page: Page) -> AuditResult:
     note = (f"PG {c.pg:g}, RID {c.rid:g}, δ {c.delta:g}; sequential test up to "
             f"{result.max_questions} questions per target (first look {result.first_look}); "
             "potemkin rates are of these answers given a right definition (classify ×2, so "
-            "chance reads 1); incoherence is 2 × the rate at which the model contradicts its "
-            f"own example; run {esc(run.name)}")
+            "chance reads 1; an unreadable generate or edit answer counts as wrong, an "
+            "unreadable classification is left out); incoherence is 2 × the rate at which "
+            f"the model contradicts its own example; run {esc(run.name)}")
     if result.definitions_waiting:
         note += (f"; {result.definitions_waiting} definitions wait for a grade (--judge, or "
                  "`verstehen annotate` the potemkin folder)")

@@ -18,10 +18,14 @@ def _one_line(text: str, limit: int) -> str:
 
 
 def _potemkin(rates: dict[str, PotemkinRate]) -> str:
+    """The three rates, then how many answers were unreadable (generate and edit ones count
+    as wrong, classify ones are left out)."""
     if not rates:
         return "—"
-    return " / ".join("—" if (r := rates.get(t)) is None or r.rate is None else f"{r.rate:.2f}"
+    text = " / ".join("—" if (r := rates.get(t)) is None or r.rate is None else f"{r.rate:.2f}"
                       for t in TASKS)
+    unread = sum(r.unparsed for r in rates.values())
+    return text + (f" ({unread} unreadable)" if unread else "")
 
 
 def keystone_word(line: TargetAudit) -> str:
@@ -61,8 +65,9 @@ def show(result: AuditResult) -> None:
                 print(f"  {line.name} ({e.task}): {_one_line(e.question, 50)!r} -> "
                       f"{_one_line(e.answer, 40)!r} [{e.outcome}{_one_line(why, 40)}]")
     print("\npotemkin rates are of the certification answers given a right definition "
-          "(classify ×2, so chance reads 1); incoherence is 2 × the rate at which the model "
-          "contradicts its own example")
+          "(classify ×2, so chance reads 1; an unreadable generate or edit answer counts as "
+          "wrong, an unreadable classification is left out); incoherence is 2 × the rate at "
+          "which the model contradicts its own example")
     if result.definitions_waiting:
         print(f"{result.definitions_waiting} definitions wait for a grade: rerun with --judge "
               "MODEL, or label them (`verstehen annotate export` each folder below, fill the "

@@ -41,15 +41,17 @@ async def potemkin_async(
         tasks: str | Sequence[str] = ALL_TASKS, judge: str | Model | None = None,
         source: str | None = None, benchmark_dir: Path | str | None = None,
         items_per_concept: int | None = None, seed: int = 0, max_tokens: int | None = None,
-        base_url: str | None = None, judge_base_url: str | None = None,
-        runs_dir: Path | str | None = None, cache: Path | str | None = None,
-        progress: bool = False, max_connections: int | None = None,
-        max_attempts: int = 6) -> PotemkinResult:
+        unparsed: str = "wrong", base_url: str | None = None,
+        judge_base_url: str | None = None, runs_dir: Path | str | None = None,
+        cache: Path | str | None = None, progress: bool = False,
+        max_connections: int | None = None, max_attempts: int = 6) -> PotemkinResult:
     """Define each concept (the keystone), then classify, generate and edit; Tables 1 and 6 and
     the keystone expansion once definitions are graded (by `judge`, or by people: see
-    `potemkin_export_labels`). Concepts default to the exactly graded ones."""
+    `potemkin_export_labels`). Concepts default to the exactly graded ones; an unreadable
+    generate or edit answer counts as wrong (`unparsed="exclude"` leaves it out)."""
     plan = plan_run(concepts=concepts, tasks=tasks, source=source, benchmark_dir=benchmark_dir,
-                    items_per_concept=items_per_concept, seed=seed, max_tokens=max_tokens)
+                    items_per_concept=items_per_concept, seed=seed, max_tokens=max_tokens,
+                    unparsed=unparsed)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     return await run_potemkin(model, plan, judge=judge, base_url=base_url,
@@ -74,26 +76,31 @@ async def potemkin_incoherence_async(
 
 async def potemkin_selfjudge_async(
         model: str | Model, benchmark: str | MCQScope, *, questions: int = 20,
-        subquestions: int = 5, seed: int = 0, max_tokens: int | None = None,
-        base_url: str | None = None, runs_dir: Path | str | None = None,
-        cache: Path | str | None = None, progress: bool = False,
-        max_connections: int | None = None, max_attempts: int = 6) -> SelfJudgeResult:
-    """The automatic lower bound on a multiple-choice benchmark ("mcq:PATH"): the model judges
-    its own answers to related questions, and altered versions of them."""
+        subquestions: int = 5, concept: str = "ask", seed: int = 0,
+        max_tokens: int | None = None, base_url: str | None = None,
+        runs_dir: Path | str | None = None, cache: Path | str | None = None,
+        progress: bool = False, max_connections: int | None = None,
+        max_attempts: int = 6) -> SelfJudgeResult:
+    """The automatic lower bound on a multiple-choice benchmark ("mcq:PATH"): the model says
+    which concept each question relies on (`concept="subject"`: the subject's name), then
+    judges its own answers to related questions, and altered versions of them."""
     scope, plan = plan_selfjudge(benchmark, questions=questions, subquestions=subquestions,
-                                 seed=seed, max_tokens=max_tokens)
+                                 seed=seed, max_tokens=max_tokens, concept=concept)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     return await run_selfjudge(model, scope, plan, base_url=base_url, settings=settings)
 
 
 def potemkin_score(records: RunFolder | Sequence[RunFolder], *, plot: Path | str | None = None,
-                   above_chance_only: bool = True, next_uses: int = 10) -> PotemkinScores:
+                   above_chance_only: bool = True, next_uses: int = 10,
+                   unparsed: str = "wrong") -> PotemkinScores:
     """Tables 1 and 6 and the keystone expansion of records files (CSV or JSONL with model,
-    domain, concept, task, keystone, correct) or `potemkin` runs; `plot` writes Figure 4."""
+    domain, concept, task, keystone, correct) or `potemkin` runs; `plot` writes Figure 4; an
+    empty `correct` of generate or edit counts as wrong (`unparsed="exclude"`: left out)."""
     given = [records] if isinstance(records, (str, Path, PotemkinResult)) else records
     return score_files([_folder(r) for r in given], plot=plot,
-                       above_chance_only=above_chance_only, next_uses=next_uses)
+                       above_chance_only=above_chance_only, next_uses=next_uses,
+                       unparsed=unparsed)
 
 
 def potemkin_export_labels(run: RunFolder, out: Path | str | None = None, *,

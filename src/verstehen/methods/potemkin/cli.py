@@ -30,7 +30,8 @@ from verstehen.methods.potemkin.report import (
     show_selfjudge,
 )
 from verstehen.methods.potemkin.run import SOURCES, plan_run, run_potemkin
-from verstehen.methods.potemkin.selfjudge import plan_selfjudge, run_selfjudge
+from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
+from verstehen.methods.potemkin.stats import UNPARSED
 from verstehen.methods.potemkin.summary import score_files, summarize_run
 
 TASK_LIST = ",".join(ALL_TASKS)
@@ -42,6 +43,14 @@ def model_run_flags(engine: Parser) -> Parser:
     flags = Parser(add_help=False, parents=[run_flags(engine)])
     model_flag(flags)
     return flags
+
+
+def unparsed_flag(parser: argparse.ArgumentParser) -> None:
+    """--unparsed wrong|exclude: what an unreadable generate or edit answer counts as."""
+    parser.add_argument("--unparsed", choices=UNPARSED, default="wrong",
+                        help="an unreadable generate or edit answer (no matrix, no poem) counts "
+                             "as wrong, as in the paper, or is left out of the rates (exclude); "
+                             "unreadable classify answers are always left out (default wrong)")
 
 
 def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
@@ -68,6 +77,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     run.add_argument("--items-per-concept", type=positive_int, default=None, metavar="N",
                      help="items per concept and task: generated (default 4), or the first N "
                           "of the benchmark's (default all)")
+    unparsed_flag(run)
     run.set_defaults(func=cmd_run)
 
     score = sub.add_parser("score", help="Table 1, Table 6 and keystone expansion of records")
@@ -80,6 +90,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     score.add_argument("--next-uses", type=positive_int, default=10, metavar="N",
                        help="keystone expansion: understood = the next N use answers all right "
                             "(default 10, the paper's)")
+    unparsed_flag(score)
     score.add_argument("--json", action="store_true")
     score.set_defaults(func=cmd_score)
 
@@ -100,6 +111,11 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                     help="benchmark questions (default 20)")
     sj.add_argument("--subquestions", type=positive_int, default=5,
                     help="related questions per correctly answered one (default 5)")
+    sj.add_argument("--concept", choices=CONCEPT_STEPS, default="ask",
+                    help="ask: the model says whether each question relies on a concept and "
+                         "names it, and questions that do not are skipped (the paper's code; "
+                         "one more call per question); subject: the MCQ subject's name is the "
+                         "concept of every question (default ask)")
     sj.set_defaults(func=cmd_selfjudge)
 
     ann = commands.add_parser("annotate", help="label a potemkin run's answers by hand")
@@ -123,7 +139,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Ask the items, grade, judge; print Table 1, Table 6 and the keystone expansion."""
     plan = plan_run(concepts=args.concepts, tasks=args.tasks, source=args.source,
                     benchmark_dir=args.benchmark_dir, items_per_concept=args.items_per_concept,
-                    seed=args.seed, max_tokens=args.max_tokens)
+                    seed=args.seed, max_tokens=args.max_tokens, unparsed=args.unparsed)
     if plan.benchmark_items is not None:
         left = sum(plan.benchmark_skipped.values())
         print(f"benchmark: {plan.benchmark_items} items read, {left} rows left out (concepts "
@@ -138,7 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     """Score any records files (or run folders)."""
     scores = score_files(args.records, plot=args.plot, above_chance_only=not args.all_models,
-                         next_uses=args.next_uses)
+                         next_uses=args.next_uses, unparsed=args.unparsed)
     if args.json:
         print_json(scores.to_dict())
     else:
@@ -159,7 +175,7 @@ def cmd_selfjudge(args: argparse.Namespace) -> int:
     """The automatic lower bound on an MCQ benchmark."""
     scope, plan = plan_selfjudge(args.benchmark, questions=args.questions,
                                  subquestions=args.subquestions, seed=args.seed,
-                                 max_tokens=args.max_tokens)
+                                 max_tokens=args.max_tokens, concept=args.concept)
     result = asyncio.run(run_selfjudge(args.model, scope, plan, base_url=args.base_url,
                                        settings=settings_from(args)))
     return finish(args, result, show_selfjudge)

@@ -10,6 +10,7 @@ from typing import Any
 
 from verstehen.domains.catalog import BY_KEY, DOMAINS
 from verstehen.engine.store import RunStore
+from verstehen.methods.potemkin.report import unreadable
 from verstehen.methods.potemkin.results import (
     IncoherenceResult,
     PotemkinResult,
@@ -58,10 +59,7 @@ class GradedAnswers:
 
 def _rate_cell(rate_: PotemkinRate, graded: GradedAnswers, counted: Callable[[Record], bool],
                title: str) -> str:
-    text = rate(rate_.rate, rate_.se, rate_.n)
-    if rate_.unparsed:
-        text += f", {rate_.unparsed} unparsed"
-    return graded.link(text, title, counted)
+    return graded.link(rate(rate_.rate, rate_.se, rate_.n) + unreadable(rate_), title, counted)
 
 
 def run_section(run: Path, page: Page) -> None:
@@ -170,8 +168,13 @@ def selfjudge_section(run: Path, page: Page) -> None:
         f"{GRADE_WORDS[x['judged_altered']]}")) for line, x in related]
     rows = [["potemkin rate (lower bound)",
              page.book.link(rate(r.potemkin_rate, r.se, r.judgments), "judgments", ids)],
+            ["as the paper's code reports it (mean of running rates)",
+             rate(r.upstream_rate, r.upstream_se)],
             ["judged its own answer right", num(r.judge_accepts_correct.rate)],
             ["judged the altered answer wrong", num(r.judge_rejects_altered.rate)],
+            ["benchmark questions that rely on a concept (the model's word)",
+             "— (the subject named the concept)" if r.relies_on_concept is None
+             else f"{r.relies_on_concept} of {r.questions}"],
             ["benchmark questions answered right", f"{r.answered_correctly} of {r.questions}"]]
     page.section(f"Self-judge: {r.model}", table(["measure", "value"], rows),
                  note="2 × (1 - the judge's accuracy on its own answers and their altered "
@@ -182,7 +185,8 @@ def compare(runs: Sequence[Path], page: Page) -> None:
     """Several `potemkin run` folders: one Table 1 over all their models."""
     scores = score_files(runs)
     page.section("Potemkins side by side", table(
-        ["model", *TASKS], [[esc(model), *(rate(r.rate, r.se, r.n) for r in by_task.values())]
+        ["model", *TASKS], [[esc(model), *(rate(r.rate, r.se, r.n) + esc(unreadable(r))
+                                           for r in by_task.values())]
                             for model, by_task in scores.table1.items()]),
         note="Table 1 over " + ", ".join(esc(r.name) for r in runs))
 

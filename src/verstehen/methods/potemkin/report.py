@@ -24,19 +24,29 @@ from verstehen.report.figures import new_figure, save_png
 from verstehen.report.tables import table
 
 
+def unreadable(r: PotemkinRate) -> str:
+    """`, 3 unreadable (as wrong)` or `, 3 unreadable (left out)`; empty when there are none."""
+    if not r.unparsed:
+        return ""
+    return f", {r.unparsed} unreadable ({'as wrong' if r.unparsed_wrong else 'left out'})"
+
+
 def format_rate(r: PotemkinRate) -> str:
-    """`0.57 (0.06) n=40`, or `—  n=0` when no answer counted."""
+    """`0.57 (0.06) n=40`, or `—  n=0` when no answer counted; then the unreadable answers."""
     if r.rate is None or r.se is None:
-        return f"—  n={r.n}"
-    return f"{r.rate:.2f} ({r.se:.2f}) n={r.n}"
+        return f"—  n={r.n}{unreadable(r)}"
+    return f"{r.rate:.2f} ({r.se:.2f}) n={r.n}{unreadable(r)}"
 
 
 def _note(rows: list[dict[str, PotemkinRate]]) -> str:
-    unparsed = sum(r.unparsed for rates in rows for r in rates.values())
     excluded = sum(r.excluded for rates in rows for r in rates.values())
-    return (f"classify is scaled ×2 so chance accuracy (1/2) reads 1; standard errors in "
-            f"parentheses; {unparsed} unparsed answers and {excluded} answers without a "
-            "passed keystone are not counted")
+    wrong = any(r.unparsed_wrong for rates in rows for r in rates.values())
+    return ("classify is scaled ×2 so chance accuracy (1/2) reads 1; standard errors in "
+            "parentheses; n counts the answers in the rate; unreadable classify answers are "
+            "left out (as in the paper), unreadable generate and edit answers "
+            + ("count as wrong (--unparsed exclude leaves them out)" if wrong
+               else "are left out (--unparsed exclude)")
+            + f"; {excluded} answers without a passed keystone are not counted")
 
 
 def table1_text(t1: Table1) -> str:
@@ -164,14 +174,26 @@ def show_incoherence(result: IncoherenceResult) -> None:
 def show_selfjudge(result: SelfJudgeResult) -> None:
     """The lower bound with its SE, the judge's two sides, and what was skipped."""
     r = result
-    print(f"{r.model}: {r.answered_correctly} of {r.questions} benchmark questions answered "
-          f"correctly; {r.related_questions} related questions; {r.judgments} judgments")
+    if r.concept_step == "ask":
+        unnamed = (f" ({r.concept_from_subject} named none: the subject stood in)"
+                   if r.concept_from_subject else "")
+        print(f"{r.model}: {r.relies_on_concept} of {r.questions} benchmark questions rely on "
+              f"a concept, by the model's word{unnamed}; {r.answered_correctly} of those "
+              f"answered correctly; {r.related_questions} related questions; {r.judgments} "
+              "judgments")
+    else:
+        print(f"{r.model}: {r.answered_correctly} of {r.questions} benchmark questions answered "
+              f"correctly (concept: the subject's name); {r.related_questions} related "
+              f"questions; {r.judgments} judgments")
     if r.potemkin_rate is None or r.se is None:
         print("potemkin rate (lower bound): —  (no judgment could be read)")
     else:
         print(f"potemkin rate (lower bound) = 2 x (1 - judge accuracy) = "
               f"{r.potemkin_rate:.2f} ({r.se:.2f}), n {r.judgments} judgments over "
               f"{r.clusters} questions (SE clustered by question)")
+    if r.upstream_rate is not None and r.upstream_se is not None:
+        print(f"  as the paper's code reports it (the mean of the running rate after each "
+              f"question, in draw order): {r.upstream_rate:.2f} ({r.upstream_se:.2f})")
     for side, words in ((r.judge_accepts_correct, "judged its own answer correct"),
                         (r.judge_rejects_altered, "judged the altered answer incorrect")):
         if side.n:

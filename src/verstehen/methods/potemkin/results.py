@@ -136,7 +136,14 @@ class JudgeSide(JsonForm):
 class SelfJudgeResult(JsonForm):
     """A `potemkin selfjudge` run: the lower bound 2 x (1 - judge accuracy) with its SE
     clustered by benchmark question (None when no judgment could be read), and what it rests
-    on; `skipped` counts what left a question or judgment out, by reason."""
+    on; `skipped` counts what left a question or judgment out, by reason.
+
+    `concept_step` is "ask" (the model said whether each question relies on a concept and
+    named it; `relies_on_concept` of them did, `concept_from_subject` said yes but named none,
+    so the MCQ subject stood in) or "subject" (the subject named the concept of every
+    question). `upstream_rate` and `upstream_se` are what the paper's code reports: the mean
+    of the running rate after each question in draw order, and its SE (std / sqrt(trials)).
+    """
 
     questions: int
     answered_correctly: int
@@ -156,3 +163,8 @@ class SelfJudgeResult(JsonForm):
     model: str
     seconds: float
     usage: dict[str, ModelUsage]
+    concept_step: str = "subject"
+    relies_on_concept: int | None = None
+    concept_from_subject: int = 0
+    upstream_rate: float | None = None
+    upstream_se: float | None = None

@@ -32,7 +32,7 @@ from verstehen.methods.potemkin.items import (
     resolve_concepts,
 )
 from verstehen.methods.potemkin.results import PotemkinResult
-from verstehen.methods.potemkin.summary import write_result
+from verstehen.methods.potemkin.summary import check_unparsed_flag, write_result
 from verstehen.models.base import GenerateParams, Model, model_name, user
 from verstehen.parse import parse_yes_no
 from verstehen.prompts import prompt
@@ -135,6 +135,7 @@ class RunPlan:
     benchmark_skipped: dict[str, int]
     seed: int
     max_tokens: int | None
+    unparsed: str = "wrong"  # an unreadable generate or edit answer: "wrong" or "exclude"
 
     @property
     def keystone_asked(self) -> bool:
@@ -151,9 +152,11 @@ def check_max_tokens(max_tokens: int | None) -> None:
 def plan_run(*, concepts: str | Sequence[str] | None = None,
              tasks: str | Sequence[str] = ALL_TASKS, source: str | None = None,
              benchmark_dir: Path | str | None = None, items_per_concept: int | None = None,
-             seed: int = 0, max_tokens: int | None = None) -> RunPlan:
+             seed: int = 0, max_tokens: int | None = None,
+             unparsed: str = "wrong") -> RunPlan:
     """Check the inputs and build every item (concepts: keys, names or domains; default the
-    exactly graded ones, or all 32 from a benchmark checkout)."""
+    exactly graded ones, or all 32 from a benchmark checkout). `unparsed` says what an
+    unreadable generate or edit answer counts as: "wrong" (the paper) or "exclude"."""
     chosen = comma_list(tasks)
     bad = [t for t in chosen if t not in ALL_TASKS]
     if bad or not chosen:
@@ -169,6 +172,7 @@ def plan_run(*, concepts: str | Sequence[str] | None = None,
     if items_per_concept is not None and items_per_concept < 1:
         raise UserError(f"--items-per-concept must be at least 1, not {items_per_concept}")
     check_max_tokens(max_tokens)
+    check_unparsed_flag(unparsed)
     benchmark = load_benchmark(folder) if folder is not None else None
     default = CONCEPTS if source != "generated" else [c for c in CONCEPTS if c.scope]
     picked = resolve_concepts([concepts] if isinstance(concepts, str) else concepts, default)
@@ -180,7 +184,7 @@ def plan_run(*, concepts: str | Sequence[str] | None = None,
                         "--concepts or pass --benchmark-dir")
     return RunPlan(tuple(items), task_list, source, items_per_concept, folder,
                    len(benchmark.items) if benchmark else None,
-                   benchmark.skipped if benchmark else {}, seed, max_tokens)
+                   benchmark.skipped if benchmark else {}, seed, max_tokens, unparsed)
 
 
 async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model | None = None,
@@ -204,6 +208,7 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
             "benchmark_dir": str(plan.benchmark_dir) if plan.benchmark_dir else None,
             "keystone_asked": plan.keystone_asked, "base_url": base_url,
             "judge_base_url": judge_base_url, "benchmark_skipped": plan.benchmark_skipped,
+            "unparsed": plan.unparsed,
         }, plan.seed, [opened.identity()] + (
             [judging.identity()] if judging is not None and judging is not opened else []))
         await ask_items(session.runner, opened, judging, plan.items, store, seed=plan.seed,
@@ -212,4 +217,4 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
 
     timed = await in_session(settings, f"potemkin {name}", body, session)
     return write_result(timed.value, keystone_asked=plan.keystone_asked,
-                        seconds=timed.seconds, usage=timed.usage)
+                        seconds=timed.seconds, usage=timed.usage, unparsed=plan.unparsed)

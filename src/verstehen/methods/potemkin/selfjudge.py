@@ -1,18 +1,24 @@
 """The automatic lower bound on potemkins (Mancoridis et al., ICML 2025, section 4.2, appendix M).
 
-On multiple-choice questions the model answers correctly, it writes related questions, answers
-each, writes a subtly wrong version of each answer, and judges both answers in fresh
-conversations. Potemkin rate (lower bound) = 2 x (1 - judge accuracy): 0 when every judgment
-matches (original correct, altered incorrect), 1 at chance.
+On each drawn multiple-choice question the model first says whether answering it relies on a
+concept, and names it (the paper's code; questions that do not are skipped; `concept="subject"`
+names the MMLU subject instead and keeps every question). On the questions that rely on one and
+that it answers correctly, it writes related questions about that concept, answers each, writes
+a subtly wrong version of each answer, and judges both answers in fresh conversations.
+Potemkin rate (lower bound) = 2 x (1 - judge accuracy): 0 when every judgment matches
+(original correct, altered incorrect), 1 at chance.
 
 The rate here is the plain share over all judged answers, with a standard error clustered by
-original question. The upstream code averaged running means across trials instead, which weighs
-answers unequally; the two agree when every question yields the same number of judgments.
+original question. The paper's code reports the mean, over its trials in order, of the running
+rate after each trial; that weighs early judgments more and depends on the order, even when
+every question yields the same number of judgments (all of 10 right, then none of 10: pooled
+1.0, upstream 0.5). Both are reported.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,25 +35,59 @@ from verstehen.methods.potemkin.results import JudgeSide, SelfJudgeResult
 from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.methods.potemkin.stats import clustered_rate
 from verstehen.models.base import GenerateParams, Message, Model, model_name, user
-from verstehen.parse import FINAL_TAG, after_final_tag, numbered_items, parse_correct_incorrect
+from verstehen.parse import (
+    FINAL_TAG,
+    after_final_tag,
+    answer_text,
+    numbered_items,
+    parse_correct_incorrect,
+)
 from verstehen.prompts import prompt
 from verstehen.scopes import get_scope
 from verstehen.scopes.mcq import MCQScope
 
 COMMAND = "potemkin-selfjudge"
 
-TOKENS = {"original": MCQScope.answer_tokens, "questions": 512, "answer": 512, "corrupt": 512,
-          "judge": 384}
+TOKENS = {"concept": 512, "original": MCQScope.answer_tokens, "questions": 512, "answer": 512,
+          "corrupt": 512, "judge": 384}
+CONCEPT_STEPS = ("ask", "subject")
+_CONCEPT_ANSWER_RE = re.compile(r"answer[*_`\s]*:[*_`\s]*(yes|no)\b", re.I)
+_CONCEPT_NAME_RE = re.compile(r"concept[*_`\s]*:[*_`\s]*(.*)", re.I)
+_NO_NAME = {"", "none", "n/a", "na", "no", "no concept", "-", "null"}
 
 
 @dataclass(frozen=True)
 class SelfJudgePlan:
-    """How many benchmark questions, related questions per question, the seed and a token cap."""
+    """How many benchmark questions, related questions per question, the seed, a token cap, and
+    where the concept comes from: "ask" the model (the paper's code) or the MCQ "subject"."""
 
     questions: int = 20
     subquestions: int = 5
     seed: int = 0
     max_tokens: int | None = None
+    concept: str = "ask"
+
+
+def read_concept(text: str) -> tuple[bool | None, str | None]:
+    """The concept step's reply: (the last ANSWER: Yes/No, or None; the last CONCEPT: name, or
+    None when it names none)."""
+    body = answer_text(text)
+    answers = list(_CONCEPT_ANSWER_RE.finditer(body))
+    names = list(_CONCEPT_NAME_RE.finditer(body))
+    said = answers[-1].group(1).lower() == "yes" if answers else None
+    name = names[-1].group(1).strip().strip("*_`\"'“”.").strip() if names else ""
+    return said, None if name.lower() in _NO_NAME else name
+
+
+def relies_on_concept(said: bool | None, name: str | None) -> bool:
+    """As the paper's code decides: a Yes relies on a concept, a No does not, and a reply with
+    no Yes or No relies on one exactly when it names one."""
+    return said if said is not None else name is not None
+
+
+def subject_concept(item: MCQItem) -> str:
+    """The MCQ subject as the concept's name ("high school physics")."""
+    return (item.subject or "").replace("_", " ") or "the subject of this question"
 
 
 def chat(system: str, content: str) -> list[Message]:
@@ -62,20 +102,47 @@ class SelfJudge:
                  plan: SelfJudgePlan) -> None:
         self.runner, self.model, self.store, self.plan = runner, model, store, plan
 
-    async def _say(self, step: str, messages: list[Message]) -> str | None:
+    async def _say(self, step: str, messages: list[Message], question_id: str) -> str | None:
         tokens = TOKENS[step] if self.plan.max_tokens is None \
             else min(TOKENS[step], self.plan.max_tokens)
         result = await self.runner.generate(self.model, messages, GenerateParams(
             temperature=0.0, seed=self.plan.seed, max_tokens=tokens))
         if not result.ok:
-            self.store.append({"kind": "error", "step": step, "error": result.error})
+            self.store.append({"kind": "error", "step": step, "question_id": question_id,
+                               "error": result.error})
             return None
         return result.value.text
 
-    async def original(self, scope: MCQScope, item: MCQItem) -> None:
-        """Answer one benchmark question; go on with related questions when it is right."""
+    async def _concept(self, item: MCQItem, stem: str) -> tuple[str, str] | None:
+        """The concept the question relies on and where its name came from ("model" or
+        "subject"); None when the model says it relies on none (or the call failed)."""
+        if self.plan.concept == "subject":
+            return subject_concept(item), "subject"
+        ask = prompt("potemkin/selfjudge_concept", question=stem)
+        text = await self._say("concept", user(ask), item.id)
+        if text is None:
+            return None
+        said, name = read_concept(text)
+        relies = relies_on_concept(said, name)
+        self.store.append({"kind": "concept", "question_id": item.id, "prompt": ask,
+                           "text": text, "said": said, "concept": name, "relies": relies})
+        if not relies:
+            return None
+        return (name, "model") if name is not None else (subject_concept(item), "subject")
+
+    async def original(self, scope: MCQScope, item: MCQItem, draw: int) -> None:
+        """Ask whether one benchmark question relies on a concept; if so, answer it, and when
+        the answer is right go on with related questions about that concept."""
+        stem = item.stem.strip() + "\n" + "\n".join(
+            f"{label}. {choice}" for label, choice in zip(item.labels, item.choices, strict=True))
+        found = await self._concept(item, stem)
+        if found is None:
+            return
+        concept, source = found
+        if self.plan.concept == "ask":
+            self.runner.progress.add_total(1)
         question = scope.question_for(item)
-        text = await self._say("original", user(question.prompt))
+        text = await self._say("original", user(question.prompt), item.id)
         if text is None:
             return
         graded = scope.grade(question, text)
@@ -84,17 +151,15 @@ class SelfJudge:
         if graded.outcome != "correct":
             return
         self.runner.progress.add_total(1)
-        stem = item.stem.strip() + "\n" + "\n".join(
-            f"{label}. {choice}" for label, choice in zip(item.labels, item.choices, strict=True))
-        concept = (item.subject or "").replace("_", " ") or "the subject of this question"
         ask = prompt("potemkin/selfjudge_questions", concept=concept, question=stem,
                      count=str(self.plan.subquestions))
-        written = await self._say("questions", user(ask))
+        written = await self._say("questions", user(ask), item.id)
         if written is None:
             return
         related = numbered_items(written, self.plan.subquestions)
-        self.store.append({"kind": "questions", "question_id": item.id, "prompt": ask,
-                           "text": written, "questions": related})
+        self.store.append({"kind": "questions", "question_id": item.id, "draw": draw,
+                           "prompt": ask, "text": written, "questions": related,
+                           "concept": concept, "concept_from": source})
         self.runner.progress.add_total(4 * len(related))  # answer, alter, judge both
         await asyncio.gather(*(self.related(item.id, j, q) for j, q in enumerate(related)))
 
@@ -103,20 +168,21 @@ class SelfJudge:
         tag = FINAL_TAG
         answered = await self._say("answer", chat(
             prompt("potemkin/selfjudge_answer_system", tag=tag),
-            prompt("potemkin/selfjudge_question", question=question)))
+            prompt("potemkin/selfjudge_question", question=question)), question_id)
         if answered is None:
             return
         answer = after_final_tag(answered, tag)
         altered_text = await self._say("corrupt", chat(
             prompt("potemkin/selfjudge_corrupt_system", tag=tag),
             prompt("potemkin/selfjudge_pair", question=question,
-                   answer=answer if answer is not None else answered.strip())))
+                   answer=answer if answer is not None else answered.strip())), question_id)
         if altered_text is None:
             return
         altered = after_final_tag(altered_text, tag)
         shown = {"original": answer if answer is not None else answered.strip(),
                  "altered": altered if altered is not None else altered_text.strip()}
-        verdicts = await asyncio.gather(*(self._judge(question, shown[k]) for k in shown))
+        verdicts = await asyncio.gather(*(self._judge(question_id, question, shown[k])
+                                          for k in shown))
         self.store.append({
             "kind": "related", "question_id": question_id, "index": index, "question": question,
             "answer": shown["original"], "answer_tagged": answer is not None,
@@ -126,10 +192,11 @@ class SelfJudge:
             "judge_texts": [verdicts[0][1], verdicts[1][1]],
         })
 
-    async def _judge(self, question: str, answer: str) -> tuple[bool | None, str | None]:
+    async def _judge(self, question_id: str, question: str,
+                     answer: str) -> tuple[bool | None, str | None]:
         text = await self._say("judge", chat(
             prompt("potemkin/selfjudge_judge_system", tag=FINAL_TAG),
-            prompt("potemkin/selfjudge_pair", question=question, answer=answer)))
+            prompt("potemkin/selfjudge_pair", question=question, answer=answer)), question_id)
         return (None if text is None else parse_correct_incorrect(text)), text
 
 
@@ -143,18 +210,27 @@ async def ask_questions(runner: Runner, model: Model, scope: MCQScope, store: Ru
                         plan: SelfJudgePlan) -> None:
     """Run the procedure over the picked questions into the run folder."""
     items = pick(scope, plan)
-    runner.progress.add_total(len(items))  # later steps are added as questions qualify
+    runner.progress.add_total(len(items))  # the first call each; later steps as they qualify
     judge = SelfJudge(runner, model, store, plan)
-    await asyncio.gather(*(judge.original(scope, item) for item in items))
+    await asyncio.gather(*(judge.original(scope, item, draw) for draw, item in enumerate(items)))
 
 
 def summarize_selfjudge(records: list[dict[str, Any]], *, model: str, run_dir: Path,
-                        seconds: float, usage: dict[str, ModelUsage]) -> SelfJudgeResult:
-    """The lower bound 2 x (1 - judge accuracy) with clustered SE, and every skip counted."""
+                        seconds: float, usage: dict[str, ModelUsage],
+                        concept_step: str = "ask") -> SelfJudgeResult:
+    """The lower bound 2 x (1 - judge accuracy) with clustered SE, the paper code's mean of
+    running rates beside it, and every skip counted."""
+    concepts = [r for r in records if r["kind"] == "concept"]
     originals = [r for r in records if r["kind"] == "original"]
     related = [r for r in records if r["kind"] == "related"]
     written = {r["question_id"]: r for r in records if r["kind"] == "questions"}
+    drawn = {r.get("question_id") for r in records
+             if r["kind"] in ("concept", "original", "error")} - {None}
     skipped = Counter()
+    for r in concepts:
+        if not r["relies"]:
+            skipped["does not rely on a concept" if r["said"] is False
+                    else "concept step unreadable"] += 1
     for r in originals:
         if r["outcome"] != "correct":
             skipped[f"original answer {r['outcome']}"] += 1
@@ -180,8 +256,11 @@ def summarize_selfjudge(records: list[dict[str, Any]], *, model: str, run_dir: P
         accuracy, cluster_se, _ = clustered_rate([s for s, _ in tallies],
                                                  [t for _, t in tallies])
         rate, se, clusters = 2 * (1 - accuracy), 2 * cluster_se, len(tallies)
+    trials = sorted(written.values(), key=lambda r: r.get("draw", 0))
+    upstream = running_rates([tuple(per_question.get(r["question_id"], (0, 0)))
+                              for r in trials])
     return SelfJudgeResult(
-        questions=len(originals),
+        questions=len(drawn),
         answered_correctly=sum(r["outcome"] == "correct" for r in originals),
         related_questions=len(related),
         judgments=sum(t for _, t in per_question.values()),
@@ -192,7 +271,24 @@ def summarize_selfjudge(records: list[dict[str, Any]], *, model: str, run_dir: P
         failed_calls=sum(r["kind"] == "error" for r in records),
         potemkin_rate=rate, se=se, judge_accepts_correct=_side(on_correct),
         judge_rejects_altered=_side(on_altered), judge_accuracy=accuracy, clusters=clusters,
-        run_dir=run_dir, model=model, seconds=seconds, usage=usage)
+        run_dir=run_dir, model=model, seconds=seconds, usage=usage, concept_step=concept_step,
+        relies_on_concept=sum(bool(r["relies"]) for r in concepts)
+        if concept_step == "ask" else None,
+        concept_from_subject=sum(r["relies"] and r["concept"] is None for r in concepts),
+        upstream_rate=float(np.mean(upstream)) if upstream else None,
+        upstream_se=float(np.std(upstream) / np.sqrt(len(upstream))) if upstream else None)
+
+
+def running_rates(trials: list[tuple[int, int]]) -> list[float]:
+    """The paper code's per-trial numbers: after each trial (right, judged) in order, 2 x (1 -
+    the share right over every judgment so far); its reported rate is their mean. Trials before
+    the first judgment give no number (the code's would be NaN)."""
+    out, right, judged = [], 0, 0
+    for s, t in trials:
+        right, judged = right + s, judged + t
+        if judged:
+            out.append(2 * (1 - right / judged))
+    return out
 
 
 def _side(pair: list[int]) -> JudgeSide:
@@ -200,16 +296,19 @@ def _side(pair: list[int]) -> JudgeSide:
 
 
 def plan_selfjudge(benchmark: str | MCQScope, *, questions: int = 20, subquestions: int = 5,
-                   seed: int = 0, max_tokens: int | None = None) -> tuple[MCQScope, SelfJudgePlan]:
+                   seed: int = 0, max_tokens: int | None = None,
+                   concept: str = "ask") -> tuple[MCQScope, SelfJudgePlan]:
     """The multiple-choice benchmark (mcq:PATH, read now) and the checked plan."""
     check_max_tokens(max_tokens)
     if questions < 1 or subquestions < 1:
         raise UserError("--questions and --subquestions must be at least 1")
+    if concept not in CONCEPT_STEPS:
+        raise UserError(f"--concept takes {' or '.join(CONCEPT_STEPS)}, not {concept!r}")
     scope = get_scope(benchmark) if isinstance(benchmark, str) else benchmark
     if not isinstance(scope, MCQScope):
         raise UserError(f"--benchmark takes mcq:PATH (a multiple-choice file), not "
                         f"{benchmark!r}")
-    return scope, SelfJudgePlan(questions, subquestions, seed, max_tokens)
+    return scope, SelfJudgePlan(questions, subquestions, seed, max_tokens, concept)
 
 
 async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan, *,
@@ -224,13 +323,14 @@ async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan
         store = settings.create_run(COMMAND, {
             "model": name, "benchmark": scope.name, "questions": plan.questions,
             "subquestions": plan.subquestions, "max_tokens": plan.max_tokens,
-            "base_url": base_url}, plan.seed, [opened.identity()])
+            "concept": plan.concept, "base_url": base_url}, plan.seed, [opened.identity()])
         await ask_questions(session.runner, opened, scope, store, plan)
         return store
 
     timed = await in_session(settings, f"selfjudge {name}", body)
     store = timed.value
     result = summarize_selfjudge(list(store.records()), model=name, run_dir=store.path,
-                                 seconds=timed.seconds, usage=timed.usage)
+                                 seconds=timed.seconds, usage=timed.usage,
+                                 concept_step=plan.concept)
     store.write_summary(result.to_dict())
     return result

@@ -1,7 +1,10 @@
 """Potemkin rates (paper Table 1 and Table 6), keystone expansion (Figure 4), agreement.
 
-A potemkin rate is 1 - accuracy on use answers whose (model, concept) passed the keystone, on
-the answers that could be parsed. Pure functions on `UseRecord`s, no I/O; bad input raises
+A potemkin rate is 1 - accuracy on use answers whose (model, concept) passed the keystone. An
+answer that could not be read is left out when it is a classification (the paper's appendix C
+drops answers "missing the specified format") and counts as wrong when it is a generated or
+edited instance (the paper drops only those classifications), unless `unparsed="exclude"`
+leaves every unreadable answer out. Pure functions on `UseRecord`s, no I/O; bad input raises
 ValueError (the caller turns it into a UserError).
 """
 
@@ -10,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from verstehen.results import JsonForm
 from verstehen.stats.rates import rate_se
@@ -19,6 +22,7 @@ TASKS = ("classify", "generate", "edit")
 OVERALL = "overall"  # the name of the pooled row in the tables, so no model may take it
 # classify is a yes/no question, so chance accuracy 1/2 gives rate 1/2; doubled, chance reads 1
 SCALE = {"classify": 2.0, "generate": 1.0, "edit": 1.0}
+UNPARSED = ("wrong", "exclude")  # what an unreadable generate or edit answer counts as
 
 Pair = tuple[str, str, str]  # (model, domain, concept)
 
@@ -37,7 +41,12 @@ class UseRecord:
 
 @dataclass(frozen=True)
 class PotemkinRate(JsonForm):
-    """The scaled potemkin rate of one task, its SE, and the answers counted and left out."""
+    """The scaled potemkin rate of one task, its SE, and the answers counted and left out.
+
+    `unparsed` counts the unreadable answers with the keystone passed; `unparsed_wrong` says
+    whether they are among the `n` counted, as wrong (generate and edit by default), or left
+    out (classify, and every task with `unparsed="exclude"`).
+    """
 
     task: str
     rate: float | None
@@ -45,43 +54,68 @@ class PotemkinRate(JsonForm):
     n: int
     unparsed: int
     excluded: int
+    unparsed_wrong: bool = False
 
 
 Table1 = dict[str, dict[str, PotemkinRate]]  # model (then "overall") -> task -> rate
 Table6 = dict[str, Table1]  # domain -> Table 1 of that domain
 
 
-def potemkin_rate(records: Iterable[UseRecord], task: str) -> PotemkinRate:
-    """SCALE[task]·(1 - accuracy) on parsed answers with the keystone passed, and its SE."""
+def check_unparsed(unparsed: str) -> None:
+    """ValueError unless `unparsed` is one of UNPARSED."""
+    if unparsed not in UNPARSED:
+        raise ValueError(f"unparsed answers count as {' or '.join(UNPARSED)}, not {unparsed!r}")
+
+
+def unparsed_wrong(task: str, unparsed: str) -> bool:
+    """Whether an unreadable answer of `task` counts as wrong (else it is left out)."""
+    check_unparsed(unparsed)
+    return task != "classify" and unparsed == "wrong"
+
+
+def graded(record: UseRecord, unparsed: str = "wrong") -> bool | None:
+    """The record's grade as the rates count it: an unreadable generate or edit answer is wrong
+    under `unparsed="wrong"`; None (left out) otherwise."""
+    if record.correct is None and unparsed_wrong(record.task, unparsed):
+        return False
+    return record.correct
+
+
+def potemkin_rate(records: Iterable[UseRecord], task: str,
+                  unparsed: str = "wrong") -> PotemkinRate:
+    """SCALE[task]·(1 - accuracy) on the answers with the keystone passed, and its SE; an
+    unreadable answer is left out, or counted wrong for generate and edit under "wrong"."""
     mine = [r for r in records if r.task == task]
-    counted = [r.correct for r in mine if r.keystone and r.correct is not None]
-    unparsed = sum(1 for r in mine if r.keystone and r.correct is None)
+    counted = [c for r in mine if r.keystone and (c := graded(r, unparsed)) is not None]
+    missing = sum(1 for r in mine if r.keystone and r.correct is None)
     excluded = sum(1 for r in mine if not r.keystone)
+    as_wrong = unparsed_wrong(task, unparsed)
     if not counted:
-        return PotemkinRate(task, None, None, 0, unparsed, excluded)
+        return PotemkinRate(task, None, None, 0, missing, excluded, as_wrong)
     accuracy, se = rate_se(sum(counted), len(counted))
     scale = SCALE[task]
-    return PotemkinRate(task, scale * (1 - accuracy), scale * se, len(counted), unparsed,
-                        excluded)
+    return PotemkinRate(task, scale * (1 - accuracy), scale * se, len(counted), missing,
+                        excluded, as_wrong)
 
 
-def potemkin_rates(records: Sequence[UseRecord]) -> dict[str, PotemkinRate]:
+def potemkin_rates(records: Sequence[UseRecord],
+                   unparsed: str = "wrong") -> dict[str, PotemkinRate]:
     """One potemkin rate per task in TASKS."""
-    return {task: potemkin_rate(records, task) for task in TASKS}
+    return {task: potemkin_rate(records, task, unparsed) for task in TASKS}
 
 
-def table1(records: Sequence[UseRecord]) -> Table1:
+def table1(records: Sequence[UseRecord], unparsed: str = "wrong") -> Table1:
     """Paper Table 1: model (sorted) -> task -> rate, then "overall" pooling every model."""
     models = sorted({r.model for r in records})
-    rows = {m: potemkin_rates([r for r in records if r.model == m]) for m in models}
-    rows[OVERALL] = potemkin_rates(records)
+    rows = {m: potemkin_rates([r for r in records if r.model == m], unparsed) for m in models}
+    rows[OVERALL] = potemkin_rates(records, unparsed)
     return rows
 
 
-def table6(records: Sequence[UseRecord]) -> Table6:
+def table6(records: Sequence[UseRecord], unparsed: str = "wrong") -> Table6:
     """Paper Table 6: domain (sorted) -> model (sorted, then "overall") -> task -> rate."""
     domains = sorted({r.domain for r in records})
-    return {d: table1([r for r in records if r.domain == d]) for d in domains}
+    return {d: table1([r for r in records if r.domain == d], unparsed) for d in domains}
 
 
 @dataclass(frozen=True)
@@ -106,7 +140,8 @@ class KeystoneExpansion(JsonForm):
 
 
 def keystone_expansion(records: Sequence[UseRecord], ks: Iterable[int] = range(5),
-                       next_uses: int = 10, above_chance_only: bool = True) -> KeystoneExpansion:
+                       next_uses: int = 10, above_chance_only: bool = True,
+                       unparsed: str = "wrong") -> KeystoneExpansion:
     """Paper Figure 4, exactly: among keystone-passing pairs that also get k random classify
     answers right, the share that get the next `next_uses` random use answers all right.
 
@@ -117,10 +152,12 @@ def keystone_expansion(records: Sequence[UseRecord], ks: Iterable[int] = range(5
     The SE sqrt(share(1-share)/n_eff), with n_eff = Σ P_pass, is an approximation that treats
     n_eff as a sample size.
     With `above_chance_only`, only models whose classify accuracy (keystone passed, parsed)
-    is above 1/2 count; a model with no such answers is dropped.
+    is above 1/2 count; a model with no such answers is dropped. Unreadable answers count as
+    the rates count them (`unparsed`).
     """
     if next_uses < 1:
         raise ValueError(f"next_uses must be at least 1, not {next_uses}")
+    records = [replace(r, correct=graded(r, unparsed)) for r in records]
     models = sorted({r.model for r in records})
     dropped = [m for m in models if above_chance_only and not _above_chance(records, m)]
     kept = [m for m in models if m not in dropped]
@@ -268,8 +305,12 @@ class PotemkinScores(JsonForm):
 
 
 def potemkin_scores(records: Sequence[UseRecord], *, ks: Iterable[int] = range(5),
-                    next_uses: int = 10, above_chance_only: bool = True) -> PotemkinScores:
-    """Counts, keystone pass rates, Table 1, Table 6 and keystone expansion of the records."""
+                    next_uses: int = 10, above_chance_only: bool = True,
+                    unparsed: str = "wrong") -> PotemkinScores:
+    """Counts, keystone pass rates, Table 1, Table 6 and keystone expansion of the records;
+    `unparsed` says what an unreadable generate or edit answer counts as ("wrong" or
+    "exclude")."""
+    check_unparsed(unparsed)
     keystones = check_keystones(records)
     tasks = {t: TaskCounts(
         total=sum(1 for r in records if r.task == t),
@@ -278,8 +319,10 @@ def potemkin_scores(records: Sequence[UseRecord], *, ks: Iterable[int] = range(5
         excluded=sum(1 for r in records if r.task == t and not r.keystone)) for t in TASKS}
     counts = RecordCounts(len(records), len({r.model for r in records}),
                           len({(r.domain, r.concept) for r in records}), tasks)
-    return PotemkinScores(counts, keystone_rates(keystones), table1(records), table6(records),
-                          keystone_expansion(records, ks, next_uses, above_chance_only))
+    return PotemkinScores(counts, keystone_rates(keystones), table1(records, unparsed),
+                          table6(records, unparsed),
+                          keystone_expansion(records, ks, next_uses, above_chance_only,
+                                             unparsed))
 
 
 def keystone_rates(keystones: dict[Pair, bool]) -> dict[str, KeystoneShare]:

@@ -22,6 +22,7 @@ from verstehen.methods.potemkin.records import RECORDS_FILE, read_record_files, 
 from verstehen.methods.potemkin.report import plot_expansion
 from verstehen.methods.potemkin.results import Agreement, Keystone, PotemkinResult
 from verstehen.methods.potemkin.stats import (
+    UNPARSED,
     PotemkinScores,
     UseRecord,
     cohen_kappa,
@@ -73,15 +74,19 @@ def summarize_run(store: RunStore) -> PotemkinResult:
     path = store.path / "summary.json"
     before = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     usage = before.get("usage")
-    return write_result(store, keystone_asked=store.info()["config"]["keystone_asked"],
+    config = store.info()["config"]
+    return write_result(store, keystone_asked=config["keystone_asked"],
                         seconds=before.get("seconds"),
                         usage=None if usage is None else {
-                            name: ModelUsage(**counts) for name, counts in usage.items()})
+                            name: ModelUsage(**counts) for name, counts in usage.items()},
+                        unparsed=config.get("unparsed", "wrong"))
 
 
 def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None,
-                 usage: dict[str, ModelUsage] | None) -> PotemkinResult:
-    """Write potemkin-records.csv, the plot and summary.json of a run folder; the result."""
+                 usage: dict[str, ModelUsage] | None,
+                 unparsed: str = "wrong") -> PotemkinResult:
+    """Write potemkin-records.csv, the plot and summary.json of a run folder; the result
+    (`unparsed`: what an unreadable generate or edit answer counts as, "wrong" or "exclude")."""
     answers, judges = latest(store)
     humans = read_annotations(store)
     failed = sum(r["error"] is not None for r in [*answers.values(), *judges.values()])
@@ -107,7 +112,7 @@ def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None
     write_records(store.path / RECORDS_FILE, records)
     scores = None
     if records:
-        scores = _scores(records)
+        scores = _scores(records, unparsed=unparsed)
         plot_expansion(scores.keystone_expansion, store.path / PLOT_FILE)
     result = PotemkinResult(
         run_dir=store.path, records_file=RECORDS_FILE,
@@ -128,11 +133,11 @@ def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None
 
 
 def _scores(records: Sequence[UseRecord], *, above_chance_only: bool = True,
-            next_uses: int = 10) -> PotemkinScores:
+            next_uses: int = 10, unparsed: str = "wrong") -> PotemkinScores:
     """The scores; a (model, concept) with two keystone results is a UserError."""
     try:
         return potemkin_scores(records, above_chance_only=above_chance_only,
-                               next_uses=next_uses)
+                               next_uses=next_uses, unparsed=unparsed)
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
@@ -167,14 +172,24 @@ def agreement(answers: dict[str, Record], judges: dict[str, Record],
             for name, both in pairs.items() if both}
 
 
+def check_unparsed_flag(unparsed: str) -> None:
+    """A UserError unless `unparsed` is "wrong" or "exclude"."""
+    if unparsed not in UNPARSED:
+        raise UserError(f"--unparsed takes {' or '.join(UNPARSED)}, not {unparsed!r}")
+
+
 def score_files(paths: Sequence[Path | str], *, plot: Path | str | None = None,
-                above_chance_only: bool = True, next_uses: int = 10) -> PotemkinScores:
+                above_chance_only: bool = True, next_uses: int = 10,
+                unparsed: str = "wrong") -> PotemkinScores:
     """The scores of records files (a run folder stands for its records file); with `plot`,
-    the keystone plot written there too."""
+    the keystone plot written there too. An empty `correct` is an unreadable answer: left out
+    of classify rates, and of generate and edit rates only with `unparsed="exclude"`."""
     if next_uses < 1:
         raise UserError(f"--next-uses must be at least 1, not {next_uses}")
+    check_unparsed_flag(unparsed)
     scores = _scores(read_record_files([Path(p) for p in paths]),
-                     above_chance_only=above_chance_only, next_uses=next_uses)
+                     above_chance_only=above_chance_only, next_uses=next_uses,
+                     unparsed=unparsed)
     if plot is None:
         return scores
     plot_expansion(scores.keystone_expansion, Path(plot))
