@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 from verstehen.domains.poetry.checks import (
+    _rhyme_words,
     is_anapestic,
     is_haiku,
     is_iambic_pentameter,
     is_shakespearean_sonnet,
     perfect_rhyme,
+    poem_lines,
     slant,
     syllable_profile,
 )
@@ -77,10 +79,12 @@ def test_shakespeare_sonnets_pass() -> None:
     for text in (SONNET_18, SONNET_130):
         v = is_shakespearean_sonnet(text)
         assert v.ok, v.reason
-    # 18 rhymes "temperate"/"date" only by eye today: its one allowed loose pair
+    # 18 rhymes "temperate"/"date" only by eye today: a historical rhyme, which counts among
+    # the loose pairs only when historical rhymes are not admitted
     v18 = is_shakespearean_sonnet(SONNET_18)
     assert "temperate" in v18.reason and "eye rhyme" in v18.reason
-    assert not is_shakespearean_sonnet(SONNET_18, loose_pairs=0).ok
+    assert is_shakespearean_sonnet(SONNET_18, loose_pairs=0).ok
+    assert not is_shakespearean_sonnet(SONNET_18, loose_pairs=0, historical_rhymes=False).ok
     # the elided forms are derived, so marked as estimates
     assert {"dimm'd", "untrimm'd", "ow'st", "grow'st"} <= set(v18.estimated_words)
 
@@ -107,22 +111,32 @@ def test_sonnet_near_misses() -> None:
 
 
 def test_sonnet_rhyme_sounds_must_differ_between_pairs() -> None:
-    # lines 5/7 rhyme on the sound of lines 1/3 (sun/dun -> run/done)
+    # lines 5/7 rhyme on the sound of lines 1/3 (sun/dun -> run/done): one shared sound, as
+    # Shakespeare's own 29 ("state" three times) has, is allowed by default
     text = SONNET_130.replace("red and white,", "red and done,").replace(
         "more delight", "more to run")
-    v = is_shakespearean_sonnet(text)
+    assert is_shakespearean_sonnet(text).ok
+    v = is_shakespearean_sonnet(text, shared_sounds=0)
     assert not v.ok and "share a rhyme sound" in v.reason
+    # lines 9/11 on it too (know/go -> sun/one): three pairs of pairs share the sound
+    twice = text.replace("well I know", "well I run").replace("goddess go", "goddess won")
+    v = is_shakespearean_sonnet(twice)
+    assert not v.ok and "3 shared rhyme sounds (at most 1)" in v.reason
 
 
 def test_iambic_pentameter_tolerance() -> None:
-    # thou-ART-more-LOVE-ly-AND-more-TEM-per-ATE: only "-ate" (unstressed) sits on a beat
+    # thou-ART-more-LOVE-ly-AND-more-TEM-per-ATE: "-ate" (unstressed) on a beat is no mismatch
+    # (Halle & Keyser: only a stressed syllable off the beat is)
     line = "Thou art more lovely and more temperate"
-    assert is_iambic_pentameter(line).ok
-    assert not is_iambic_pentameter(line, max_mismatches=0).ok
-    # CO-ral inverts the first foot: two mismatches
+    assert is_iambic_pentameter(line, max_mismatches=0).ok
+    # CO-ral inverts the first foot: its stressed CO off the beat is one mismatch
     coral = "Coral is far more red than her lips' red"
     assert is_iambic_pentameter(coral).ok
-    assert not is_iambic_pentameter(coral, max_mismatches=1).ok
+    assert not is_iambic_pentameter(coral, max_mismatches=0).ok
+    # LEAV-ing-thee-LIV-ing-in-pos-TER-i-TY (Sonnet 6): one inversion and a promoted "-ty"
+    assert is_iambic_pentameter("Leaving thee living in posterity?").ok
+    # two inverted feet: HAP-py twice
+    assert not is_iambic_pentameter("Happy to have thy love, happy to die!").ok
     assert not is_iambic_pentameter("Tell me not in mournful numbers").ok  # 8, trochaic
     assert not is_iambic_pentameter("Shall I compare thee to a summer's afternoon").ok  # 12
     # 11 syllables ending on a stressed syllable is not a feminine ending
@@ -153,9 +167,60 @@ def test_rhymes(a: str, b: str, perfect: bool, slant_kind: str | None) -> None:
 
 def test_loose_rhymes() -> None:
     assert loose_rhyme("temperate", "date") == "eye"
-    assert loose_rhyme("heavenly", "tree") == "light"
+    assert loose_rhyme("go", "window") == "light"  # OW, stressed against unstressed
     assert loose_rhyme("shape", "keep") == "slant"
     assert loose_rhyme("cat", "dog") is None
+
+
+@pytest.mark.parametrize(("a", "b", "kind"), [
+    ("one", "alone", "eye"),  # was lost: "alone" ends with "one" in spelling
+    ("are", "care", "eye"),
+    ("ear", "bear", "eye"),
+    ("glass", "was", "eye"),  # a doubled letter spells one sound
+    ("die", "memory", "-y"),  # Early Modern -y rhymed with "eye" and with "ee"
+    ("eye", "majesty", "-y"),
+    ("heavenly", "tree", "-y"),
+    ("mend", "commend", "identical"),  # rime riche
+    ("day", "today", "identical"),
+])
+def test_historical_rhymes(a: str, b: str, kind: str) -> None:
+    assert not perfect_rhyme(a, b).ok
+    assert loose_rhyme(a, b) == kind
+
+
+def test_rhyme_sound_fixes() -> None:
+    assert perfect_rhyme("o'er", "before").ok  # o'er is AO R, as "or"
+    assert perfect_rhyme("possess'd", "rest").ok  # 'd after S is T
+    assert perfect_rhyme("arise", "eyes").ok  # ER AY Z: R is the onset of "-rise"
+    assert not perfect_rhyme("around", "round").ok  # the same onset R: identical rhyme
+
+
+def test_a_rhyme_pair_ending_in_the_same_function_word_rhymes_before_it() -> None:
+    # Sonnet 9, lines 10/12: "enjoys it"/"destroys it"; Sonnet 42: "love her"/"approve her"
+    lines = poem_lines(SONNET_130)
+    lines[9] = "Shifts but his place, for still the world enjoys it;"
+    lines[11] = "And kept unused, the user so destroys it."
+    finals = _rhyme_words(lines)
+    assert finals[9] == "enjoys" and finals[11] == "destroys"
+    assert finals[0] == "sun"  # other pairs keep their last words
+    v = is_shakespearean_sonnet("\n".join(lines))
+    assert v.ok, v.reason
+
+
+def test_licences_of_early_modern_verse() -> None:
+    fixed = "O no! it is an ever-fixed mark"  # ev-er-FIX-ed: the -ed sounded
+    assert not is_iambic_pentameter(fixed).ok
+    assert is_iambic_pentameter(fixed, licences=True).ok
+    # the expense: th'expense; spirit in one syllable, as "sprite" (Sonnet 129)
+    assert is_iambic_pentameter("The expense of spirit in a waste of shame", licences=True).ok
+    # being in one syllable (Sonnet 36), wand'ring in two (Sonnet 116)
+    assert is_iambic_pentameter("As, thou being mine, mine is thy good report.", licences=True).ok
+    assert is_iambic_pentameter("It is the star to every wandering bark,", licences=True).ok
+    # lov'st: -est unsounded (Sonnet 10); mayst is one syllable
+    assert is_iambic_pentameter("But that thou none lovest is most evident;", licences=True).ok
+    assert estimate("mayst").syllables == 1
+    # the licences do not make a 9-syllable modern line pentameter by elision alone
+    assert not is_iambic_pentameter("The cat sat on the mat by the door", licences=True).ok
 
 
 @pytest.mark.parametrize(("text", "ok"), [
@@ -172,6 +237,17 @@ def test_loose_rhymes() -> None:
 ])
 def test_anapests(text: str, ok: bool) -> None:
     assert is_anapestic(text).ok is ok
+
+
+@pytest.mark.parametrize("text", [
+    # closed-class words (Quirk et al.): prepositions, determiners, auxiliaries take offbeats
+    "through the night", "down the hill", "like the wolf on the fold", "near the sea",
+    "past the gate", "since the war", "round the bend", "all the way",
+    "and the rest hath been said",
+])
+def test_anapests_with_short_closed_class_words(text: str) -> None:
+    v = is_anapestic(text)
+    assert v.ok, v.reason
 
 
 def test_anapest_feet() -> None:

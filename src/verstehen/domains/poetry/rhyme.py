@@ -5,7 +5,7 @@ comparisons, and a word without known phones rhymes with nothing):
 - rhyme part (tail): the phones from the word's last stressed vowel (primary or secondary
   stress; the last vowel when none is stressed) to the end: "leather" -> EH DH ER.
 - onset: the consonants just before the tail, back to the previous vowel ("brain" B R, "rain"
-  R, "eye" none, "sky" S K).
+  R, "eye" none, "sky" S K); after the r-coloured vowel ER, its R too ("arise" R).
 - perfect rhyme: identical tails and different onsets. So identical words and identical
   pronunciations ("air"/"heir", "day"/"today") are not rhymes; "eye"/"sky" and "brain"/"rain"
   are.
@@ -16,11 +16,16 @@ comparisons, and a word without known phones rhymes with nothing):
   r-colored vowel ER counts as a vowel followed by R, so "worm"/"swarm" (ER M / AO R M) are
   consonant; "mellow"/"lily" (no final consonant) are not.
   "shape"/"keep" is consonance; "glow"/"leather" (one-syllable tail vs two) is no rhyme.
-- loose rhyme (what a sonnet may use in place of a perfect rhyme, see `checks`): a slant rhyme;
-  a light rhyme (the final syllables' vowel and following consonants are the same, with
-  different onsets, and at most one of the two final vowels stressed: "heavenly"/"tree"); or an
-  eye rhyme (different words spelled the same from their last vowel letters, a silent final e
-  aside: "temperate"/"date", "love"/"prove"), as historical pronunciations survive in spelling.
+- loose rhyme (what a sonnet may use in place of a perfect rhyme, see `checks`), of two
+  different words not pronounced the same, the first kind that applies: the historical kinds
+  (`HISTORICAL`), which Early Modern verse used as rhymes: an identical rhyme (rime riche, the
+  same rhyme part and onset: "mend"/"commend", "day"/"today"); a -y rhyme (a final unstressed
+  -y against a stressed "ee" or "eye", as -y was said both ways then: "memory"/"die",
+  "heavenly"/"tree"); an eye rhyme (spelled the same from their last vowel letters, a silent
+  final e aside and a doubled letter read as one: "temperate"/"date", "love"/"prove",
+  "glass"/"was"), as historical pronunciations survive in spelling; then a slant rhyme; then a
+  light rhyme (the final syllables' vowel and following consonants are the same, with
+  different onsets, and at most one of the two final vowels stressed: "go"/"window").
 """
 
 from __future__ import annotations
@@ -45,7 +50,10 @@ def tail_of(phones: tuple[str, ...]) -> tuple[Tail, Tail]:
     stressed = [i for i in vowels if phones[i][-1] in "12"]
     start = stressed[-1] if stressed else vowels[-1]
     before = [i for i in vowels if i < start]
-    return _bare(phones[start:]), _bare(phones[before[-1] + 1 if before else 0:start])
+    onset = _bare(phones[before[-1] + 1 if before else 0:start])
+    if before and phones[before[-1]][:2] == "ER":  # "arise" (ER AY Z): the R is its onset
+        onset = ("R", *onset)
+    return _bare(phones[start:]), onset
 
 
 @cache
@@ -117,21 +125,39 @@ _EYE_RE = re.compile(r"[aeiouy]+[^aeiouy]*$")
 def _eye_part(word: str) -> str:
     w = word[:-1] if len(word) > 2 and word.endswith("e") and not word.endswith("ee") else word
     m = _EYE_RE.search(w)
-    return (m.group(0) if m else w) + word[len(w):]
+    part = (m.group(0) if m else w) + word[len(w):]
+    return re.sub(r"(.)\1", r"\1", part)  # a doubled letter spells one sound: "glass"/"was"
 
 
 @lru_cache(maxsize=1 << 16)
 def loose_rhyme(a: str, b: str) -> str | None:
-    """"slant", "light" or "eye" when two words rhyme loosely (module doc), else None."""
-    if a == b or a.endswith(b) or b.endswith(a):
+    """The kind of loose rhyme of two different words (module doc), or None; the historical
+    kinds (`HISTORICAL`) are tried first."""
+    if a == b or _same_sound(a, b):
         return None
+    if not rhyme_keys(a).isdisjoint(rhyme_keys(b)):
+        return "identical"  # rime riche, the same rhyme part and onset: "mend"/"commend"
+    if _y_rhyme(a, b) or _y_rhyme(b, a):
+        return "-y"
+    if _eye_part(a) == _eye_part(b):
+        return "eye"
     if slant_rhyme(a, b):
         return "slant"
     for pa in pronounce(a):
         for pb in pronounce(b):
             if pa.phones and pb.phones and _light(pa.phones, pb.phones):
                 return "light"
-    return "eye" if _eye_part(a) == _eye_part(b) else None
+    return None
+
+
+HISTORICAL = frozenset(("identical", "-y", "eye"))
+
+
+def _y_rhyme(a: str, b: str) -> bool:
+    """A final unstressed -y ("memory") against a stressed "ee" or "eye" ("thee", "die")."""
+    return a.endswith("y") and any(
+        pa.phones[-1] == "IY0" and pb.phones and pb.phones[-1] in ("AY1", "IY1")
+        for pa in pronounce(a) if pa.phones for pb in pronounce(b))
 
 
 def _final_syllable(phones: tuple[str, ...]) -> tuple[Tail, Tail, str]:
