@@ -24,6 +24,7 @@ from verstehen.methods.imagination.results import (
     AnswerResult,
     GenerateResult,
     MatrixResult,
+    Pooling,
 )
 from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
@@ -31,19 +32,21 @@ from verstehen.testing.scripted import ScriptedModel
 GENERATE_CONFIG = ["model", "base_url", "kinds", "content", "topics", "per_topic", "tries",
                    "temperature", "max_tokens", "seed"]
 ANSWER_CONFIG = ["questions", "models", "judge", "method", "shuffle", "choice_e", "variant",
-                 "fictionality", "max_tokens", "seed"]
+                 "fictionality", "max_tokens", "seed", "question_ids"]
 
 
-def invented(prompt: str) -> str:
-    """A well-formed question in the paper's template; the designated answer is the longest."""
+def invented(prompt: str, n: int = 0) -> str:
+    """A well-formed question in the paper's template, number n; the designated answer is the
+    longest."""
     topic = re.search(r"On the topic of (.+?),", prompt)
-    return (f"Question: In {topic[1] if topic else 'science'}, what does the Zorvian flux "
+    return (f"Question: In {topic[1] if topic else 'science'}, what does Zorvian flux {n} "
             "obey?\nA. Dusk\nB. Mirrors\nC. The quiet law of rooms\nD. Salt\nAnswer: C")
 
 
 def qm() -> ScriptedModel:
-    """A scripted question model."""
-    return ScriptedModel("scripted/qm", reply=invented)
+    """A scripted question model whose every question is a new one."""
+    calls = iter(range(10**6))
+    return ScriptedModel("scripted/qm", reply=lambda p: invented(p, next(calls)))
 
 
 def paths(tmp_path: Path) -> dict[str, Path]:
@@ -97,7 +100,8 @@ def test_answer_takes_a_generate_result_and_returns_the_matrix(generated, tmp_pa
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary == json.loads(json.dumps(result.to_dict()))
     assert from_jsonable(AnswerResult, summary) == result
-    assert list(summary["matrix"][0])[:4] == ["qtype", "qm", "am", "n"]
+    assert list(summary["matrix"][0])[:5] == ["content", "qtype", "qm", "am", "n"]
+    assert run["config"]["question_ids"] == "content"
 
 
 def test_matrix_and_analyze_read_the_runs_as_the_cli_does(generated, tmp_path, cli):
@@ -113,14 +117,17 @@ def test_matrix_and_analyze_read_the_runs_as_the_cli_does(generated, tmp_path, c
     analysis = imagine_analyze([generated, answered.run_dir], out=tmp_path / "fig")
     assert isinstance(analysis, AnalyzeResult)
     (ranks,) = analysis.length_ranks
-    assert (ranks.qm, ranks.qtype, ranks.fractions) == ("scripted/qm", "DQ", (0, 0, 0, 1.0))
+    assert (ranks.qm, ranks.content, ranks.qtype, ranks.fractions) == (
+        "scripted/qm", "knowledge", "DQ", (0, 0, 0, 1.0))
     assert analysis.length_ranks_png == tmp_path / "fig" / "length-ranks.png"
     assert [d.am for d in analysis.deciles] == ["scripted/a"] and analysis.positions == ()
-    assert [t.texts for t in analysis.similarity] == ["DQ questions"]
+    assert [(t.content, t.texts) for t in analysis.similarity] == [("knowledge", "DQ questions")]
+    assert analysis.pooling == Pooling(answers=4, repeated_answers=0, unmatched_answers=0,
+                                       questions=4, repeated_questions=0)
     done = cli(["imagine", "analyze", str(generated.run_dir), str(answered.run_dir), "--out",
                 str(tmp_path / "fig"), "--json"])
     assert json.loads(done.stdout) == json.loads(json.dumps(analysis.to_dict()))
-    assert list(analysis.to_dict()) == ["length_ranks", "deciles", "similarity"]
+    assert list(analysis.to_dict()) == ["length_ranks", "deciles", "similarity", "pooling"]
     assert imagine_analyze(generated, similarity="none").similarity == ()
 
 

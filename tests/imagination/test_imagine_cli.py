@@ -71,7 +71,8 @@ def test_matrix_json_and_default_folder(cli, tmp_path):
 
 
 def test_analyze_length_ranks_and_similarity(cli, tmp_path):
-    # q1's answers: longest twice ("ccccc" among a/bb/ddd), shortest once -> [1/3, 0, 0, 2/3]
+    # q1's answers: longest ("ccccc" among a/bb/ddd) and shortest once each -> [1/2, 0, 0, 1/2]:
+    # b is a again (same QM, topic, text, answer), counted once
     qs = [question("a", "q1", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 2),
           question("b", "q1", "physics", "zorb flux", ["a", "bb", "ccccc", "ddd"], 2),
           question("c", "q1", "law", "court of zorbs", ["a", "bb", "ccc", "dddd"], 0),
@@ -81,11 +82,13 @@ def test_analyze_length_ranks_and_similarity(cli, tmp_path):
     done = cli(["imagine", "analyze", str(run), "--json"])
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    ranks = out["length_ranks"]["q1 DQ"]
-    assert ranks == [1 / 3, 0.0, 0.0, 2 / 3]
-    assert out["length_ranks"]["q2 DQ"] == [0.0, 1.0, 0.0, 0.0]
-    sims = out["similarity"]["DQ questions"]
-    # q1 and q2 share only physics, where all three questions have the same text: cosine 1
+    ranks = out["length_ranks"]["q1 knowledge DQ"]
+    assert ranks == [0.5, 0.0, 0.0, 0.5]
+    assert out["length_ranks"]["q2 knowledge DQ"] == [0.0, 1.0, 0.0, 0.0]
+    assert out["pooling"] == {"answers": 0, "repeated_answers": 0, "unmatched_answers": 0,
+                              "questions": 4, "repeated_questions": 1}
+    sims = out["similarity"]["knowledge DQ questions"]
+    # q1 and q2 share only physics, where their questions have the same text: cosine 1
     assert abs(sims["q1 | q2"] - 1.0) < 1e-9
     assert (run / "length-ranks.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -147,7 +150,7 @@ def test_analyze_and_matrix_in_words(cli, tmp_path):
     assert done.returncode == 0, done.stderr
     assert f"figure: {tmp_path / 'fig' / 'length-ranks.png'}" in done.stdout
     assert "by question length, 2 equal groups" in done.stdout
-    assert "DQ questions:" in done.stdout and "1.00" in done.stdout
+    assert "knowledge DQ questions:" in done.stdout and "1.00" in done.stdout
     empty = make_run(tmp_path, "imagine-answer", [], {"questions": []})
     done = cli(["imagine", "matrix", str(empty)])
     assert done.returncode == 0 and done.stderr == "no answers in these runs\n"

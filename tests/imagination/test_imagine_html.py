@@ -104,8 +104,9 @@ def test_generate_section_links_each_count_to_its_questions(runs):
     for qtype, t in result.by_type.items():
         row = table[qtype]
         assert row[1] == f"{t.filled} of {t.slots}"
+        assert row[4] == str(t.repeated) == "0"  # no question repeats another here
         for cell, count, status in ((row[2], t.asked, None), (row[3], t.kept, "ok"),
-                                    (row[4], t.dropped, "dropped"), (row[6], t.failed, "error")):
+                                    (row[5], t.dropped, "dropped"), (row[7], t.failed, "error")):
             expected = [asdict(question_view(r)) for r in records
                         if r["qtype"] == qtype and status in (None, r["status"])]
             if not expected:
@@ -113,8 +114,8 @@ def test_generate_section_links_each_count_to_its_questions(runs):
                 continue
             shown, group = linked(cell)
             assert shown == str(count) and opened(data, group) == expected
-        assert t.reasons or row[5] == "—"
-        for (reason, n), cell in zip(t.reasons.items(), row[5].split("<br>") * bool(t.reasons),
+        assert t.reasons or row[6] == "—"
+        for (reason, n), cell in zip(t.reasons.items(), row[6].split("<br>") * bool(t.reasons),
                                      strict=True):
             shown, group = linked(cell)
             assert shown == f"{reason} ({n})"
@@ -138,18 +139,19 @@ def test_answer_section_links_kappa_alpha_and_n_to_the_cells_answers(runs):
     answer_section(result.run_dir, page)
     text, data = page.html(), book(page)
     records = lines(result.run_dir)
-    table = {tuple(html.unescape(c) for c in row[:3]): row for row in rows(text)
-             if len(row) == 7}
+    table = {tuple(html.unescape(c) for c in row[:4]): row for row in rows(text)
+             if len(row) == 8}
     assert len(table) == len(result.matrix) == 4
     for m in result.matrix:
-        row = table[(m.qtype, m.qm, m.am)]
+        row = table[(m.qtype, m.content, m.qm, m.am)]
         cell = [r for r in records if r["kind"] == "answer"
-                and (r["qtype"], r["qm"], r["am"]) == (m.qtype, m.qm, m.am)]
+                and (r["content"], r["qtype"], r["qm"], r["am"]) == (m.content, m.qtype, m.qm,
+                                                                      m.am)]
         for at, shown_as, outcomes in (
-                (3, rate(m.kappa, m.kappa_se, m.answered), ("correct", "wrong")),
-                (4, rate(m.alpha, m.alpha_se, m.answered + m.declined),
+                (4, rate(m.kappa, m.kappa_se, m.answered), ("correct", "wrong")),
+                (5, rate(m.alpha, m.alpha_se, m.answered + m.declined),
                  ("correct", "wrong", "refused", "choice_e")),
-                (5, str(m.n), None)):
+                (6, str(m.n), None)):
             expected = [asdict(answer_view(r)) for r in cell
                         if outcomes is None or r["outcome"] in outcomes]
             if not expected:
@@ -157,10 +159,11 @@ def test_answer_section_links_kappa_alpha_and_n_to_the_cells_answers(runs):
                 continue
             shown, group = linked(row[at])
             assert shown == shown_as and opened(data, group) == expected
-        assert row[6] == str(m.unparsed)
+        assert row[7] == str(m.unparsed)
     refused = next(m for m in result.matrix if m.am.startswith("scripted/no"))
     assert (refused.alpha, refused.kappa, refused.declined) == (0.0, None, 2)
-    assert html.unescape(table[(refused.qtype, refused.qm, refused.am)][3]) == "— (n=0)"
+    assert html.unescape(table[(refused.qtype, refused.content, refused.qm, refused.am)][4]) \
+        == "— (n=0)"
     # fictionality: the AM that says "No" called each paragraph made up; the other is unparsed
     fiction = {html.unescape(row[1]): row for row in rows(text) if len(row) == 4}
     for f in result.fiction:
@@ -192,24 +195,24 @@ def test_compare_pools_the_runs_once_each_and_shares_records_with_their_sections
     answer_section(first, page)
     answer_section(second, page)
     text, data = page.html(), book(page)
-    pooled = pair_matrix([r for r in answer_records(read_runs([first, second], (ANSWER,)))
+    pooled = pair_matrix([r for r in answer_records(read_runs([first, second], (ANSWER,))).records
                           if r["kind"] == "answer"])
     assert {m.am for m in pooled} == {"scripted/c [native order]", "scripted/no [native order]",
                                       "scripted/a [native order]"}
     table = rows(text)[:len(pooled)]
-    assert [tuple(html.unescape(c) for c in row[:3]) for row in table] == [
-        (m.qtype, m.qm, m.am) for m in pooled]
+    assert [tuple(html.unescape(c) for c in row[:4]) for row in table] == [
+        (m.qtype, m.content, m.qm, m.am) for m in pooled]
     for m, row in zip(pooled, table, strict=True):
-        assert isinstance(m, MatrixRow) and linked(row[5])[0] == str(m.n)
+        assert isinstance(m, MatrixRow) and linked(row[6])[0] == str(m.n)
         if m.kappa is not None:
-            assert linked(row[3])[0] == rate(m.kappa, m.kappa_se, m.answered)
+            assert linked(row[4])[0] == rate(m.kappa, m.kappa_se, m.answered)
     # the shared AM's answers are the second run's: the same book entries its own section links
     c_row = next(row for m, row in zip(pooled, table, strict=True)
                  if m.am.startswith("scripted/c") and m.qtype == "DQ")
-    pooled_ids = data["groups"][linked(c_row[5])[1]]["records"]
-    own = [row for row in rows(text)[len(pooled):] if len(row) == 7
-           and html.unescape(row[2]).startswith("scripted/c") and row[0] == "DQ"]
-    first_ids, second_ids = (data["groups"][linked(row[5])[1]]["records"] for row in own)
+    pooled_ids = data["groups"][linked(c_row[6])[1]]["records"]
+    own = [row for row in rows(text)[len(pooled):] if len(row) == 8
+           and html.unescape(row[3]).startswith("scripted/c") and row[0] == "DQ"]
+    first_ids, second_ids = (data["groups"][linked(row[6])[1]]["records"] for row in own)
     assert pooled_ids == second_ids and not set(pooled_ids) & set(first_ids)
     assert len(before["records"]) == sum(m.n for m in pooled)
     assert len(data["records"]) == len(lines(first)) + len(lines(second))

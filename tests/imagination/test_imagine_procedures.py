@@ -5,6 +5,7 @@ The runs go through the entry points the CLI and the API call, and are read as t
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from verstehen.methods.imagination.answer import (
     read_score,
 )
 from verstehen.methods.imagination.choices import am_label, present, shuffle_order
-from verstehen.methods.imagination.generate import GeneratePlan
+from verstehen.methods.imagination.generate import GeneratePlan, question_id
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
 from verstehen.methods.imagination.run import answer_questions, generate_questions
 from verstehen.methods.imagination.stats import FictionRate, MatrixRow
@@ -214,7 +215,8 @@ def test_fictionality_asks_about_each_context_paragraph(tmp_path):
     result, records = answer_all(tmp_path, [model], questions,
                                  AnswerPlan(shuffle=False, fictionality=True))
     fiction = [r for r in records if r["kind"] == "fiction"]
-    assert [(r["question_id"], r["verdict"]) for r in fiction] == [("c0", "fictional")]
+    assert [(r["question_id"], r["verdict"]) for r in fiction] == [
+        (question_id(questions[0]), "fictional")]
     assert "Zorbic flux is the flow of zorbs." in fiction[0]["prompt"]
     assert result.fiction_verdicts == {"fictional": 1}
     assert result.fiction == (FictionRate("scripted/qm", "scripted/f", 1.0, 0.0, 1, 0),)
@@ -265,7 +267,13 @@ def test_generate_records_kept_and_dropped_questions(tmp_path):
     kept = [r for r in records if r["status"] == "ok"]
     assert all(r["choices"][r["answer"]] == "Zorbs" for r in kept)
     assert {r["position"] for r in records if r["qtype"] == "SQ"} == {1, 2, 3, 4, 5}
-    assert len({r["id"] for r in records}) == len(records)
+    # an id names what the question is: the scripted QM writes one text per topic and kind
+    # (per position for SQ), so of 2 slots a topic the second repeats the first
+    assert all(r["id"] == question_id(r) for r in kept)
+    assert len({r["id"] for r in kept}) == len({json.dumps([r[k] for k in (
+        "qtype", "topic", "position", "context", "stem")]) for r in kept}) == 13
+    assert [by_type[t].repeated for t in ("DQ", "CQ", "SQ")] == [1, 2, 10]
+    assert len({r["id"] for r in records if r["status"] != "ok"}) == 2
     dropped = [r for r in records if r["status"] == "dropped"]
     assert dropped and all(r["reason"] and re.search(r"choices|answer", r["reason"])
                            for r in dropped)

@@ -25,6 +25,7 @@ from verstehen.methods.imagination.stats import (
     iqa_rates,
     length_rank,
     length_rank_distribution,
+    length_ranks_by_position,
     pair_matrix,
     rates_by,
 )
@@ -82,8 +83,70 @@ def test_rates_by_groups_answer_records_in_sorted_order() -> None:
     assert groups[("b", "DQ")].kappa == pytest.approx(0.5)  # 1 of 2
     assert groups[("a", "CQ")].n == 1
     rows = pair_matrix(recs)
-    assert [(r.qtype, r.qm, r.am) for r in rows] == [("CQ", "q/m", "a"), ("DQ", "q/m", "b")]
-    assert rows[1] == MatrixRow("DQ", "q/m", "b", **vars(groups[("b", "DQ")]))
+    assert [(r.content, r.qtype, r.qm, r.am) for r in rows] == [
+        ("knowledge", "CQ", "q/m", "a"), ("knowledge", "DQ", "q/m", "b")]
+    assert rows[1] == MatrixRow("knowledge", "DQ", "q/m", "b", **vars(groups[("b", "DQ")]))
+
+
+def test_story_and_knowledge_questions_of_one_qm_are_two_cells() -> None:
+    """Issue 18, item 2: one QM's story and knowledge runs were one cell (κ 0.8 and 0.2 shown
+    as 0.50); they are two."""
+    recs = [ans(o, content="knowledge") for o in ["correct"] * 4 + ["wrong"]]
+    recs += [ans(o, content="story") for o in ["correct"] + ["wrong"] * 4]
+    rows = pair_matrix(recs)
+    assert [(r.content, r.qtype, r.qm, r.am, r.n) for r in rows] == [
+        ("knowledge", "DQ", "q/m", "a", 5), ("story", "DQ", "q/m", "a", 5)]
+    assert [r.kappa for r in rows] == [pytest.approx(0.8), pytest.approx(0.2)]
+
+
+def test_length_ranks_deciles_and_similarity_keep_contents_apart() -> None:
+    def q(content: str, stem: str, answer: int, qm: str = "m") -> dict:
+        return {"kind": "question", "status": "ok", "qm": qm, "qtype": "DQ",
+                "content": content, "topic": "t", "stem": stem, "context": None,
+                "choices": ["a", "bb", "ccc", "dddd"], "answer": answer}
+
+    # knowledge: the answer is the longest choice; story: the shortest
+    ranks = length_rank_distribution([q("knowledge", "x", 3), q("story", "y", 0)])
+    assert [(r.content, r.fractions) for r in ranks] == [("knowledge", (0, 0, 0, 1.0)),
+                                                         ("story", (1.0, 0, 0, 0))]
+    # deciles partition each content on its own: knowledge k1 (10 chars) | k2 (12), story
+    # s1 (30) | s2 (40); one partition of all four would be k1, k2 | s1, s2, leaving each
+    # content's answers in one half
+    recs = [ans("correct", question_id="k1", question_chars=10),
+            ans("correct", question_id="k2", question_chars=12),
+            ans("wrong", content="story", question_id="s1", question_chars=30),
+            ans("wrong", content="story", question_id="s2", question_chars=40)]
+    deciles = {d.content: [r.kappa for r in d.rates] for d in by_length_decile(recs, 2)}
+    assert deciles == {"knowledge": [1.0, 1.0], "story": [0.0, 0.0]}
+    # similarity: A and B write the same knowledge question and different story questions
+    tables = question_similarity([q("knowledge", "zorb flux", 0, "A"),
+                                  q("knowledge", "zorb flux", 0, "B"),
+                                  q("story", "mara found a locket", 0, "A"),
+                                  q("story", "the old mill burned", 0, "B")], "tfidf")
+    cos = {(t.content, t.texts): {(p.qm_a, p.qm_b): p.cosine for p in t.pairs}
+           for t in tables}
+    assert list(cos) == [("knowledge", "DQ questions"), ("story", "DQ questions")]
+    assert cos[("knowledge", "DQ questions")][("A", "B")] == pytest.approx(1.0)
+    # the story questions share only the choices' words: cosine strictly between 0 and 1
+    assert 0 < cos[("story", "DQ questions")][("A", "B")] < 1
+
+
+def test_length_ranks_by_position_of_sequential_questions() -> None:
+    """Paper Fig. 9 (right): per position, the length ranks of the designated answers."""
+    def q(position: int | None, answer: int, qtype: str = "SQ", status: str = "ok") -> dict:
+        return {"kind": "question", "status": status, "qm": "m", "qtype": qtype,
+                "content": "knowledge", "position": position,
+                "choices": ["a", "bb", "ccc", "dddd"], "answer": answer}
+
+    # position 1: longest and shortest; position 3: 2nd shortest; a DQ and a dropped SQ
+    # are not counted
+    out = length_ranks_by_position([q(1, 3), q(1, 0), q(3, 1), q(None, 3, "DQ"),
+                                    q(2, 3, status="dropped")])
+    assert [(r.position, r.n) for r in out] == [(1, 2), (2, 0), (3, 1), (4, 0), (5, 0)]
+    assert out[0].fractions == (0.5, 0.0, 0.0, 0.5)
+    assert out[1].fractions == (0.0, 0.0, 0.0, 0.0)
+    assert out[2].fractions == (0.0, 1.0, 0.0, 0.0)
+    assert length_ranks_by_position([q(None, 3, "DQ")]) == ()
 
 
 def test_length_rank_counts_strictly_shorter_choices() -> None:
@@ -98,14 +161,15 @@ def test_length_rank_counts_strictly_shorter_choices() -> None:
 def test_length_rank_distribution_per_qm_and_qtype() -> None:
     def q(choices: list[str], answer: int, qtype: str = "DQ", status: str = "ok") -> dict:
         return {"kind": "question", "status": status, "qm": "m", "qtype": qtype,
-                "choices": choices, "answer": answer}
+                "content": "knowledge", "choices": choices, "answer": answer}
 
     four = ["aaaa", "b", "cc", "ddd"]  # ranks of answers 0..3: 3, 0, 1, 2
     qs = [q(four, 0), q(four, 0), q(four, 1), q(four, 2), q(four, 3, "CQ"),
           q(four, 1, status="failed"), ans("correct")]
     dist = length_rank_distribution(qs)
     # DQ: ranks 3, 3, 0, 1 -> [1/4, 1/4, 0, 2/4]; CQ: rank 2 once; sorted by (qm, qtype)
-    assert [(d.qm, d.qtype) for d in dist] == [("m", "CQ"), ("m", "DQ")]
+    assert [(d.qm, d.content, d.qtype) for d in dist] == [("m", "knowledge", "CQ"),
+                                                          ("m", "knowledge", "DQ")]
     assert dist[1].fractions == pytest.approx([0.25, 0.25, 0.0, 0.5])
     assert dist[0].fractions == pytest.approx([0.0, 0.0, 1.0, 0.0])
 
@@ -117,6 +181,7 @@ def test_length_deciles_share_one_partition_across_answer_models() -> None:
              for i in ("q1", "q4", "q5")]
     recs.append(ans("refused", am="a", qtype="CQ", question_id="c1", question_chars=999))
     out = {(d.qtype, d.am): d.rates for d in by_length_decile(recs, deciles=2)}
+    assert {d.content for d in by_length_decile(recs, deciles=2)} == {"knowledge"}
     # sorted by (chars, id): q2, q3, q5 | q4, q1 (array_split of 5 into 2 gives 3 + 2)
     assert [r.answered for r in out[("DQ", "a")]] == [3, 2]
     # b alone would split q5, q4 | q1; the shared split gives q5 | q4, q1
@@ -219,15 +284,16 @@ def test_qm_similarity_by_hand() -> None:
 
 def test_question_similarity_per_question_type_and_on_paragraphs() -> None:
     def q(qm: str, qtype: str, stem: str, paragraph: str | None = None) -> dict:
-        return {"qm": qm, "qtype": qtype, "topic": "t", "stem": stem,
+        return {"qm": qm, "qtype": qtype, "content": "knowledge", "topic": "t", "stem": stem,
                 "choices": ["aa", "bb", "cc", "dd"],
                 "context": None if paragraph is None else {"paragraph": paragraph}}
 
     qs = [q("A", "DQ", "zorb flux"), q("B", "DQ", "zorb flux"),
           q("A", "CQ", "red", "the zorb"), q("B", "CQ", "blue", "the zorb")]
     tables = question_similarity(qs, "tfidf")
-    assert [(t.texts, t.method) for t in tables] == [
-        ("DQ questions", "tfidf"), ("CQ questions", "tfidf"), ("context paragraphs", "tfidf")]
+    assert [(t.content, t.texts, t.method) for t in tables] == [
+        ("knowledge", "DQ questions", "tfidf"), ("knowledge", "CQ questions", "tfidf"),
+        ("knowledge", "context paragraphs", "tfidf")]
     same = {(p.qm_a, p.qm_b): p.cosine for p in tables[2].pairs}
     assert same[("A", "B")] == pytest.approx(1.0)  # identical paragraphs
     with pytest.raises(ValueError, match="similarity method"):

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.errors import UserError
-from verstehen.methods.imagination.plots import plot_length_ranks
+from verstehen.methods.imagination.plots import plot_length_ranks, plot_warmup
 from verstehen.methods.imagination.report import write_matrix
-from verstehen.methods.imagination.results import AnalyzeResult, MatrixResult
+from verstehen.methods.imagination.results import AnalyzeResult, MatrixResult, Pooling
 from verstehen.methods.imagination.runs import (
     ANSWER,
     GENERATE,
+    Once,
     answer_records,
     questions_of,
     read_runs,
@@ -26,11 +27,20 @@ from verstehen.methods.imagination.stats import (
     by_position,
     fiction_rates,
     length_rank_distribution,
+    length_ranks_by_position,
     pair_matrix,
-    sort_qtypes,
+    sort_kinds,
 )
 
 SIMILARITY = (*METHODS, "none")
+
+
+def pooling(answers: Once, questions: Once | None = None) -> Pooling:
+    """The counts of pooled records: read, repeats counted once, unmatched answers."""
+    return Pooling(answers=answers.read, repeated_answers=answers.repeats,
+                   unmatched_answers=answers.unmatched,
+                   questions=None if questions is None else questions.read,
+                   repeated_questions=None if questions is None else questions.repeats)
 
 
 def pool_matrix(runs: Sequence[Path], out: Path | None = None) -> MatrixResult:
@@ -40,46 +50,58 @@ def pool_matrix(runs: Sequence[Path], out: Path | None = None) -> MatrixResult:
         raise UserError("give at least one run folder of `imagine answer`")
     records = answer_records(read_runs(runs, (ANSWER,)))
     try:
-        matrix = pair_matrix([r for r in records if r["kind"] == "answer"])
+        matrix = pair_matrix([r for r in records.records if r["kind"] == "answer"])
     except ValueError as exc:  # an answer record no `imagine answer` writes
         raise UserError(f"{exc} in {', '.join(map(str, runs))}") from None
     csv, png = write_matrix(matrix, Path(out or runs[0]))
-    return MatrixResult(matrix=matrix, matrix_csv=csv, matrix_png=png)
+    return MatrixResult(matrix=matrix, matrix_csv=csv, matrix_png=png,
+                        pooling=pooling(records))
 
 
 def length_deciles(answers: list[dict[str, Any]]) -> tuple[DecileRates, ...]:
-    """κ and α by question length per qtype, in ten parts (one a question when fewer)."""
+    """κ and α by question length per (content, qtype), in ten parts (one a question when
+    fewer)."""
     out: list[DecileRates] = []
-    for qtype in sort_qtypes({a["qtype"] for a in answers}):
-        of_type = [a for a in answers if a["qtype"] == qtype]
-        out += by_length_decile(of_type, min(10, len({a["question_id"] for a in of_type})))
+    for content, qtype in sort_kinds({(a["content"], a["qtype"]) for a in answers}):
+        of_kind = [a for a in answers if (a["content"], a["qtype"]) == (content, qtype)]
+        out += by_length_decile(of_kind, min(10, len({a["question_id"] for a in of_kind})))
     return tuple(out)
 
 
 def analyze_runs(runs: Sequence[Path], *, similarity: str = "tfidf",
                  out: Path | None = None) -> AnalyzeResult:
-    """Every analysis the runs (generate and/or answer) have data for; length-ranks.png into
-    `out` (default: the first run folder). `similarity`: tfidf, embeddings or none."""
+    """Every analysis the runs (generate and/or answer) have data for; length-ranks.png and
+    warm-up.png into `out` (default: the first run folder). `similarity`: tfidf, embeddings or
+    none."""
     if similarity not in SIMILARITY:
         raise UserError(f"--similarity takes one of {', '.join(SIMILARITY)}, not {similarity!r}")
     if not runs:
         raise UserError("give at least one run folder of `imagine generate` or `imagine answer`")
     opened = read_runs(runs, (GENERATE, ANSWER))
-    questions = questions_of(opened)
+    pooled_questions = questions_of(opened)
+    questions = pooled_questions.records
     records = answer_records(opened)
-    answers = [r for r in records if r["kind"] == "answer"]
+    answers = [r for r in records.records if r["kind"] == "answer"]
     try:
         deciles, positions = length_deciles(answers), by_position(answers)
     except ValueError as exc:  # an answer record no `imagine answer` writes
         raise UserError(f"{exc} in {', '.join(map(str, runs))}") from None
-    ranks = length_rank_distribution(questions)
-    png = None
+    ranks, position_ranks = length_rank_distribution(questions), length_ranks_by_position(
+        questions)
+    folder = Path(out or opened[0][0].path)
+    png = warmup = None
     if ranks:
-        png = Path(out or opened[0][0].path) / "length-ranks.png"
-        png.parent.mkdir(parents=True, exist_ok=True)
+        png = folder / "length-ranks.png"
+        folder.mkdir(parents=True, exist_ok=True)
         plot_length_ranks(ranks, png)
+    if positions or position_ranks:
+        warmup = folder / "warm-up.png"
+        folder.mkdir(parents=True, exist_ok=True)
+        plot_warmup(positions, position_ranks, warmup)
     return AnalyzeResult(
         length_ranks=ranks, length_ranks_png=png, deciles=deciles, positions=positions,
-        fiction=fiction_rates([r for r in records if r["kind"] == "fiction"]),
+        position_ranks=position_ranks, warmup_png=warmup,
+        fiction=fiction_rates([r for r in records.records if r["kind"] == "fiction"]),
         similarity=question_similarity(questions, similarity)
-        if questions and similarity != "none" else ())
+        if questions and similarity != "none" else (),
+        pooling=pooling(records, pooled_questions))

@@ -37,14 +37,16 @@ def run_folders(runs: RunFolder | Sequence[RunFolder]) -> list[Path]:
 
 
 async def imagine_generate_async(
-        model: str | Model, *, topics: str | Sequence[str] | None = None, per_topic: int = 20,
+        model: str | Model, *, topics: str | Sequence[str] | None = None,
+        per_topic: int | None = None,
         kinds: str | Sequence[str] = ("direct", "context"), content: str = "knowledge",
         tries: int = 1, temperature: float = 1.0, max_tokens: int | None = None, seed: int = 0,
         base_url: str | None = None, runs_dir: Path | str | None = None,
         cache: Path | str | None = None, progress: bool = False,
         max_connections: int | None = None, max_attempts: int = 6) -> GenerateResult:
     """The question model writes `per_topic` questions per topic and kind (direct, context,
-    sequential) about made-up concepts; topics default to the paper's 17 subjects."""
+    sequential replies of five) about made-up concepts; topics and counts default to the
+    paper's (17 subjects; 20, 20 and 10)."""
     plan = generate_plan(kinds=kinds, content=content, topics=topics, per_topic=per_topic,
                          tries=tries, temperature=temperature, max_tokens=max_tokens, seed=seed)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,

@@ -1,8 +1,10 @@
 """How an imaginary question is shown to an answer model: choice order, fifth choice, prompts.
 
-The shuffle of a question depends only on its id and the seed, so every answer model sees the
-same order, a rerun sees it again (and hits the cache), and the designated answer stays attached
-to its text: `correct` is where the designated choice landed.
+The shuffle of a question depends only on the id its generate run stored and the seed, so every
+answer model sees the same order, a rerun sees it again (and hits the cache), and the designated
+answer stays attached to its text: `correct` is where the designated choice landed. The stored
+id is the content id (`generate.question_id`) for runs of this version; for older runs it is
+the slot's id, so their questions are shown as they were then.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def shuffle_order(question_id: str, seed: int) -> list[int]:
 
 def present(question: dict[str, Any], *, shuffle: bool, choice_e: bool, seed: int) -> Shown:
     """Shuffle (or not) the four choices and add the fifth "cannot be answered" one if asked."""
-    order = shuffle_order(question["id"], seed) if shuffle else [0, 1, 2, 3]
+    key = question.get("stored_id", question["id"])
+    order = shuffle_order(key, seed) if shuffle else [0, 1, 2, 3]
     choices = [question["choices"][i] for i in order]
     if choice_e:
         choices.append(template("imagination/choice_e"))

@@ -49,8 +49,9 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     gen.add_argument("--topics", default=None,
                      help="comma-separated (default: the paper's 17 college subjects, or its 10 "
                           "story topics with --content story)")
-    gen.add_argument("--per-topic", type=positive_int, default=20,
-                     help="questions per topic and kind (default 20, the paper's)")
+    gen.add_argument("--per-topic", type=positive_int, default=None,
+                     help="slots per topic and kind (default the paper's: 20 direct and 20 "
+                          "context questions, 10 five-question sequential replies)")
     gen.add_argument("--tries", type=positive_int, default=1,
                      help="draw a question again when its reply does not parse, up to this "
                           "many times per question (default 1: no retry)")
@@ -104,7 +105,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                      help="question similarity between question models (default tfidf; "
                           "embeddings need the optional extra)")
     ana.add_argument("--out", type=Path, default=None,
-                     help="folder for length-ranks.png (default: the first RUN)")
+                     help="folder for length-ranks.png and warm-up.png (default: the first "
+                          "RUN)")
     ana.add_argument("--json", action="store_true")
     ana.set_defaults(func=cmd_analyze)
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,23 +39,35 @@ STORY_TOPICS = (
     "an interpersonal conflict", "a roadtrip", "a childhood in poverty", "future technology",
     "a long-lasting war", "an intergalactic civilization")
 KINDS = {"direct": "DQ", "context": "CQ", "sequential": "SQ"}
+# per topic, the paper's 20 direct and 20 context questions (section 2.2) and 10 five-question
+# replies (section 3.4: "we run this prompt 10 times on each topic")
+PAPER_COUNTS = {"direct": 20, "context": 20, "sequential": 10}
 SEQUENCE = 5
+# what a usable question is: its id hashes these fields (question_id)
+CONTENT_KEYS = ("qm", "content", "qtype", "topic", "position", "context", "stem", "choices",
+                "answer")
 # token budgets: a question, a context paragraph, a story, five questions
 BUDGET = {"question": 400, "paragraph": 500, "story": 1000, "sequence": 1500}
 
 
 @dataclass(frozen=True)
 class GeneratePlan:
-    """What to generate: kinds (direct, context, sequential), content, topics, count, sampling."""
+    """What to generate: kinds (direct, context, sequential), content, topics, count per topic
+    and kind (None: the paper's, see `count`), sampling."""
 
     kinds: tuple[str, ...] = ("direct", "context")
     content: str = "knowledge"
     topics: tuple[str, ...] = KNOWLEDGE_TOPICS
-    per_topic: int = 20
+    per_topic: int | None = None
     tries: int = 1
     temperature: float = 1.0
     max_tokens: int | None = None
     seed: int = 0
+
+    def count(self, kind: str) -> int:
+        """Slots per topic of one kind: per_topic, or the paper's (20 direct, 20 context, 10
+        five-question replies)."""
+        return self.per_topic if self.per_topic is not None else PAPER_COUNTS[kind]
 
     def params(self, budget: str) -> GenerateParams:
         """Sampling parameters with the budget for one kind of text, capped by max_tokens."""
@@ -66,10 +80,19 @@ def qm_label(model: str, temperature: float) -> str:
     return model if temperature == 1.0 else f"{model} [T={temperature:g}]"
 
 
-def question_id(qm: str, content: str, qtype: str, topic: str, index: int,
-                position: int | None) -> str:
-    """A stable id: the same QM, kind, topic, index and position give the same id."""
-    key = f"{qm}|{content}|{qtype}|{topic}|{index}|{position}"
+def question_id(question: Mapping[str, Any]) -> str:
+    """A usable question's id, a hash of what it is: QM label, content, type, topic, position,
+    context, stem, choices and designated answer. Two different questions never share an id
+    (whatever seed or run wrote them); the same question written twice has one."""
+    key = json.dumps([question[k] for k in CONTENT_KEYS], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def slot_id(qm: str, plan: GeneratePlan, qtype: str, topic: str, index: int,
+            position: int | None) -> str:
+    """The id of a reply that gave no usable question: its sample (QM, content, type, topic,
+    sample index, position) and the run's seed, which draws it."""
+    key = f"{qm}|{plan.content}|{qtype}|{topic}|{index}|{position}|seed {plan.seed}"
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -79,13 +102,14 @@ def _record(model: Model, plan: GeneratePlan, qtype: str, topic: str, index: int
             context: dict[str, str] | None = None) -> dict[str, Any]:
     qm = qm_label(model.name, plan.temperature)
     record: dict[str, Any] = {
-        "kind": "question", "id": question_id(qm, plan.content, qtype, topic, index, position),
+        "kind": "question", "id": slot_id(qm, plan, qtype, topic, index, position),
         "qm": qm, "qtype": qtype, "content": plan.content, "topic": topic,
         "index": index, "position": position, "context": context, "reply": reply,
         "status": "error", "reason": error, "stem": None, "choices": None, "answer": None}
     if isinstance(parsed, ParsedQuestion):
         record.update(status="ok", reason=None, stem=parsed.stem, choices=list(parsed.choices),
                       answer=parsed.answer)
+        record["id"] = question_id(record)
     elif isinstance(parsed, QuestionFailure):
         record.update(status="dropped", reason=parsed.reason)
     return record
@@ -147,22 +171,23 @@ _CALLS = {"direct": 1, "context": 2, "sequential": 1}
 
 async def run_generate(runner: Runner, model: Model, plan: GeneratePlan,
                        store: RunStore) -> None:
-    """Generate per_topic questions of each kind on each topic; record each with its status.
+    """Generate plan.count(kind) slots of each kind on each topic; record each reply with its
+    status.
 
     A slot whose reply yields no usable question is drawn again, up to `tries` times.
     """
     jobs = [(kind, topic, i) for kind in plan.kinds for topic in plan.topics
-            for i in range(plan.per_topic)]
+            for i in range(plan.count(kind))]
     runner.progress.add_total(sum(_CALLS[kind] for kind, _, _ in jobs))
 
     async def one(kind: str, topic: str, slot: int) -> None:
-        # try t of slot i samples index i + t * per_topic: distinct within the run, and the
+        # try t of slot i samples index i + t * count: distinct within the run, and the
         # first try of every slot is the sample a run without retries draws
         for attempt in range(plan.tries):
             if attempt:
                 runner.progress.add_total(_CALLS[kind])
             records = await _MAKERS[kind](runner, model, plan, topic,
-                                          slot + attempt * plan.per_topic)
+                                          slot + attempt * plan.count(kind))
             for record in records:
                 store.append({**record, "slot": slot, "try": attempt + 1})
             if any(r["status"] != "dropped" for r in records):
@@ -172,7 +197,8 @@ async def run_generate(runner: Runner, model: Model, plan: GeneratePlan,
 
 
 def count_questions(records: list[dict[str, Any]]) -> dict[str, QuestionCounts]:
-    """Per question type: written, kept, dropped with the most common reasons, failed calls."""
+    """Per question type: written, kept (and of them, repeats of a question kept before),
+    dropped with the most common reasons, failed calls."""
     questions = [r for r in records if r["kind"] == "question"]
     by_type: dict[str, QuestionCounts] = {}
     for qtype in ("DQ", "CQ", "SQ"):
@@ -182,9 +208,11 @@ def count_questions(records: list[dict[str, Any]]) -> dict[str, QuestionCounts]:
         dropped = Counter(r["reason"] for r in rows if r["status"] == "dropped")
         slots = {(r["topic"], r.get("slot", r["index"])) for r in rows}
         filled = {(r["topic"], r.get("slot", r["index"])) for r in rows if r["status"] == "ok"}
+        kept = [r for r in rows if r["status"] == "ok"]
         by_type[qtype] = QuestionCounts(
-            asked=len(rows), kept=sum(r["status"] == "ok" for r in rows), slots=len(slots),
+            asked=len(rows), kept=len(kept), slots=len(slots),
             filled=len(filled), dropped=sum(dropped.values()),
             reasons=dict(dropped.most_common(6)),
-            failed=len({(r["topic"], r["index"]) for r in rows if r["status"] == "error"}))
+            failed=len({(r["topic"], r["index"]) for r in rows if r["status"] == "error"}),
+            repeated=len(kept) - len({question_id(r) for r in kept}))
     return by_type

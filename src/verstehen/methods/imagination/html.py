@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.engine.store import RunStore
+from verstehen.methods.imagination.generate import question_id
 from verstehen.methods.imagination.report import QTYPE_NAMES
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
-from verstehen.methods.imagination.runs import ANSWER, once_each, read_runs
+from verstehen.methods.imagination.runs import ANSWER, once_each, read_runs, run_answers
 from verstehen.methods.imagination.stats import MatrixRow, pair_matrix
 from verstehen.report.html import Page, RecordView, esc, figure, rate, table
 from verstehen.results import load_result
@@ -112,11 +113,24 @@ def _questions(qtype: str, status: str | None = None,
                       and status in (None, r["status"]) and reason in (None, r["reason"]))
 
 
+def _repeats(records: Records) -> set[str]:
+    """The book keys of the kept questions that repeat one kept before them in the run."""
+    seen: set[str] = set()
+    out: set[str] = set()
+    for r in records.select(lambda r: r["kind"] == "question" and r["status"] == "ok"):
+        qid = question_id(r)
+        if qid in seen:
+            out.add(r[KEY])
+        seen.add(qid)
+    return out
+
+
 def generate_section(run: Path, page: Page) -> None:
-    """An `imagine generate` run: per question type, what was asked, kept, dropped (and why)
-    and which calls failed, each count linked to its question records."""
+    """An `imagine generate` run: per question type, what was asked, kept (and repeated),
+    dropped (and why) and which calls failed, each count linked to its question records."""
     result = load_result(GenerateResult, run)
-    link = Records.of_run(page, run).link
+    records = Records.of_run(page, run)
+    link, repeats = records.link, _repeats(records)
     rows = []
     for q, t in result.by_type.items():
         reasons = "<br>".join(link(f"{reason} ({n})", f"{q}: {reason}",
@@ -125,30 +139,33 @@ def generate_section(run: Path, page: Page) -> None:
         rows.append([esc(f"{q} ({QTYPE_NAMES.get(q, q)})"), f"{t.filled} of {t.slots}",
                      link(str(t.asked), f"{q}: every reply", _questions(q)),
                      link(str(t.kept), f"{q}: kept questions", _questions(q, "ok")),
+                     link(str(t.repeated), f"{q}: repeats of a kept question",
+                          lambda r, q=q: _questions(q, "ok")(r) and r[KEY] in repeats),
                      link(str(t.dropped), f"{q}: dropped replies", _questions(q, "dropped")),
                      reasons, link(str(t.failed), f"{q}: failed calls", _questions(q, "error"))])
-    body = table(["type", "slots filled", "replies", "kept", "dropped", "why dropped (top 6)",
-                  "failed calls"], rows)
+    body = table(["type", "slots filled", "replies", "kept", "repeats", "dropped",
+                  "why dropped (top 6)", "failed calls"], rows)
     page.section(f"Shared imagination: questions by {result.qm}", body,
                  note=f"{result.kept} questions kept; a slot is filled when a try gave a usable "
-                      f"question; failed calls count slots; run {esc(run.name)}; "
+                      "question; a repeat is a kept question written before in the run "
+                      f"(answered once); failed calls count slots; run {esc(run.name)}; "
                       f"{result.seconds} s")
 
 
 def _cell(row: MatrixRow) -> Callable[[Record], bool]:
-    return lambda r: (r["kind"] == "answer" and r["qtype"] == row.qtype and r["qm"] == row.qm
-                      and r["am"] == row.am)
+    return lambda r: (r["kind"] == "answer" and r["content"] == row.content
+                      and r["qtype"] == row.qtype and r["qm"] == row.qm and r["am"] == row.am)
 
 
 def matrix_table(matrix: Sequence[MatrixRow], records: Records) -> str:
-    """One row per (qtype, QM, AM): κ ± SE over answered, α ± SE over answered + declined, and
-    n, each linked to that cell's answers."""
+    """One row per (qtype, content, QM, AM): κ ± SE over answered, α ± SE over answered +
+    declined, and n, each linked to that cell's answers."""
     rows = []
     for row in matrix:
         cell = _cell(row)
-        name = f"{row.qtype}, {row.qm} → {row.am}"
+        name = f"{row.qtype} ({row.content}), {row.qm} → {row.am}"
         rows.append([
-            esc(row.qtype), esc(row.qm), esc(row.am),
+            esc(row.qtype), esc(row.content), esc(row.qm), esc(row.am),
             records.link(rate(row.kappa, row.kappa_se, row.answered), f"{name}: answered",
                          lambda r, cell=cell: cell(r) and r["outcome"] in ANSWERED),
             records.link(rate(row.alpha, row.alpha_se, row.answered + row.declined),
@@ -156,7 +173,8 @@ def matrix_table(matrix: Sequence[MatrixRow], records: Records) -> str:
                          lambda r, cell=cell: cell(r) and r["outcome"] in ANSWERED + DECLINED),
             records.link(str(row.n), f"{name}: every answer", cell),
             str(row.unparsed)])
-    return table(["qtype", "QM", "AM", "κ ± SE", "α ± SE", "n", "unparsed or failed"], rows)
+    return table(["qtype", "content", "QM", "AM", "κ ± SE", "α ± SE", "n",
+                  "unparsed or failed"], rows)
 
 
 def _fiction(qm: str, am: str, *, judged: bool) -> Callable[[Record], bool]:
@@ -190,18 +208,21 @@ def answer_section(run: Path, page: Page) -> None:
                 for outcome, n in sorted(result.outcomes.items())]
     body += "<h3>Outcomes</h3>" + table(["outcome", "answers"], outcomes)
     models = ", ".join(map(str, RunStore(run).info().get("config", {}).get("models", [])))
+    repeats = (f"; {result.repeated_questions} questions of the question runs repeated one "
+               "already read and were answered once" if result.repeated_questions else "")
     page.section(f"Shared imagination: answers by {models}", body,
-                 note=f"{MATRIX_NOTE}; failed calls: {result.failed_calls}; run "
+                 note=f"{MATRIX_NOTE}{repeats}; failed calls: {result.failed_calls}; run "
                       f"{esc(run.name)}; {result.seconds} s")
 
 
 def compare(runs: Sequence[Path], page: Page) -> None:
-    """Several `imagine answer` runs pooled into one matrix (each answer counted once, the
-    last run's when runs share one)."""
+    """Several `imagine answer` runs pooled into one matrix (each answer to a question, by its
+    content id, counted once: the last run's when runs share one)."""
     pooled = once_each([{**r, KEY: f"{store.path}:{line}"}
                         for store, _ in read_runs(runs, (ANSWER,))
-                        for line, r in enumerate(store.records())])
-    answers = [r for r in pooled if r["kind"] == "answer"]
+                        for line, r in enumerate(run_answers(store).records)])
+    answers = [r for r in pooled.records if r["kind"] == "answer"]
     page.section("Shared imagination: answer runs pooled",
                  matrix_table(pair_matrix(answers), Records(page, answers)),
-                 note=f"{MATRIX_NOTE}; runs " + ", ".join(esc(r.name) for r in runs))
+                 note=f"{MATRIX_NOTE}; {pooled.repeats} answers repeated one of another run "
+                      "and count once; runs " + ", ".join(esc(r.name) for r in runs))

@@ -1,4 +1,5 @@
-"""Plots of imaginary question answering: the rate grid (paper Fig. 2) and length ranks (Fig. 5)."""
+"""Plots of imaginary question answering: the rate grid (paper Fig. 2), length ranks (Fig. 5)
+and the warm-up figure (Fig. 9: κ, α and length ranks by position in a sequence)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from pathlib import Path
 
 import numpy as np
 
-from verstehen.methods.imagination.stats import LengthRanks, MatrixRow, sort_qtypes
+from verstehen.methods.imagination.stats import (
+    POSITIONS,
+    LengthRanks,
+    MatrixRow,
+    PositionRanks,
+    PositionRates,
+    sort_kinds,
+)
 from verstehen.report.figures import new_figure, save_png
 
 TITLES = {"DQ": "direct questions (DQ)", "CQ": "context questions (CQ)",
@@ -16,6 +24,7 @@ TITLES = {"DQ": "direct questions (DQ)", "CQ": "context questions (CQ)",
 MEASURES = (("kappa", "Correctness rate κ"), ("alpha", "Answering rate α"))
 RANK_LABELS = ("shortest", "2nd shortest", "3rd shortest", "longest")
 RANK_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
+AVERAGE_COLOR = "hotpink"  # the paper draws the mean over answer models in pink
 
 
 def short_name(model: str) -> str:
@@ -26,20 +35,20 @@ def short_name(model: str) -> str:
 
 
 def plot_matrix(rows: Sequence[MatrixRow], path: Path) -> None:
-    """Write paper Fig. 2 as a PNG: κ and α heatmaps (rows AM, columns QM), one column per qtype;
-    each cell shows the rate x 100 and its n."""
-    matrix = {(r.qtype, r.qm, r.am): r for r in rows}
-    qtypes = sort_qtypes(q for q, _, _ in matrix)
-    qms = sorted({qm for _, qm, _ in matrix})
-    ams = sorted({am for _, _, am in matrix})
-    cols = max(len(qtypes), 1)
+    """Write paper Fig. 2 as a PNG: κ and α heatmaps (rows AM, columns QM), one column per
+    (content, qtype); each cell shows the rate x 100 and its n."""
+    matrix = {(r.content, r.qtype, r.qm, r.am): r for r in rows}
+    kinds = sort_kinds((c, q) for c, q, _, _ in matrix)
+    qms = sorted({qm for _, _, qm, _ in matrix})
+    ams = sorted({am for _, _, _, am in matrix})
+    cols = max(len(kinds), 1)
     qm_chars = max((len(short_name(m)) for m in qms), default=0)
     am_chars = max((len(short_name(m)) for m in ams), default=0)
     # each heatmap: 0.5 in per QM column and 0.35 in per AM row, plus room for tick labels
     width = cols * (1.2 + 0.07 * am_chars + max(0.5 * len(qms), 1.8)) + 1.2
     height = 2 * (1.4 + 0.05 * qm_chars + 0.35 * len(ams))
     fig = new_figure(max(width, 4.0), max(height, 3.0))
-    if not qtypes:
+    if not kinds:
         ax = fig.add_subplot()
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
@@ -47,13 +56,13 @@ def plot_matrix(rows: Sequence[MatrixRow], path: Path) -> None:
         return
     axes = fig.subplots(2, cols, squeeze=False)
     image = None
-    for c, qtype in enumerate(qtypes):
+    for c, (content, qtype) in enumerate(kinds):
         for r, (attr, label) in enumerate(MEASURES):
             ax = axes[r][c]
             values = np.full((len(ams), len(qms)), np.nan)
             for i, am in enumerate(ams):
                 for j, qm in enumerate(qms):
-                    rates = matrix.get((qtype, qm, am))
+                    rates = matrix.get((content, qtype, qm, am))
                     v = None if rates is None else getattr(rates, attr)
                     if v is not None:
                         values[i, j] = v
@@ -71,7 +80,7 @@ def plot_matrix(rows: Sequence[MatrixRow], path: Path) -> None:
             ax.set_xlabel("question model")
             if c == 0:
                 ax.set_ylabel("answer model")
-            ax.set_title(f"{label} —\n{TITLES.get(qtype, qtype)}", fontsize=9)
+            ax.set_title(f"{label} —\n{TITLES.get(qtype, qtype)}, {content}", fontsize=9)
     fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="rate")
     save_png(fig, path)
 
@@ -81,7 +90,7 @@ def plot_length_ranks(dist: Sequence[LengthRanks], path: Path) -> None:
     keys = list(dist)
     fig = new_figure(7.0, 1.5 + 0.35 * max(len(keys), 1))
     ax = fig.add_subplot()
-    labels = [f"{short_name(k.qm)} · {k.qtype}" for k in keys]
+    labels = [f"{short_name(k.qm)} · {k.content} {k.qtype}" for k in keys]
     left = [0.0] * len(keys)
     for rank, (name, color) in enumerate(zip(RANK_LABELS, RANK_COLORS, strict=True)):
         widths = [k.fractions[rank] for k in keys]
@@ -95,4 +104,58 @@ def plot_length_ranks(dist: Sequence[LengthRanks], path: Path) -> None:
     if not keys:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
     fig.legend(loc="outside lower center", ncol=4, fontsize=8)
+    save_png(fig, path)
+
+
+def _rate_panel(ax, positions: Sequence[PositionRates], attr: str, label: str) -> None:
+    """One AM's rate per position as a line each, and their mean over AMs in pink."""
+    x = list(POSITIONS)
+    for row in positions:
+        values = [np.nan if getattr(r, attr) is None else getattr(r, attr) for r in row.rates]
+        ax.plot(x, values, marker="o", linewidth=1, markersize=3, label=short_name(row.am))
+    if positions:
+        table = np.array([[np.nan if getattr(r, attr) is None else getattr(r, attr)
+                           for r in row.rates] for row in positions], dtype=float)
+        counts = np.sum(~np.isnan(table), axis=0)
+        mean = np.divide(np.nansum(table, axis=0), counts, out=np.full(len(x), np.nan),
+                         where=counts > 0)
+        ax.plot(x, mean, color=AVERAGE_COLOR, linewidth=2.5, marker="o", label="average")
+    else:
+        ax.text(0.5, 0.5, "no answers to sequential questions", ha="center", va="center",
+                transform=ax.transAxes, fontsize=8)
+    ax.set_xticks(x)
+    ax.set_xlim(0.5, len(x) + 0.5)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("position in the sequence")
+    ax.set_title(label, fontsize=9)
+
+
+def plot_warmup(positions: Sequence[PositionRates], ranks: Sequence[PositionRanks],
+                path: Path) -> None:
+    """Write paper Fig. 9 as a PNG: κ and α per AM (and their mean, pink) by position in the
+    five-question sequences, and the length ranks of the designated answer by position."""
+    fig = new_figure(12.0, 4.2)
+    left, middle, right = fig.subplots(1, 3)
+    for ax, (attr, label) in zip((left, middle), MEASURES, strict=True):
+        _rate_panel(ax, positions, attr, label)
+    if positions:
+        left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
+    x = [r.position for r in ranks]
+    bottom = [0.0] * len(ranks)
+    for rank, (name, color) in enumerate(zip(RANK_LABELS, RANK_COLORS, strict=True)):
+        heights = [r.fractions[rank] for r in ranks]
+        right.bar(x, heights, bottom=bottom, color=color, label=name)
+        bottom = [a + b for a, b in zip(bottom, heights, strict=True)]
+    for r in ranks:
+        right.text(r.position, 1.01, f"n={r.n}", ha="center", va="bottom", fontsize=7)
+    if not ranks:
+        right.text(0.5, 0.5, "no sequential questions", ha="center", va="center",
+                   transform=right.transAxes, fontsize=8)
+    right.set_xticks(list(POSITIONS))
+    right.set_ylim(0, 1.08)
+    right.set_xlabel("position in the sequence")
+    right.set_title("Length rank of the correct choice", fontsize=9)
+    if ranks:
+        right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4)
+    fig.suptitle("Warm-up: sequential questions by position (paper Figure 9)", fontsize=10)
     save_png(fig, path)

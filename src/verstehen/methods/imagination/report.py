@@ -15,6 +15,7 @@ from verstehen.methods.imagination.results import (
     AnswerResult,
     GenerateResult,
     MatrixResult,
+    Pooling,
 )
 from verstehen.methods.imagination.similarity import QmPairSimilarity
 from verstehen.methods.imagination.stats import (
@@ -24,15 +25,16 @@ from verstehen.methods.imagination.stats import (
     IQARates,
     LengthRanks,
     MatrixRow,
+    PositionRanks,
     PositionRates,
-    sort_qtypes,
+    sort_kinds,
 )
 from verstehen.report.tables import table
 
 QTYPE_NAMES = {"DQ": "direct questions", "CQ": "context questions",
                "SQ": "sequential questions"}
 RANKS = ("shortest", "2nd shortest", "3rd shortest", "longest")
-CSV_COLUMNS = ("qtype", "qm", "am", "n", "answered", "declined", "chose_e", "unparsed",
+CSV_COLUMNS = ("content", "qtype", "qm", "am", "n", "answered", "declined", "chose_e", "unparsed",
                "kappa", "kappa_se", "alpha", "alpha_se", "e_rate")
 
 
@@ -58,16 +60,14 @@ def _grid(cells: dict[tuple[str, str], IQARates], which: str, corner: str) -> st
 
 
 def matrix_text(matrix: Sequence[MatrixRow]) -> str:
-    """Per qtype (DQ, CQ, SQ): a κ table then an α table, rows AM, columns QM (as the paper's
-    Figure 2); then a note."""
+    """Per content and qtype (DQ, CQ, SQ): a κ table then an α table, rows AM, columns QM (as
+    the paper's Figure 2); then a note."""
     parts = []
-    for qtype in sort_qtypes(r.qtype for r in matrix):
-        cells = {(r.am, r.qm): r for r in matrix if r.qtype == qtype}
-        name = QTYPE_NAMES.get(qtype, qtype)
-        parts.append(f"Correctness rate κ — {name} ({qtype})\n"
-                     + _grid(cells, "kappa", "AM \\ QM"))
-        parts.append(f"Answering rate α — {name} ({qtype})\n"
-                     + _grid(cells, "alpha", "AM \\ QM"))
+    for content, qtype in sort_kinds((r.content, r.qtype) for r in matrix):
+        cells = {(r.am, r.qm): r for r in matrix if (r.content, r.qtype) == (content, qtype)}
+        name = f"{QTYPE_NAMES.get(qtype, qtype)} ({qtype}), {content}"
+        parts.append(f"Correctness rate κ — {name}\n" + _grid(cells, "kappa", "AM \\ QM"))
+        parts.append(f"Answering rate α — {name}\n" + _grid(cells, "alpha", "AM \\ QM"))
     unparsed = sum(r.unparsed for r in matrix)
     total = sum(r.n for r in matrix)
     chose_e = sum(r.chose_e for r in matrix)
@@ -82,13 +82,15 @@ def _num(x: float | int | None) -> str:
 
 
 def write_matrix_csv(matrix: Sequence[MatrixRow], path: Path) -> None:
-    """One row per (qtype, qm, am) with counts, rates and SEs; empty fields for None."""
+    """One row per (content, qtype, qm, am) with counts, rates and SEs; empty fields for
+    None."""
     try:
         with Path(path).open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow(CSV_COLUMNS)
             for r in matrix:
-                w.writerow([r.qtype, r.qm, r.am, *(_num(getattr(r, c)) for c in CSV_COLUMNS[3:])])
+                w.writerow([r.content, r.qtype, r.qm, r.am,
+                            *(_num(getattr(r, c)) for c in CSV_COLUMNS[4:])])
     except OSError as exc:
         raise UserError(f"cannot write {path} ({exc.strerror or exc}): give a writable "
                         "path") from None
@@ -106,9 +108,9 @@ def write_matrix(matrix: Sequence[MatrixRow], folder: Path) -> tuple[Path | None
 
 
 def length_rank_text(dist: Sequence[LengthRanks]) -> str:
-    """Paper Fig. 5 as a table: QM, qtype, fraction of answers of each length rank."""
-    rows = [[r.qm, r.qtype, *(f"{x:.2f}" for x in r.fractions)] for r in dist]
-    return (table(["QM", "qtype", *RANKS], rows)
+    """Paper Fig. 5 as a table: QM, content, qtype, fraction of answers of each length rank."""
+    rows = [[r.qm, r.content, r.qtype, *(f"{x:.2f}" for x in r.fractions)] for r in dist]
+    return (table(["QM", "content", "qtype", *RANKS], rows)
             + "\nfraction of questions whose designated answer has that length rank among the "
             "four choices (characters; a tie takes the lower rank)")
 
@@ -120,15 +122,16 @@ def _by_index(groups: Mapping[str, Sequence[IQARates]], which: str, names: list[
 
 
 def decile_text(deciles: Sequence[DecileRates]) -> str:
-    """Paper Fig. 10 as tables: per qtype, κ then α by AM (rows) and length decile (columns)."""
+    """Paper Fig. 10 as tables: per content and qtype, κ then α by AM (rows) and length decile
+    (columns)."""
     parts = []
-    for qtype in sort_qtypes(d.qtype for d in deciles):
-        groups = {d.am: d.rates for d in deciles if d.qtype == qtype}
+    for content, qtype in sort_kinds((d.content, d.qtype) for d in deciles):
+        groups = {d.am: d.rates for d in deciles if (d.content, d.qtype) == (content, qtype)}
         k = max(len(rs) for rs in groups.values())
         names = [f"d{i + 1}" for i in range(k)]  # d1 shortest
         for which, title in (("kappa", "Correctness rate κ"), ("alpha", "Answering rate α")):
-            parts.append(f"{title} by question length, {k} equal groups (d1 shortest) — {qtype}\n"
-                         + _by_index(groups, which, names))
+            parts.append(f"{title} by question length, {k} equal groups (d1 shortest) — "
+                         f"{qtype}, {content}\n" + _by_index(groups, which, names))
     return "\n\n".join(parts) if parts else "no answers"
 
 
@@ -142,6 +145,32 @@ def position_text(positions: Sequence[PositionRates]) -> str:
                        + _by_index(groups, which, names)
                        for which, title in (("kappa", "Correctness rate κ"),
                                             ("alpha", "Answering rate α")))
+
+
+def position_rank_text(ranks: Sequence[PositionRanks]) -> str:
+    """Paper Fig. 9 (right) as a table: per position, n and the fraction of each length rank."""
+    rows = [[str(r.position), str(r.n), *(f"{x:.2f}" for x in r.fractions)] for r in ranks]
+    return (table(["position", "n", *RANKS], rows)
+            + "\nlength rank of the designated answer of sequential questions by position, all "
+            "question models together")
+
+
+def pooling_text(pooling: Pooling) -> str:
+    """What was counted once or could not be matched when runs were pooled ("" when nothing)."""
+    lines = []
+    if pooling.repeated_questions:
+        lines.append(f"{pooling.repeated_questions} of {pooling.questions} questions read "
+                     "repeat one already read (same QM, content, type, topic, position, "
+                     "context and text): counted once")
+    if pooling.repeated_answers:
+        lines.append(f"{pooling.repeated_answers} of {pooling.answers} answers read repeat an "
+                     "answer of the same AM to the same question: counted once (the last "
+                     "run's)")
+    if pooling.unmatched_answers:
+        lines.append(f"{pooling.unmatched_answers} answers of runs made before question ids "
+                     "hashed the question have no question run left to match them: counted "
+                     "under their old ids, which another seed's run can share")
+    return "\n".join(lines)
 
 
 def fiction_text(rates: Sequence[FictionRate]) -> str:
@@ -168,18 +197,25 @@ def similarity_text(pairs: Sequence[QmPairSimilarity], method: str) -> str:
 
 def show_generate(result: GenerateResult) -> None:
     """Kept and dropped questions per type, the reasons, and the next command."""
-    rows = [[qtype, f"{t.filled} of {t.slots}", str(t.asked), str(t.kept), str(t.dropped),
-             str(t.failed), "; ".join(f"{reason} ({n})" for reason, n in t.reasons.items())
-             or "-"] for qtype, t in result.by_type.items()]
+    rows = [[qtype, f"{t.filled} of {t.slots}", str(t.asked), str(t.kept), str(t.repeated),
+             str(t.dropped), str(t.failed),
+             "; ".join(f"{reason} ({n})" for reason, n in t.reasons.items()) or "-"]
+            for qtype, t in result.by_type.items()]
     print(f"{result.qm}: questions by type (DQ direct, CQ after a context, SQ five in a "
-          "row); a slot is filled when a try gives a usable question")
-    print(table(["type", "filled", "written", "kept", "dropped", "failed", "why dropped"], rows))
+          "row); a slot is filled when a try gives a usable question; a repeat is a kept "
+          "question written before in this run, answered once")
+    print(table(["type", "filled", "written", "kept", "repeats", "dropped", "failed",
+                 "why dropped"], rows))
     print(f"next: verstehen imagine answer --questions {result.run_dir} --model MODEL ...")
 
 
 def show_answer(result: AnswerResult) -> None:
     """The matrix as text, the outcome counts, fictionality rates and where the figures are."""
     print(matrix_text(result.matrix))
+    if result.repeated_questions:
+        print(f"{result.repeated_questions} questions of the question runs repeat one already "
+              "read (same QM, content, type, topic, position, context and text): answered "
+              "once")
     print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(result.outcomes.items())))
     if result.fiction_verdicts:
         print(fiction_text(result.fiction))
@@ -190,6 +226,8 @@ def show_answer(result: AnswerResult) -> None:
 def show_matrix(result: MatrixResult) -> None:
     """The pooled matrix as text and where the figures are."""
     print(matrix_text(result.matrix))
+    if note := pooling_text(result.pooling):
+        print(note)
     if result.matrix_png is not None:
         print(f"figures: {result.matrix_png}, {result.matrix_csv}")
     else:
@@ -206,8 +244,14 @@ def show_analysis(result: AnalyzeResult) -> None:
         sections.append(decile_text(result.deciles))
     if result.positions:
         sections.append(position_text(result.positions))
+    if result.position_ranks:
+        sections.append(position_rank_text(result.position_ranks))
+    if result.warmup_png is not None:
+        sections[-1] += f"\nfigure: {result.warmup_png}"
     if result.fiction:
         sections.append(fiction_text(result.fiction))
     for sim in result.similarity:
-        sections.append(f"{sim.texts}:\n" + similarity_text(sim.pairs, sim.method))
+        sections.append(f"{sim.content} {sim.texts}:\n" + similarity_text(sim.pairs, sim.method))
+    if note := pooling_text(result.pooling):
+        sections.append(note)
     print("\n\n".join(sections) if sections else "nothing to analyze in these runs")

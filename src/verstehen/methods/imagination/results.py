@@ -14,6 +14,7 @@ from verstehen.methods.imagination.stats import (
     FictionRate,
     LengthRanks,
     MatrixRow,
+    PositionRanks,
     PositionRates,
 )
 from verstehen.results import JsonForm, json_key, to_jsonable
@@ -22,7 +23,8 @@ from verstehen.results import JsonForm, json_key, to_jsonable
 @dataclass(frozen=True)
 class QuestionCounts(JsonForm):
     """One question type of a generate run: replies read (asked) and kept; slots, and those a
-    try filled; replies dropped, with the six most common reasons; slots whose call failed."""
+    try filled; replies dropped, with the six most common reasons; slots whose call failed;
+    kept questions that repeat one kept before (answered and counted once)."""
 
     asked: int
     kept: int
@@ -31,6 +33,7 @@ class QuestionCounts(JsonForm):
     dropped: int
     reasons: dict[str, int]
     failed: int
+    repeated: int = 0  # summaries written before repeats were counted have none
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,9 @@ class GenerateResult(JsonForm):
 
 @dataclass(frozen=True)
 class AnswerResult(JsonForm):
-    """An answer run: κ and α per (qtype, QM, AM), answers counted by outcome, fictionality
-    verdicts counted and as detection rates per (QM, AM), and the figure files."""
+    """An answer run: κ and α per (content, qtype, QM, AM), answers counted by outcome,
+    fictionality verdicts counted and as detection rates per (QM, AM), the figure files, and
+    the questions of the question runs that repeated one already read (answered once)."""
 
     matrix: tuple[MatrixRow, ...]
     outcomes: dict[str, int]
@@ -61,15 +65,34 @@ class AnswerResult(JsonForm):
     matrix_png: Path | None
     seconds: float
     usage: dict[str, ModelUsage]
+    repeated_questions: int = 0
+
+
+@dataclass(frozen=True)
+class Pooling(JsonForm):
+    """How pooled runs were counted. Answers (and fictionality verdicts) read, and the repeats
+    among them counted once (the same question answered again by the same AM: the last run's
+    answer counts); answers of runs made before question ids hashed the question whose
+    question runs are gone (kept under their stored ids, which other seeds' runs can share).
+    Questions read and the repeats counted once (the same question written again); None where
+    no question was read (`imagine matrix`)."""
+
+    answers: int
+    repeated_answers: int
+    unmatched_answers: int
+    questions: int | None = None
+    repeated_questions: int | None = None
 
 
 @dataclass(frozen=True)
 class MatrixResult(JsonForm):
-    """Answer runs pooled into one grid, and its files (None when the runs hold no answer)."""
+    """Answer runs pooled into one grid, its files (None when the runs hold no answer), and
+    how the runs' answers were counted."""
 
     matrix: tuple[MatrixRow, ...]
     matrix_csv: Path | None
     matrix_png: Path | None
+    pooling: Pooling
 
 
 @dataclass(frozen=True)
@@ -77,26 +100,36 @@ class AnalyzeResult(JsonForm):
     """The analyses of sections 3.1-3.4 over run folders; an analysis without data is empty.
 
     Length ranks of the designated answer (and the figure), κ and α by question length and by
-    position in a sequence, fictionality detection rates, question similarity between QMs
-    (empty when not asked for).
+    position in a sequence, length ranks by position (with κ and α by position, the warm-up
+    figure), fictionality detection rates, question similarity between QMs (empty when not
+    asked for), and how the runs' questions and answers were counted.
     """
 
     length_ranks: tuple[LengthRanks, ...]
     length_ranks_png: Path | None
     deciles: tuple[DecileRates, ...]
     positions: tuple[PositionRates, ...]
+    position_ranks: tuple[PositionRanks, ...]
+    warmup_png: Path | None
     fiction: tuple[FictionRate, ...]
     similarity: tuple[SimilarityTable, ...]
+    pooling: Pooling
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of `imagine analyze --json`: each analysis with data, keyed by its
-        rows' labels ("QM qtype", "qtype AM", "AM", "QM | AM", "QM | QM")."""
+        rows' labels ("QM content qtype", "content qtype AM", "AM", "position", "QM | AM",
+        "content texts" then "QM | QM"), and the pooling counts."""
         sections = {
-            "length_ranks": {f"{r.qm} {r.qtype}": r.fractions for r in self.length_ranks},
-            "deciles": {f"{r.qtype} {r.am}": r.rates for r in self.deciles},
+            "length_ranks": {f"{r.qm} {r.content} {r.qtype}": r.fractions
+                             for r in self.length_ranks},
+            "deciles": {f"{r.content} {r.qtype} {r.am}": r.rates for r in self.deciles},
             "positions": {r.am: r.rates for r in self.positions},
+            "position_ranks": {str(r.position): {"n": r.n, "fractions": r.fractions}
+                               for r in self.position_ranks},
             "fiction": {f"{r.qm} | {r.am}": (r.rate, r.se, r.judged, r.unparsed)
                         for r in self.fiction},
-            "similarity": {t.texts: {f"{p.qm_a} | {p.qm_b}": p.cosine for p in t.pairs}
+            "similarity": {f"{t.content} {t.texts}": {f"{p.qm_a} | {p.qm_b}": p.cosine
+                                                      for p in t.pairs}
                            for t in self.similarity}}
-        return {name: to_jsonable(value) for name, value in sections.items() if value}
+        out = {name: to_jsonable(value) for name, value in sections.items() if value}
+        return {**out, "pooling": self.pooling.to_dict()}

@@ -31,7 +31,7 @@ from verstehen.methods.imagination.generate import (
 )
 from verstehen.methods.imagination.report import write_matrix
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
-from verstehen.methods.imagination.runs import ANSWER, GENERATE, load_questions
+from verstehen.methods.imagination.runs import ANSWER, CONTENT_IDS, GENERATE, load_questions
 from verstehen.methods.imagination.stats import MatrixRow, fiction_rates, pair_matrix
 from verstehen.models import DEFAULT_MODEL, Model, model_name, split_name
 
@@ -59,10 +59,11 @@ def _check_names(models: Sequence[str | Model]) -> None:
 
 def generate_plan(*, kinds: str | Sequence[str] = ("direct", "context"),
                   content: str = "knowledge", topics: str | Sequence[str] | None = None,
-                  per_topic: int = 20, tries: int = 1, temperature: float = 1.0,
+                  per_topic: int | None = None, tries: int = 1, temperature: float = 1.0,
                   max_tokens: int | None = None, seed: int = 0) -> GeneratePlan:
     """The checked plan of a generate run; kinds and topics as lists or comma-separated text,
-    topics by default the paper's 17 college subjects (or its 10 story topics)."""
+    topics by default the paper's 17 college subjects (or its 10 story topics), per_topic by
+    default the paper's (20 direct, 20 context, 10 five-question replies)."""
     chosen = _names(kinds)
     if not chosen or any(k not in KINDS for k in chosen):
         shown = kinds if isinstance(kinds, str) else ",".join(kinds)
@@ -145,7 +146,8 @@ def model_specs(models: Sequence[str | Model] | None,
 
 
 def _answer_result(store: RunStore, records: list[dict[str, Any]], matrix: tuple[MatrixRow, ...],
-                   files: tuple[Path | None, Path | None], timed: Timed) -> AnswerResult:
+                   files: tuple[Path | None, Path | None], timed: Timed,
+                   repeated: int) -> AnswerResult:
     answers = [r for r in records if r["kind"] == "answer"]
     fiction = [r for r in records if r["kind"] == "fiction"]
     return AnswerResult(
@@ -155,15 +157,16 @@ def _answer_result(store: RunStore, records: list[dict[str, Any]], matrix: tuple
         failed_calls=sum(r["outcome"] == "error" for r in answers)
         + sum(r["verdict"] == "error" for r in fiction),
         run_dir=store.path, matrix_csv=files[0], matrix_png=files[1], seconds=timed.seconds,
-        usage=timed.usage)
+        usage=timed.usage, repeated_questions=repeated)
 
 
 async def answer_questions(questions: Sequence[Path], models: Sequence[str | Model] | None,
                            plan: AnswerPlan, *, judge: str | Model | None = None,
                            judge_base_url: str | None = None, base_url: str | None = None,
                            settings: RunSettings | None = None) -> AnswerResult:
-    """Every answer model answers every usable question of the `imagine generate` runs, into
-    a new run folder with matrix.csv and matrix.png; κ and α per (qtype, QM, AM)."""
+    """Every answer model answers every usable question of the `imagine generate` runs (a
+    question written twice once), into a new run folder with matrix.csv and matrix.png; κ and
+    α per (content, qtype, QM, AM)."""
     settings = settings or RunSettings()
     check_answer_plan(plan, judge)
     asked = load_questions(questions)
@@ -182,15 +185,16 @@ async def answer_questions(questions: Sequence[Path], models: Sequence[str | Mod
         identities = [m.identity() for m in opened] + ([grader.identity()] if grader else [])
         store = settings.create_run(ANSWER, {
             "questions": [str(p) for p in questions], "models": [model_name(m) for m, _ in specs],
-            "judge": None if judge is None else model_name(judge), **asdict(plan)}, plan.seed,
-            identities)
-        await run_answer(session.runner, opened, asked, plan, store, grader)
+            "judge": None if judge is None else model_name(judge), **asdict(plan),
+            "question_ids": CONTENT_IDS}, plan.seed, identities)
+        await run_answer(session.runner, opened, asked.records, plan, store, grader)
         return store
 
     timed = await in_session(settings, f"answers ({len(specs)} models)", body)
     store = timed.value
     records = list(store.records())
     matrix = pair_matrix([r for r in records if r["kind"] == "answer"])
-    result = _answer_result(store, records, matrix, write_matrix(matrix, store.path), timed)
+    result = _answer_result(store, records, matrix, write_matrix(matrix, store.path), timed,
+                            asked.repeats)
     store.write_summary(result.to_dict())
     return result

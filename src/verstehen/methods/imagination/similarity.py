@@ -32,9 +32,10 @@ class QmPairSimilarity(JsonForm):
 
 @dataclass(frozen=True)
 class SimilarityTable(JsonForm):
-    """Eq. 2 between every pair of QMs on one kind of text ("DQ questions", "context
-    paragraphs"), from `method`'s vectors (tfidf or embeddings)."""
+    """Eq. 2 between every pair of QMs on one content's kind of text (knowledge or story; "DQ
+    questions", "context paragraphs"), from `method`'s vectors (tfidf or embeddings)."""
 
+    content: str
     texts: str
     method: str
     pairs: tuple[QmPairSimilarity, ...]
@@ -112,23 +113,25 @@ def embedding_vectors(texts: Sequence[str]) -> np.ndarray:
 
 def question_similarity(questions: Sequence[dict[str, Any]], method: str
                         ) -> tuple[SimilarityTable, ...]:
-    """Eq. 2 between question models, per question type, on questions (stem and choices) and
-    on context paragraphs; `method` is tfidf or embeddings."""
+    """Eq. 2 between question models, per content and question type, on questions (stem and
+    choices) and on context paragraphs (stories); `method` is tfidf or embeddings."""
     if method not in METHODS:
         raise ValueError(f"similarity method must be one of {', '.join(METHODS)}, not {method!r}")
     vectorize = embedding_vectors if method == "embeddings" else tfidf_vectors
     out = []
-    for qtype in ("DQ", "CQ", "SQ"):
-        rows = [q for q in questions if q["qtype"] == qtype]
-        if rows:
-            texts = [" ".join([q["stem"], *q["choices"]]) for q in rows]
-            keyed = [(q["qm"], q["topic"], t) for q, t in zip(rows, texts, strict=True)]
-            out.append(SimilarityTable(f"{qtype} questions", method,
+    for content in sorted({q["content"] for q in questions}):
+        of_content = [q for q in questions if q["content"] == content]
+        for qtype in ("DQ", "CQ", "SQ"):
+            rows = [q for q in of_content if q["qtype"] == qtype]
+            if rows:
+                texts = [" ".join([q["stem"], *q["choices"]]) for q in rows]
+                keyed = [(q["qm"], q["topic"], t) for q, t in zip(rows, texts, strict=True)]
+                out.append(SimilarityTable(content, f"{qtype} questions", method,
+                                           qm_similarity(keyed, vectorize(texts))))
+        with_context = [q for q in of_content if q["context"]]
+        if with_context:
+            texts = [q["context"]["paragraph"] for q in with_context]
+            keyed = [(q["qm"], q["topic"], t) for q, t in zip(with_context, texts, strict=True)]
+            out.append(SimilarityTable(content, "context paragraphs", method,
                                        qm_similarity(keyed, vectorize(texts))))
-    with_context = [q for q in questions if q["context"]]
-    if with_context:
-        texts = [q["context"]["paragraph"] for q in with_context]
-        keyed = [(q["qm"], q["topic"], t) for q, t in zip(with_context, texts, strict=True)]
-        out.append(SimilarityTable("context paragraphs", method,
-                                   qm_similarity(keyed, vectorize(texts))))
     return tuple(out)

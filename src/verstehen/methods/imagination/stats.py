@@ -38,8 +38,10 @@ class IQARates(JsonForm):
 
 @dataclass(frozen=True)
 class PairKey:
-    """A cell of the paper's Figure 2 grid: question type, question model, answer model."""
+    """A cell of the paper's Figure 2 grid: content (knowledge or story), question type,
+    question model, answer model."""
 
+    content: str
     qtype: str
     qm: str
     am: str
@@ -52,17 +54,31 @@ class MatrixRow(IQARates, PairKey):
 
 @dataclass(frozen=True)
 class LengthRanks(JsonForm):
-    """Of one QM's questions of one type, the fractions whose answer has length rank 0..3."""
+    """Of one QM's questions of one content and type, the fractions whose answer has length
+    rank 0..3."""
 
     qm: str
+    content: str
     qtype: str
     fractions: tuple[float, ...]  # ranks 0 (shortest) .. 3 (longest)
 
 
 @dataclass(frozen=True)
-class DecileRates(JsonForm):
-    """One AM's rates on one question type by question length, shortest part first."""
+class PositionRanks(JsonForm):
+    """Of the sequential questions at one position (1..5), all QMs together: how many, and
+    the fractions whose answer has length rank 0..3 (paper Fig. 9, right)."""
 
+    position: int
+    n: int
+    fractions: tuple[float, ...]  # ranks 0 (shortest) .. 3 (longest); zeros when n is 0
+
+
+@dataclass(frozen=True)
+class DecileRates(JsonForm):
+    """One AM's rates on one content and question type by question length, shortest part
+    first."""
+
+    content: str
     qtype: str
     am: str
     rates: tuple[IQARates, ...]
@@ -148,9 +164,10 @@ def rates_by(records: Iterable[dict], keys: Sequence[str]) -> dict[tuple, IQARat
 
 
 def pair_matrix(records: Iterable[dict]) -> tuple[MatrixRow, ...]:
-    """The paper's Figure 2 grid: a row per (qtype, qm, am), in sorted key order."""
-    return tuple(MatrixRow(qtype, qm, am, **vars(rates))
-                 for (qtype, qm, am), rates in rates_by(records, ("qtype", "qm", "am")).items())
+    """The paper's Figure 2 grid: a row per (content, qtype, qm, am), in sorted key order
+    (story and knowledge questions of one QM are two cells, never one)."""
+    keys = ("content", "qtype", "qm", "am")
+    return tuple(MatrixRow(*key, **vars(rates)) for key, rates in rates_by(records, keys).items())
 
 
 def length_rank(choices: Sequence[str], answer: int) -> int:
@@ -162,41 +179,58 @@ def length_rank(choices: Sequence[str], answer: int) -> int:
     return sum(1 for i, c in enumerate(choices) if i != answer and len(c) < size)
 
 
+def _usable(questions: Iterable[dict]) -> list[dict]:
+    return [q for q in questions if _is(q, "question") and q.get("status", "ok") == "ok"]
+
+
 def length_rank_distribution(questions: Iterable[dict]) -> tuple[LengthRanks, ...]:
-    """Per (qm, qtype), the fractions of questions whose answer has length rank 0..3 (paper
-    Fig. 5), in sorted order."""
-    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for q in questions:
-        if _is(q, "question") and q.get("status", "ok") == "ok":
-            counts[(q["qm"], q["qtype"])][length_rank(q["choices"], q["answer"])] += 1
-    return tuple(LengthRanks(qm, qtype, tuple(c / sum(counts[(qm, qtype)])
-                                              for c in counts[(qm, qtype)]))
-                 for qm, qtype in sorted(counts))
+    """Per (qm, content, qtype), the fractions of questions whose answer has length rank 0..3
+    (paper Fig. 5), in sorted order."""
+    counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    for q in _usable(questions):
+        counts[(q["qm"], q["content"], q["qtype"])][length_rank(q["choices"], q["answer"])] += 1
+    return tuple(LengthRanks(*key, tuple(c / sum(counts[key]) for c in counts[key]))
+                 for key in sorted(counts))
+
+
+def length_ranks_by_position(questions: Iterable[dict]) -> tuple[PositionRanks, ...]:
+    """Of the sequential questions, all QMs together, per position 1..5: the fractions whose
+    answer has length rank 0..3 (paper Fig. 9, right); empty without sequential questions."""
+    counts = {p: [0, 0, 0, 0] for p in POSITIONS}
+    for q in _usable(questions):
+        if q["qtype"] == "SQ":
+            counts[q["position"]][length_rank(q["choices"], q["answer"])] += 1
+    if not any(map(sum, counts.values())):
+        return ()
+    return tuple(PositionRanks(p, sum(c), tuple(x / sum(c) if sum(c) else 0.0 for x in c))
+                 for p, c in counts.items())
 
 
 def by_length_decile(records: Iterable[dict], deciles: int = 10) -> tuple[DecileRates, ...]:
-    """Per (qtype, am), sorted: rates per length decile of question_chars, shortest first
-    (paper Fig. 10).
+    """Per (content, qtype, am), sorted: rates per length decile of question_chars, shortest
+    first (paper Fig. 10).
 
-    Per qtype, the distinct questions (by question_id) sorted by (chars, id) are split with
-    numpy.array_split into `deciles` parts, so every AM gets the same partition; equal lengths
-    may straddle a boundary, and with fewer questions than deciles the last parts are empty (n=0).
+    Per (content, qtype), the distinct questions (by question_id) sorted by (chars, id) are
+    split with numpy.array_split into `deciles` parts, so every AM gets the same partition;
+    equal lengths may straddle a boundary, and with fewer questions than deciles the last parts
+    are empty (n=0).
     """
     answers = [r for r in records if _is(r, "answer")]
-    chars: dict[str, dict[str, int]] = defaultdict(dict)
+    chars: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
     for r in answers:
-        chars[r["qtype"]].setdefault(r["question_id"], r["question_chars"])
-    part: dict[tuple[str, str], int] = {}
-    for qtype, by_id in chars.items():
+        chars[(r["content"], r["qtype"])].setdefault(r["question_id"], r["question_chars"])
+    part: dict[tuple[str, str, str], int] = {}
+    for kind, by_id in chars.items():
         ordered = sorted(by_id, key=lambda qid, b=by_id: (b[qid], qid))
         for d, ids in enumerate(np.array_split(np.array(ordered, dtype=object), deciles)):
-            part.update({(qtype, qid): d for qid in ids})
-    groups: dict[tuple[str, str], list[list[dict]]] = defaultdict(
+            part.update({(*kind, qid): d for qid in ids})
+    groups: dict[tuple[str, str, str], list[list[dict]]] = defaultdict(
         lambda: [[] for _ in range(deciles)])
     for r in answers:
-        groups[(r["qtype"], r["am"])][part[(r["qtype"], r["question_id"])]].append(r)
-    return tuple(DecileRates(qtype, am, tuple(iqa_rates(g) for g in groups[(qtype, am)]))
-                 for qtype, am in sorted(groups))
+        groups[(r["content"], r["qtype"], r["am"])][
+            part[(r["content"], r["qtype"], r["question_id"])]].append(r)
+    return tuple(DecileRates(*key, tuple(iqa_rates(g) for g in groups[key]))
+                 for key in sorted(groups))
 
 
 def by_position(records: Iterable[dict]) -> tuple[PositionRates, ...]:
@@ -231,3 +265,10 @@ def sort_qtypes(qtypes: Iterable[Hashable]) -> list:
     """The qtypes given, in the order DQ, CQ, SQ, then any others sorted."""
     seen = set(qtypes)
     return [q for q in QTYPES if q in seen] + sorted(str(q) for q in seen if q not in QTYPES)
+
+
+def sort_kinds(kinds: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(content, qtype) pairs: contents sorted, and within one, qtypes as sort_qtypes."""
+    seen = set(kinds)
+    return [(content, qtype) for content in sorted({c for c, _ in seen})
+            for qtype in sort_qtypes(q for c, q in seen if c == content)]
