@@ -1,21 +1,39 @@
-"""The sandbox that runs model-written programs: results, faults, limits and refused actions."""
+"""The sandbox that runs model-written programs: results, faults, limits and refused actions.
+
+The attack suite (test_sandbox_attacks.py) checks each layer alone; these are the behaviours a
+caller sees, and the regressions of the forged-report issue.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import math
 import os
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from verstehen.engine.cache import Cache
+from verstehen.engine.runner import Runner
+from verstehen.engine.store import RunStore
+from verstehen.grading import Graded
 from verstehen.methods.certification import sandbox
-from verstehen.methods.certification.sandbox import Limits, extract_code, run_program
+from verstehen.methods.certification.explain import explain_family, grade_outputs
+from verstehen.methods.certification.sandbox import (
+    LAYERS,
+    Limits,
+    SandboxResult,
+    extract_code,
+    run_program,
+)
+from verstehen.scopes import get_scope
+from verstehen.testing.scripted import ScriptedModel
 
 FAST = Limits(cpu_seconds=5, wall_seconds=20.0, per_call_seconds=2.0)
 
@@ -232,40 +250,160 @@ def test_output_cap() -> None:
     assert not result.ok and result.error == "output limit exceeded"
 
 
-def _run_child_layer(code: str) -> subprocess.CompletedProcess[str]:
-    """Run code in a bare interpreter that can import the child module (no audit hook)."""
-    child_dir = Path(sandbox.__file__).parent
-    prelude = f"import sys; sys.path.insert(0, {str(child_dir)!r}); import _sandbox_child as c\n"
-    return subprocess.run([sys.executable, "-I", "-S", "-B", "-c", prelude + code],
-                          capture_output=True, text=True, timeout=20)
-
-
 def test_network_namespace_layer_alone(listener: socket.socket) -> None:
     port = listener.getsockname()[1]
-    done = _run_child_layer(
+    source = (
         "import socket\n"
-        "if not c._unshare_network():\n    print('unavailable'); raise SystemExit\n"
-        f"try:\n    socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
-        "except OSError as exc:\n    print('refused', exc.errno)\nelse:\n    print('connected')\n"
+        "def solve():\n"
+        f"    socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
     )
-    if done.stdout.startswith("unavailable"):
+    result = run_program(source, "solve", [[]], FAST, layers=frozenset({"netns"}))
+    if not result.network_namespace:
         pytest.skip("no network namespace on this machine")
-    assert done.stdout.startswith("refused"), done.stdout + done.stderr
+    assert result.ok and result.layers == {"netns"}
+    assert result.outputs[0]["error"].startswith(("OSError", "ConnectionRefused"))
     _assert_no_connection(listener)
 
 
 def test_landlock_layer_alone(tmp_path: Path) -> None:
-    jail, outside = tmp_path / "jail", tmp_path / "outside.txt"
-    jail.mkdir()
-    done = _run_child_layer(
-        f"if not c._landlock({str(jail)!r}):\n    print('unavailable'); raise SystemExit\n"
-        f"open({str(jail / 'ok.txt')!r}, 'w').write('ok')\n"
-        f"try:\n    open({str(outside)!r}, 'w')\nexcept PermissionError:\n    print('refused')\n"
+    outside = tmp_path / "outside.txt"
+    source = (
+        "def solve():\n"
+        "    open('ok.txt', 'w').write('ok')\n"
+        f"    open({str(outside)!r}, 'w')\n"
     )
-    if done.stdout.startswith("unavailable"):
+    result = run_program(source, "solve", [[]], FAST, layers=frozenset({"landlock"}))
+    if not result.landlock:
         pytest.skip("no Landlock on this machine")
-    assert done.stdout.strip() == "refused", done.stdout + done.stderr
-    assert (jail / "ok.txt").read_text() == "ok" and not outside.exists()
+    assert result.ok and result.layers == {"landlock"}
+    assert result.outputs[0]["error"].startswith("PermissionError")
+    assert not outside.exists()
+
+
+def test_layers_in_force_are_reported() -> None:
+    """The layers asked for, as applied (rlimits brings the tmpfs quota where it can)."""
+    full = run_program("def solve():\n    return 1\n", "solve", [[]], FAST)
+    assert full.ok and {"audit", "parent", "rlimits"} <= full.layers <= LAYERS | {"tmpfs"}
+    bare = run_program("def solve():\n    return 1\n", "solve", [[]], FAST, layers=frozenset())
+    assert bare.ok and bare.layers == frozenset()
+    assert not bare.network_namespace and not bare.landlock
+
+
+FORGE_BY_FRAMES = """
+import sys
+def solve(a):
+    frame = sys._getframe()
+    while frame is not None:
+        for name, obj in list(frame.f_locals.items()) + list(frame.f_globals.items()):
+            if callable(obj) and name in ("finish", "send"):
+                for args in [({"ok": True, "outputs": [{"value": "FORGED"}] * 5,
+                               "error": None},), (b"V", b'{"value": "FORGED"}')] * 5:
+                    try:
+                        obj(*args)
+                    except Exception:
+                        pass
+        frame = frame.f_back
+    return a
+"""
+FORGE_BY_FDS = """
+import json, os
+def solve(a):
+    doc = json.dumps({"ok": True, "outputs": [{"value": "FORGED"}] * 5, "error": None,
+                      "netns": True, "landlock": True}).encode()
+    for fd in range(1, 10):
+        try:
+            os.write(fd, doc)
+        except OSError:
+            pass
+    os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("source", [FORGE_BY_FRAMES, FORGE_BY_FDS], ids=["frames", "fds"])
+def test_a_forged_report_fails_the_run(source: str) -> None:
+    """Issue: walking up to the child's finish() or writing JSON to the result fd gave the
+    caller five outputs for one input (and explain.py a traceback, on every rerun)."""
+    result = run_program(source, "solve", [[7]], FAST)
+    assert not result.ok and result.outputs == []
+    assert "FORGED" not in json.dumps(result.outputs)
+    assert result.error is not None and "malformed report" in result.error
+
+
+def test_report_checks() -> None:
+    """The caller's checks of the supervisor's frame: nonce, length, shape, count."""
+    nonce = b"0" * 32
+
+    def frame(doc: Any, key: bytes = nonce, extra: bytes = b"") -> bytes:
+        body = json.dumps(doc).encode()
+        return key + b" %d\n" % len(body) + body + extra
+
+    good = {"ok": True, "outputs": [{"value": 1}, {"error": "x"}], "error": None,
+            "layers": ["audit"]}
+    assert sandbox._report(frame(good), nonce, 2, LAYERS) == (
+        True, [{"value": 1}, {"error": "x"}], None, ["audit"])
+    bad = [frame(good, key=b"1" * 32), frame(good, extra=b"junk"), frame(good)[:-1],
+           frame({**good, "outputs": [{"value": 1}] * 3}), frame({**good, "layers": ["x"]}),
+           frame({**good, "outputs": [{"value": 1}, {"error": 2}]}), frame([1, 2]),
+           frame({**good, "ok": False}), frame({**good, "extra": 1}), b"no frame at all"]
+    for raw in bad:
+        found = sandbox._report(raw, nonce, 2, LAYERS)
+        assert isinstance(found, str) and found.startswith("malformed sandbox report"), raw
+    assert sandbox._report(frame(good), nonce, 2, frozenset()) != sandbox._report(
+        frame(good), nonce, 2, LAYERS)  # a layer that was not asked for
+    assert sandbox._report(b"", nonce, 2, LAYERS) is None
+
+
+@pytest.mark.parametrize(("run", "scores"), [
+    (SandboxResult(True, [{"value": 1}] * 5, None, 0.1), None),
+    (SandboxResult(True, [{"value": 1}], None, 0.1), None),
+    (SandboxResult(True, ["x", None, 3], None, 0.1), None),  # type: ignore[list-item]
+    (SandboxResult(True, [{"value": 1}, {}, {"error": 3}], None, 0.1), None),
+    (SandboxResult(True, None, None, 0.1), None),  # type: ignore[arg-type]
+    (SandboxResult(False, [{"value": 1}] * 3, None, None), None),  # type: ignore[arg-type]
+    (SandboxResult(True, [{"value": [[1]]}, {"error": "boom"}, {"value": 2}], None, 0.1),
+     [0.0, 0.0, 1.0]),
+])
+def test_grading_survives_any_result(run: SandboxResult, scores: list[float] | None) -> None:
+    """Whatever the sandbox returns, explain grades each question (0 when the run gives no
+    usable output, with the reason) and never raises; a grader that chokes scores 0 too."""
+    def grade(question: Any, value: Any) -> Graded:
+        if isinstance(value, list):
+            raise TypeError("not a number")
+        return Graded(1.0, "correct")
+
+    graded, failure = grade_outputs(["q1", "q2", "q3"], run, grade)  # type: ignore[arg-type]
+    if scores is None:
+        assert failure and [g.score for g in graded] == [0.0, 0.0, 0.0]
+        assert all(g.reason == f"program failed: {failure}" for g in graded)
+    else:
+        assert failure is None and [g.score for g in graded] == scores
+        assert graded[0].reason is not None and graded[0].reason.startswith("grading failed")
+        assert graded[1].reason == "program failed: boom"
+
+
+def test_a_forging_program_scores_zero_on_every_run(tmp_path: Path) -> None:
+    """Issue: the model's reply is cached, so a program that crashed explain crashed every
+    rerun. Now it is a failed program: score 0, reason in the record, and reruns agree."""
+    scope = get_scope("arithmetic")
+    reply = "```python\n" + FORGE_BY_FRAMES.replace("solve(a)", "solve(a, b)") + "```"
+    model = ScriptedModel("scripted/forger", reply=lambda prompt: reply)
+    family = sorted(scope.families)[0]
+    records = []
+    for attempt in range(2):
+        runner = Runner(Cache(tmp_path / "calls.sqlite"))
+        store = RunStore.create(tmp_path / f"runs{attempt}", command="certify", argv=[],
+                                config={}, seed=0, models=[model.identity()])
+        try:
+            explained = asyncio.run(explain_family(runner, model, scope, store, family, 0, 0, 4))
+        finally:
+            runner.cache.close()
+        assert explained is not None and list(explained.scores) == [0.0] * 4
+        records.append(next(r for r in store.records() if r["kind"] == "explanation"))
+    assert len(model.calls) == 1  # the second run read the cached reply
+    for record in records:
+        assert record["program_ok"] is False and record["mean_score"] == 0.0
+        assert "malformed report" in record["program_error"]
+        assert all("malformed report" in ex["reason"] for ex in record["examples"])
 
 
 def test_temp_dir_is_removed() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,10 +22,10 @@ from verstehen.grading import Graded
 from verstehen.methods.certification.decide import ExplainedFamily, certify_explained
 from verstehen.methods.certification.procedure import Asker, CertifyPlan, scope_summary, scores_of
 from verstehen.methods.certification.results import ScopeResult
-from verstehen.methods.certification.sandbox import Limits, run_program
+from verstehen.methods.certification.sandbox import Limits, SandboxResult, run_program
 from verstehen.methods.certification.sandbox import extract_code as code_in
 from verstehen.models.base import GenerateParams, Model, user
-from verstehen.scopes.base import ExplainableScope
+from verstehen.scopes.base import ExplainableScope, Question
 
 PROGRAM_TOKENS = 384
 
@@ -38,6 +39,40 @@ def defines_function(code: str, name: str) -> str | None:
     if not any(isinstance(node, ast.FunctionDef) and node.name == name for node in tree.body):
         return f"no function named {name}"
     return None
+
+
+def run_failure(run: SandboxResult, n_questions: int) -> str | None:
+    """Why a run gives no usable outputs (it failed, or its outputs do not match the questions
+    one to one); None when every question has an output to grade."""
+    if not run.ok:
+        return run.error if isinstance(run.error, str) else "the program failed"
+    outputs = run.outputs
+    if not isinstance(outputs, list) or len(outputs) != n_questions:
+        count = len(outputs) if isinstance(outputs, list) else "no"
+        return f"malformed sandbox result: {count} outputs for {n_questions} questions"
+    if not all(isinstance(out, dict) and ("value" in out or isinstance(out.get("error"), str))
+               for out in outputs):
+        return "malformed sandbox result: an output is neither a value nor an error"
+    return None
+
+
+def grade_outputs(questions: Sequence[Question], run: SandboxResult,
+                  grade: Callable[[Question, Any], Graded]) -> tuple[list[Graded], str | None]:
+    """One grade per question and the run's failure (None if it ran); never raises: a failed or
+    malformed run scores 0 on every question, and so does an output the grader chokes on."""
+    failure = run_failure(run, len(questions))
+    graded: list[Graded] = []
+    for i, q in enumerate(questions):
+        out = run.outputs[i] if failure is None else None
+        if isinstance(out, dict) and "value" in out:
+            try:
+                graded.append(grade(q, out["value"]))
+            except Exception as exc:
+                graded.append(Graded(0.0, "unparsed", reason=f"grading failed: {exc!r:.300}"))
+            continue
+        why = failure if failure is not None else out.get("error")  # type: ignore[union-attr]
+        graded.append(Graded(0.0, "unparsed", reason=f"program failed: {why}"))
+    return graded, failure
 
 
 async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
@@ -62,15 +97,10 @@ async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
     questions = [scope.sample_family(rng, family) for _ in range(program_questions)]
     inputs = [scope.program_args(q) for q in questions]
     run = await asyncio.to_thread(run_program, code, scope.program_entry, inputs, Limits())
-    graded: list[Graded] = []
-    for q, out in zip(questions, run.outputs if run.ok else [{}] * len(questions), strict=True):
-        if run.ok and "value" in out:
-            graded.append(scope.grade_output(q, out["value"]))
-        else:
-            why = out.get("error") if run.ok else run.error
-            graded.append(Graded(0.0, "unparsed", reason=f"program failed: {why}"))
-    record.update(offered=True, code=code, program_ok=run.ok, program_error=run.error,
-                  seconds=round(run.seconds, 3), questions=len(graded),
+    graded, failure = grade_outputs(questions, run, scope.grade_output)
+    record.update(offered=True, code=code, program_ok=failure is None, program_error=failure,
+                  seconds=round(run.seconds, 3) if isinstance(run.seconds, float) else None,
+                  questions=len(graded),
                   mean_score=float(np.mean([g.score for g in graded])),
                   ridiculous=sum(g.ridiculous for g in graded),
                   examples=[{"args": args, "score": g.score, "parsed": g.parsed,

@@ -1,38 +1,74 @@
 """Run a model-written program ("explanation") on many inputs in a confined child process.
 
-Layers, each effective without the others (the child side lives in ``_sandbox_child.py``):
+Processes. `run_program` starts a supervisor, ``python -I -S -B _sandbox_child.py`` in its own
+session with a fresh temp dir as cwd; the supervisor forks a runner, and only the runner
+executes the program. Each layer below is applied by the runner to itself before the program's
+first line, and each can be left out (``layers=``, for tests); tests/certification/
+test_sandbox_attacks.py runs about a hundred attack programs against each layer alone, and
+docs/architecture.md has the table of what each one stops.
 
-1. Process: one ``python -I -S -B`` child per run (isolated mode, stdlib only, no bytecode
-   writes) in its own session, cwd a fresh temp dir, environment only PATH/HOME/TMPDIR (no API
-   keys); JSON job in on stdin, one JSON document out on the inherited stdout (the program's own
-   prints go to /dev/null). The temp dir is removed afterwards.
-2. Network namespace: the child unshares a user + network namespace (or just a network
-   namespace when it has CAP_SYS_ADMIN), leaving only a down loopback; skipped where the kernel
-   refuses. Reported as ``SandboxResult.network_namespace``.
-3. Landlock (Linux >= 5.13): the kernel refuses writes, creation, removal and renames outside
-   the temp dir, every execve, TCP bind/connect (ABI >= 4) and signals or abstract-socket
-   connections leaving the child (ABI >= 6); skipped where unavailable. ``SandboxResult.landlock``.
-4. rlimits: CPU seconds, address space, file size 8 MiB, 32 open files, no core dumps, no new
-   processes (RLIMIT_NPROC 0; not binding for a privileged uid outside a user namespace).
-5. Audit hook (PEP 578), installed before the program is compiled: sockets and network
-   clients, subprocess/os.system/exec/spawn/fork/kill, ctypes, writes outside the temp dir
-   (``open`` with write flags, os.remove/rename/mkdir/chmod/...), links, and tampering (new
-   audit hooks, settrace, setrlimit, gc referrers) end the whole run at once with
-   ``error="blocked: ..."`` - the program cannot catch this. Importing socket, subprocess,
-   ctypes, multiprocessing, ... counts as the attempt. The hook is a tripwire, not a
-   boundary: a program that sets out to subvert the interpreter may get past it, which is
-   what layers 1-4 are for. Reads are not restricted.
-6. Parent: wall-clock deadline (kills the process group), a cap on the bytes read from the
-   child, and classification of how the child died (SIGXCPU/SIGKILL -> cpu limit,
-   MemoryError -> memory limit). Each input also has a per-call SIGALRM timer in the child.
+Result channel, and why a program cannot forge it. The job goes in on the supervisor's stdin,
+followed by a fresh 128-bit nonce that the supervisor reads only after forking the runner: the
+nonce is never in the runner's memory, so no frame walk, gc scan or /proc/self read inside the
+runner can find it. Before anything else the runner closes every descriptor it inherited but
+two pipes to the supervisor (stderr and reports) and /dev/null: the supervisor's stdin and
+stdout are not among them. The runner reports the layers in force before the program is
+compiled, then one message per input. The program shares the runner's process and can write
+to that pipe too, so the supervisor trusts nothing in it: it takes the first message as the
+layers (the program had not run yet), then accepts exactly one output per input, each
+``{"value": JSON}`` or ``{"error": str}``, and an end mark; anything else fails the run. What
+the program can put there is therefore no more than what it could return. The supervisor then
+writes one frame, ``<nonce> <length>\\n<JSON>``, to its stdout; this module accepts that frame
+only with the run's nonce and the exact length, and checks its shape again (ok/error/outputs
+consistent, one output per input, only layers that were asked for). A malformed report fails
+the run with an error; it never raises. To reach the supervisor's stdout or memory the program
+needs /proc/<pid>/fd, /proc/<pid>/mem or ptrace of another process, which the process layer
+(another uid), Landlock (no access to processes outside its domain) and the audit hook (no
+/proc/<pid> but its own) each refuse; with none of the three, a root program can read the
+nonce out of the supervisor and forge a frame, and the checks above still hold it to one
+output per input.
+
+Layers (`LAYERS`):
+
+- process: environment PATH/HOME/TMPDIR only (no API keys); as root, a fresh uid/gid per run
+  (the temp dir is chowned to it) with no groups or capabilities, RLIMIT_NPROC 0, which binds
+  for that uid, and no_new_privs.
+- netns: a network namespace with only a down loopback (inside a user namespace when not root).
+- landlock (Linux >= 5.13): reads only in the temp dir, the standard library and system
+  libraries; writes, creation, removal and renames only in the temp dir; no execve; no TCP
+  bind/connect (ABI >= 4); no signals or abstract-socket connections leaving the runner
+  (ABI >= 6); no access to other processes' /proc entries.
+- rlimits: CPU seconds, address space, file size (the disk cap), 32 open files, no core dumps,
+  RLIMIT_NPROC 0 (not binding for root); and the temp dir becomes a tmpfs of `disk_bytes` and
+  `disk_files` in a private mount namespace.
+- audit: a PEP 578 hook, installed before the program is compiled, that ends the whole run with
+  ``error="blocked: ..."`` (the program cannot catch it) on sockets and network clients,
+  process control, native code and native file access (ctypes, sqlite3, dbm), reads outside
+  the temp dir, the standard library and system libraries (other processes' /proc included),
+  writes outside the temp dir, directory handles outside it and relative paths with '..'
+  (os.open's dir_fd is not in the audit event), links, and tampering (audit hooks, tracing, gc
+  walks, setrlimit). Functions without an audit event (os.mkfifo, os.mknod, pidfd signals,
+  clock setting) are taken out of their modules. It is a tripwire, not a boundary: it sees
+  only audited calls (a fresh posix module brings os.mkfifo back) and threads can race its
+  path checks; the kernel layers are what hold.
+- parent: every 50 ms and once more at the end, the temp dir's bytes and entries against the
+  disk caps; then SIGKILL of every process of the run, not only its process group: descendants
+  of the supervisor (a child subreaper, so orphans stay below it), processes of the run's uid,
+  and processes whose cwd is in the temp dir, so that a setsid'ed grandchild dies too.
+
+Always on: the wall-clock deadline and a kill of the process group, caps on the bytes read
+from the runner and from the supervisor, a SIGALRM timer on loading (compile and top-level
+code) and on each call, the report checks, and removal of the temp dir.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
 import os
 import re
+import secrets
 import selectors
 import shutil
 import signal
@@ -47,6 +83,10 @@ from typing import Any
 _CHILD = Path(__file__).with_name("_sandbox_child.py")
 _STDERR_KEEP = 64 * 1024
 _FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
+_FRAME = re.compile(rb"([0-9a-f]{32}) ([0-9]{1,12})\n")
+_WATCH_SECONDS = 0.05
+LAYERS = frozenset({"process", "netns", "landlock", "rlimits", "audit", "parent"})
+"""Every layer; `run_program(..., layers=...)` can leave some out (tests do, to check each one)."""
 
 
 @dataclass(frozen=True)
@@ -58,11 +98,15 @@ class Limits:
     memory_bytes: int = 512 * 2**20
     per_call_seconds: float = 1.0
     output_bytes: int = 16 * 2**20
+    load_seconds: float = 5.0  # compiling and running the program's top level
+    disk_bytes: int = 64 * 2**20  # everything written to the temp dir
+    disk_files: int = 1000  # files and directories in the temp dir
 
 
 @dataclass(frozen=True)
 class SandboxResult:
-    """Outcome of a run: per-input outputs, or why the whole run failed."""
+    """Outcome of a run: per-input outputs, or why the whole run failed; `layers` are those in
+    force ("tmpfs" when the rlimits layer could also mount the disk quota)."""
 
     ok: bool
     outputs: list[dict[str, Any]]
@@ -70,15 +114,39 @@ class SandboxResult:
     seconds: float
     network_namespace: bool = False
     landlock: bool = False
+    layers: frozenset[str] = frozenset()
 
 
 class _Abort(Exception):
-    """The parent stopped the child (deadline or output cap); the message is the error."""
+    """The parent stopped the child (deadline, output or disk cap); the message is the error."""
 
 
-def _exchange(proc: subprocess.Popen[bytes], payload: bytes, cap: int, deadline: float
-              ) -> tuple[bytes, bytes]:
-    """Feed stdin and collect stdout/stderr without threads, honouring deadline and cap."""
+def _disk_use(tmp: str, files_cap: int) -> tuple[int, int]:
+    """(bytes allocated, entries) below tmp; stops counting past files_cap entries."""
+    used = count = 0
+    todo = [tmp]
+    while todo and count <= files_cap:
+        with contextlib.suppress(OSError), os.scandir(todo.pop()) as entries:
+            for entry in entries:
+                count += 1
+                with contextlib.suppress(OSError):
+                    info = entry.stat(follow_symlinks=False)
+                    used += info.st_blocks * 512
+                    if entry.is_dir(follow_symlinks=False):
+                        todo.append(entry.path)
+    return used, count
+
+
+def _over_disk(tmp: str, limits: Limits) -> bool:
+    """True when the temp dir holds more than the disk caps allow."""
+    used, count = _disk_use(tmp, limits.disk_files)
+    return used > limits.disk_bytes or count > limits.disk_files
+
+
+def _exchange(proc: subprocess.Popen[bytes], payload: bytes, cap: int, deadline: float,
+              watch: Any) -> tuple[bytes, bytes]:
+    """Feed stdin and collect stdout/stderr without threads, honouring deadline and cap; `watch`
+    (or None) is called every 50 ms and returns an error to stop the child with."""
     assert proc.stdin and proc.stdout and proc.stderr
     out, err, pending = bytearray(), bytearray(), memoryview(payload)
     with selectors.DefaultSelector() as sel:
@@ -90,7 +158,10 @@ def _exchange(proc: subprocess.Popen[bytes], payload: bytes, cap: int, deadline:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _Abort("wall-clock limit exceeded")
-            for key, _ in sel.select(left):
+            events = sel.select(min(left, _WATCH_SECONDS) if watch else left)
+            if watch and (error := watch()):
+                raise _Abort(error)
+            for key, _ in events:
                 if key.fileobj is proc.stdin:
                     try:
                         pending = pending[os.write(key.fd, pending[:65536]):]
@@ -112,8 +183,51 @@ def _exchange(proc: subprocess.Popen[bytes], payload: bytes, cap: int, deadline:
     return bytes(out), bytes(err)
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the child's process group (anything it may have started goes with it)."""
+def _run_members(supervisor: int, uid: int | None, tmp: str) -> set[int]:
+    """Live processes of a run: descendants of the supervisor, any process running as the run's
+    uid, and any whose working directory is in the run's temp dir (setsid and re-parenting
+    escape a process group, not these)."""
+    children: dict[int, list[int]] = {}
+    found: set[int] = set()
+    with contextlib.suppress(OSError), os.scandir("/proc") as entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            pid = int(entry.name)
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as fh:
+                    fields = fh.read().rpartition(b")")[2].split()
+                if fields[0] in (b"Z", b"X"):
+                    continue
+                children.setdefault(int(fields[1]), []).append(pid)
+                if uid is not None and os.stat(f"/proc/{pid}").st_uid == uid:
+                    found.add(pid)
+                where = os.readlink(f"/proc/{pid}/cwd")
+                if where == tmp or where.startswith(tmp + "/"):
+                    found.add(pid)
+            except (OSError, IndexError, ValueError):
+                continue
+    todo = [supervisor]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    found.discard(os.getpid())
+    return found
+
+
+def _kill_run(proc: subprocess.Popen[bytes], uid: int | None, tmp: str, walk: bool) -> None:
+    """SIGKILL the child's process group and, with the parent layer, every other process of
+    the run, repeating until none is left (a fork bomb cannot outrun SIGKILL for long)."""
+    if walk:
+        for _ in range(50):
+            members = _run_members(proc.pid, uid, tmp)
+            if not members:
+                break
+            for pid in members:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
 
@@ -130,12 +244,8 @@ def _remove_tree(tmp: str) -> None:
 
 
 def _diagnose(returncode: int, stderr: bytes) -> str:
-    """Why a child that wrote no result died."""
+    """Why a child that wrote no report died."""
     text = stderr.decode("utf-8", "replace")
-    if returncode in (-signal.SIGXCPU, -signal.SIGKILL):
-        return "cpu limit exceeded"
-    if "MemoryError" in text or "Cannot allocate memory" in text:
-        return "memory limit exceeded"
     if returncode < 0:
         with contextlib.suppress(ValueError):
             return f"sandbox child killed by {signal.Signals(-returncode).name}"
@@ -144,19 +254,71 @@ def _diagnose(returncode: int, stderr: bytes) -> str:
     return f"sandbox child failed (exit code {returncode}): {last[0][:300]}"
 
 
-def run_program(
-    source: str, entry: str, inputs: list[list[Any]], limits: Limits = Limits()
-) -> SandboxResult:
-    """Call `entry(*args)` for each args list in a sandboxed child process; never raises for
-    program faults."""
-    start = time.monotonic()
-    tmp = tempfile.mkdtemp(prefix="verstehen-sandbox-")
+def _checked(doc: Any, n_inputs: int, asked: frozenset[str]
+             ) -> tuple[bool, list[dict[str, Any]], str | None, list[str]]:
+    """The report's fields after checking its shape; ValueError if it is malformed."""
+    if not isinstance(doc, dict) or set(doc) != {"ok", "outputs", "error", "layers"}:
+        raise ValueError("not an object with ok, outputs, error and layers")
+    ok, outputs, error, layers = doc["ok"], doc["outputs"], doc["error"], doc["layers"]
+    allowed = asked | ({"tmpfs"} if "rlimits" in asked else set())
+    if not isinstance(layers, list) or not all(x in allowed for x in layers):
+        raise ValueError("layers is not a list of the layers asked for")
+    if ok is False and outputs == [] and isinstance(error, str):
+        return False, [], error[:2000], layers
+    if ok is not True or error is not None or not isinstance(outputs, list):
+        raise ValueError("ok, error and outputs disagree")
+    if len(outputs) != n_inputs:
+        raise ValueError(f"{len(outputs)} outputs for {n_inputs} inputs")
+    for out in outputs:
+        if not isinstance(out, dict) or len(out) != 1 or not (
+                "value" in out or isinstance(out.get("error"), str)):
+            raise ValueError("an output is neither {value} nor {error: str}")
+    return True, outputs, None, layers
+
+
+def _report(out: bytes, nonce: bytes, n_inputs: int, asked: frozenset[str]
+            ) -> tuple[Any, ...] | str | None:
+    """The child's report as checked fields; an error string if it is malformed; None if absent."""
+    if not out:
+        return None
+    head = _FRAME.match(out)
+    if head is None or not hmac.compare_digest(head[1], nonce):
+        return "malformed sandbox report: no frame with this run's nonce"
+    body = out[head.end():]
+    if int(head[2]) != len(body):
+        return "malformed sandbox report: the frame length is wrong"
     try:
-        job = {"source": source, "entry": entry, "inputs": inputs, "tmpdir": tmp,
-               "per_call_seconds": limits.per_call_seconds, "cpu_seconds": limits.cpu_seconds,
-               "memory_bytes": limits.memory_bytes}
-        payload = json.dumps(job).encode()
-        env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": tmp, "TMPDIR": tmp}
+        return _checked(json.loads(body), n_inputs, asked)
+    except (ValueError, RecursionError) as exc:
+        return f"malformed sandbox report: {str(exc)[:200]}"
+
+
+def run_program(source: str, entry: str, inputs: list[list[Any]], limits: Limits = Limits(),
+                *, layers: frozenset[str] = LAYERS) -> SandboxResult:
+    """Call `entry(*args)` for each args list in a sandboxed child; never raises for anything the
+    program does. `layers` (default all) is for tests that check one layer at a time."""
+    start = time.monotonic()
+    tmp = os.path.realpath(tempfile.mkdtemp(prefix="verstehen-sandbox-"))
+    uid = None
+    if "process" in layers and os.geteuid() == 0:  # a uid of its own: no other run shares it
+        uid = 3_000_000_000 + secrets.randbelow(1_000_000_000)  # above real users' ranges
+        os.chown(tmp, uid, uid)
+    nonce = secrets.token_hex(16).encode()
+    walk = "parent" in layers
+    try:
+        job = {"source": source, "entry": entry, "inputs": inputs, "tmpdir": tmp, "uid": uid,
+               "layers": sorted(layers), "per_call_seconds": limits.per_call_seconds,
+               "load_seconds": limits.load_seconds, "cpu_seconds": limits.cpu_seconds,
+               "wall_seconds": limits.wall_seconds, "memory_bytes": limits.memory_bytes,
+               "output_bytes": limits.output_bytes, "disk_bytes": limits.disk_bytes,
+               "disk_files": limits.disk_files}
+        data = json.dumps(job).encode()
+        payload = b"%d\n" % len(data) + data + nonce
+        env = dict(os.environ)
+        if "process" in layers:
+            env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": tmp, "TMPDIR": tmp}
+        watch = (lambda: "disk limit exceeded" if _over_disk(tmp, limits) else None
+                 ) if walk else None
         proc = subprocess.Popen(
             [sys.executable, "-I", "-S", "-B", str(_CHILD)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -164,23 +326,26 @@ def run_program(
         )
         with proc:
             try:
-                out, err = _exchange(proc, payload, limits.output_bytes,
-                                     start + limits.wall_seconds)
+                out, err = _exchange(proc, payload, limits.output_bytes + 2**20,
+                                     start + limits.wall_seconds, watch)
+                if watch and (error := watch()):  # a last look: a fast bomb may end in 50 ms
+                    raise _Abort(error)
             except _Abort as exc:
                 return SandboxResult(False, [], str(exc), time.monotonic() - start)
-            finally:  # the child has closed its output (exited) or is past its limits
-                _kill_group(proc)
+            finally:  # the child has sent its report (it waits to be killed) or is past limits
+                _kill_run(proc, uid, tmp, walk)
                 returncode = proc.wait()
     finally:
         _remove_tree(tmp)
     seconds = time.monotonic() - start
-    try:
-        doc = json.loads(out)
-        layers = {"network_namespace": bool(doc["netns"]), "landlock": bool(doc["landlock"])}
-        return SandboxResult(bool(doc["ok"]), list(doc.get("outputs") or []) if doc["ok"] else [],
-                             doc.get("error"), seconds, **layers)
-    except (ValueError, TypeError, KeyError):
+    report = _report(out, nonce, len(inputs), layers)
+    if report is None:
         return SandboxResult(False, [], _diagnose(returncode, err), seconds)
+    if isinstance(report, str):
+        return SandboxResult(False, [], report, seconds)
+    ok, outputs, error, applied = report
+    return SandboxResult(ok, outputs, error, seconds, "netns" in applied, "landlock" in applied,
+                         frozenset(applied) | ({"parent"} if walk else set()))
 
 
 def extract_code(text: str) -> str | None:
