@@ -19,6 +19,7 @@ from verstehen.methods.consistency.background import (
     background_facts,
     negative_for,
     negative_pool,
+    question_concepts,
     with_negatives,
 )
 from verstehen.methods.consistency.knowledge import (
@@ -29,6 +30,7 @@ from verstehen.methods.consistency.knowledge import (
     normalize_concept,
     normalize_relation,
 )
+from verstehen.methods.consistency.procedure import ConsistencyPlan, build_anchors
 from verstehen.methods.consistency.stats import LABEL_PAIRS
 from verstehen.methods.consistency.templates import (
     fact_question,
@@ -221,6 +223,21 @@ def test_anchor_concepts_phrase_side_majority() -> None:
     assert anchor_concepts("activities", kb) == ["activity"]
 
 
+def test_concepts_never_span_two_texts():
+    # issue 18, item 4: "... learn from each other" + "kill animals" read as one text holds
+    # the phrase "each other kill", all three words of kill_each_other
+    kb = kb_of("CapableOf people kill_each_other", "CapableOf people learn")
+    texts = ["What do people aim to do? learn from each other", "kill animals"]
+    assert "kill_each_other" in anchor_concepts(" ".join(texts), kb)  # the old reading
+    assert question_concepts(texts, kb) == ["people", "learn"]
+    assert background_facts(question_concepts(texts, kb), kb) == [
+        Fact("CapableOf", "people", "learn", True)]
+    # within one text the phrase still matches; the order is that of first appearance
+    assert question_concepts(["kill each other", "people"], kb) == ["kill_each_other",
+                                                                     "people"]
+    assert question_concepts([], kb) == []
+
+
 GRAPH = ("RelatedTo a b", "IsA b c", "AtLocation c d", "UsedFor x a", "UsedFor x d",
          "Antonym a a", "HasA b e", "CapableOf y c", "CapableOf y z", "CapableOf z a")
 
@@ -375,7 +392,7 @@ def test_shared_csqa_dev_extraction() -> None:
     start = time.perf_counter()
     runs = []
     for item in items:
-        concepts = anchor_concepts(" ".join([item.stem, *item.choices]), kb)
+        concepts = question_concepts([item.stem, *item.choices], kb)
         runs.append((concepts, background_facts(concepts, kb)))
     elapsed = time.perf_counter() - start
     with_facts = sum(1 for _, facts in runs if facts)
@@ -392,6 +409,28 @@ def test_shared_csqa_dev_extraction() -> None:
     negatives = with_negatives(first_facts, kb, seed=0, pool=pool)[1::2]
     assert len(negatives) == len(first_facts)
     assert not any(kb.has(n.relation, n.c1, n.c2) for n in negatives)
+
+
+@needs_shared
+def test_shared_csqa_dev_anchors_match_within_each_text():
+    # dev question a7ab0860: "What do people aim to do at work?", choices "complete job",
+    # "learn from each other", "kill animals", ... Read as one text, "each other kill" matched
+    # kill_each_other and brought the edge (people, CapableOf, kill_each_other); no text of
+    # the question says it
+    kb = load_knowledge(EDGES_14)
+    items = load_mcq(CSQA_DEV)
+    item = next(i for i in items if i.id == "a7ab086045575bb497933726e4e6ad28")
+    joined = anchor_concepts(" ".join([item.stem, *item.choices]), kb)
+    assert "kill_each_other" in joined
+    (built,) = build_anchors([item], kb, ConsistencyPlan())
+    assert "kill_each_other" not in built.concepts and "people" in built.concepts
+    assert {"kill_each_other"}.isdisjoint(c for f in built.facts for c in (f.c1, f.c2))
+    assert Fact("CapableOf", "people", "kill_each_other", True) in background_facts(joined, kb)
+    # matching within each text finds a subset of what the joined text finds (every phrase of
+    # one text is a phrase of the joined text), never more
+    for item in items[:300]:
+        texts = [item.stem, *item.choices]
+        assert set(question_concepts(texts, kb)) <= set(anchor_concepts(" ".join(texts), kb))
 
 
 def test_negative_pool_is_single_words_by_default():

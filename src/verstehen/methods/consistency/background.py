@@ -2,14 +2,17 @@
 
 Concepts of the anchor are matched to knowledge-base concepts by word overlap; the positive facts
 are the edges on short paths between two of them; each positive tuple (c1, r, c2) gets one
-negative (c1, r, c2'), c2' drawn from frequent English concepts with no such edge.
+negative (c1, r, c2'), c2' drawn from frequent English concepts with no such edge in the
+loaded knowledge base (the only one checked: a partial base can miss a true edge).
 
 Concept matching, the paper's "> 50% of words match", read both ways: a KB concept matches a
-phrase (1..max_words consecutive words of the anchor, not all stopwords) when more than half of
-the concept's words are in the phrase AND more than half of the phrase's words are in the concept;
-they must share a word that is not a stopword, and concepts made only of stopwords never match.
-A word that is not itself a KB concept also stands for its simple lemmas that are KB words:
--s, -es, -ies -> -y, -ing, -ing -> -e, -ed, -ed -> -e (stems of 3 letters or more).
+phrase (1..max_words consecutive words of one text of the anchor, its stem or one choice, not
+all stopwords; no phrase runs from the stem into a choice or from one choice into the next)
+when more than half of the concept's words are in the phrase AND more than half of the
+phrase's words are in the concept; they must share a word that is not a stopword, and
+concepts made only of stopwords never match. A word that is not itself a KB concept also stands
+for its simple lemmas that are KB words: -s, -es, -ies -> -y, -ing, -ing -> -e, -ed, -ed -> -e
+(stems of 3 letters or more).
 """
 
 from __future__ import annotations
@@ -125,6 +128,16 @@ def anchor_concepts(text: str, kb: KnowledgeBase, *, max_words: int = 3) -> list
     return list(found)
 
 
+def question_concepts(texts: Sequence[str], kb: KnowledgeBase, *, max_words: int = 3
+                      ) -> list[str]:
+    """KB concepts of an anchor's texts (stem, then each choice), each text matched on its own
+    so that no phrase spans two of them; in order of first appearance."""
+    found: dict[str, None] = {}
+    for text in texts:
+        found.update(dict.fromkeys(anchor_concepts(text, kb, max_words=max_words)))
+    return list(found)
+
+
 def background_facts(concepts: Sequence[str], kb: KnowledgeBase, *,
                      max_path_length: int = 1) -> list[Fact]:
     """Positive facts: every edge on a simple path of at most `max_path_length` edges (either
@@ -177,7 +190,8 @@ def _rng(seed: int, key: str) -> random.Random:
 def negative_for(fact: Fact, kb: KnowledgeBase, *, seed: int, pool: Sequence[str]
                  ) -> Fact | None:
     """A negative (c1, r, c2') for a positive fact: c2' uniform over the pool concepts with no
-    edge (c1, r, c2') (nor (c2', r, c1) for a symmetric r), not c1 or c2; seeded by seed + fact."""
+    edge (c1, r, c2') in `kb` (nor (c2', r, c1) for a symmetric r), not c1 or c2; seeded by
+    seed + fact."""
     r, c1 = fact.relation, fact.c1
 
     def valid(c: str) -> bool:

@@ -22,9 +22,9 @@ from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.consistency.background import (
     Fact,
-    anchor_concepts,
     background_facts,
     negative_pool,
+    question_concepts,
     with_negatives,
 )
 from verstehen.methods.consistency.knowledge import (
@@ -96,7 +96,7 @@ def build_anchors(items: Sequence[MCQItem], kb: KnowledgeBase, plan: Consistency
     pool = negative_pool(kb)
     anchors = []
     for item in items:
-        concepts = anchor_concepts(" ".join([item.stem, *item.choices]), kb)
+        concepts = question_concepts([item.stem, *item.choices], kb)
         positives = background_facts(concepts, kb, max_path_length=plan.max_path_length)
         facts = with_negatives(positives, kb, seed=plan.seed, pool=pool)
         anchors.append(Anchor(item, tuple(concepts), tuple(facts)))
