@@ -94,7 +94,10 @@ def test_the_result_is_typed_and_is_the_run_folders_summary(tmp_path, data):
     assert summary["run"] == str(run)
     assert list(next(iter(summary["by_relation"].values()))) == ["background", "cc", "with",
                                                                  "without"]
-    assert list(next(iter(summary["by_concept"].values()))) == ["anchors", "with", "without"]
+    # the paper's per-concept selection needs a concept in the facts of 28 anchors: none of 3
+    assert summary["by_concept"] == {}
+    assert list(summary["consistency"])[-4:] == ["s_b_relations", "s_b_relations_low",
+                                                 "s_b_relations_high", "relations"]
     info = json.loads((run / "run.json").read_text())
     assert info["command"] == "consistency" and list(info["config"]) == CONFIG_KEYS
     assert info["config"]["questions"] == str(questions) and info["config"]["kb"] == str(kb)

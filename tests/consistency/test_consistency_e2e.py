@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,7 @@ def records(summary: dict) -> list[dict]:
     return [json.loads(x) for x in Path(summary["run"], "records.jsonl").read_text().splitlines()]
 
 
-def brute_ap(y: list[bool], s: list[float]) -> float:
+def brute_ap(y: list[bool], s: list[Fraction]) -> float:
     """Average precision by its definition: at each distinct score, from the highest, the gain
     in recall times the precision of predicting "correct" for every score at or above it."""
     total, ap, previous_recall = sum(y), 0.0, 0.0
@@ -91,24 +92,39 @@ def test_negatives_are_never_edges_and_anchors_are_graded_by_the_file(consistenc
 def test_scores_follow_from_the_records(consistency_run) -> None:
     summary, _ = consistency_run
     rows = records(summary)
-    right = {r["key"]: (r["positive"], r["said_yes"] == r["positive"])
+    right = {r["key"]: (r["relation"], r["positive"], r["said_yes"] == r["positive"])
              for r in rows if r["kind"] == "fact"}
+
+    def eq1(mine: list[tuple[str, bool, bool]]) -> Fraction | None:
+        """Eq. 1 in exact fractions: equal scores must tie in the average precision."""
+        sides = [Fraction(sum(ok for _, p, ok in mine if p == side),
+                          sum(p == side for _, p, _ in mine))
+                 for side in (True, False) if any(p == side for _, p, _ in mine)]
+        return sum(sides, Fraction(0)) / len(sides) if sides else None
+
     y, s = [], []
+    per_relation: dict[str, list[Fraction]] = {}
     for a in (r for r in rows if r["kind"] == "anchor"):
-        mine = [right[k] for k in a["facts"]]
-        pos = [ok for p, ok in mine if p]
-        neg = [ok for p, ok in mine if not p]
-        sides = [sum(x) / len(x) for x in (pos, neg) if x]
-        if sides and a["correct"] is not None:
+        mine = [right[k] for k in dict.fromkeys(a["facts"])]
+        score = eq1(mine)
+        if score is not None and a["correct"] is not None:
             y.append(a["correct"])
-            s.append(sum(sides) / len(sides))
+            s.append(score)
+        for relation in {r for r, _, _ in mine}:
+            per_relation.setdefault(relation, []).append(
+                eq1([m for m in mine if m[0] == relation]))
     cc = summary["consistency"]
     assert cc["n"] == len(y) >= 15
     assert cc["s_a"] == pytest.approx(sum(y) / len(y))
-    assert cc["s_b"] == pytest.approx(sum(s) / len(s))
+    assert cc["s_b"] == pytest.approx(float(sum(s) / len(s)))
     if any(y):
         assert cc["cc"] == pytest.approx(brute_ap(y, s))
         assert cc["cc_low"] <= cc["cc"] <= cc["cc_high"]
+    # paper Figure 4a: eq. 1 per relation averaged over anchors, then over the relations
+    means = [float(sum(v) / len(v)) for v in per_relation.values()]
+    assert cc["relations"] == len(means)
+    assert cc["s_b_relations"] == pytest.approx(sum(means) / len(means))
+    assert cc["s_b_relations_low"] <= cc["s_b_relations"] <= cc["s_b_relations_high"]
     for png in ("relations_png", "bias_png"):
         assert Path(summary[png]).read_bytes()[:4] == b"\x89PNG"
 

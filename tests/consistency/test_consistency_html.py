@@ -5,7 +5,9 @@ number, each record is stored once, and the page needs no network."""
 from __future__ import annotations
 
 import html
+import json
 import re
+import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -14,8 +16,10 @@ import pytest
 from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed
 from verstehen.methods.consistency.api import consistency
+from verstehen.methods.consistency.breakdowns import by_concept
 from verstehen.methods.consistency.html import (
     anchor_view,
+    by_relation_text,
     cc_cell,
     cc_text,
     compare,
@@ -23,8 +27,10 @@ from verstehen.methods.consistency.html import (
     section,
 )
 from verstehen.methods.consistency.results import ConsistencyResult
+from verstehen.methods.consistency.summary import read_results
 from verstehen.models.base import Capabilities
 from verstehen.report.html import Page, num, rate
+from verstehen.results import load_result
 from verstehen.testing.scripted import ScriptedModel
 
 from consistency.test_consistency_api import write_data
@@ -92,16 +98,19 @@ def test_the_section_shows_the_results_numbers_linked_to_their_records(runs, whi
     section(result.run_dir, page)
     text, data = page.html(), book(page)
     anchors, facts = records(result.run_dir)
-    overall, relations, concepts, bias = tables(text)
+    # three questions: no concept is in the facts of the paper's 28 anchors, no concept table
+    overall, relations, bias = tables(text)
+    assert "No concept is in the background facts of 28 anchors" in text
     c = result.consistency
     scored = [asdict(anchor_view(a)) for a in in_cc(anchors, facts)]
     assert len(scored) == c.n > 0
     (row,) = overall
+    assert c.s_b_relations is not None and c.relations == len(result.by_relation)
     for cell, shown in zip(row, (cc_text(c.cc, c.cc_low, c.cc_high), rate(c.s_b, c.s_b_se),
-                                 rate(c.s_a, c.s_a_se), str(c.n), num(c.base_rate)),
-                           strict=False):
+                                 by_relation_text(c), rate(c.s_a, c.s_a_se), str(c.n),
+                                 num(c.base_rate)), strict=False):
         opens(data, cell, shown, scored)
-    opens(data, row[5], str(c.unanswered),
+    opens(data, row[6], str(c.unanswered),
           [asdict(anchor_view(a)) for a in anchors if a["correct"] is None])
     assert c.unanswered == which  # the generation run's kennel question failed
 
@@ -116,14 +125,6 @@ def test_the_section_shows_the_results_numbers_linked_to_their_records(runs, whi
                 assert len(data["groups"][linked(cell)[1]]["records"]) == entry.n
         assert html.unescape(LINK.sub(r"\3", r[2])) == rate(e.background.mean, e.background.se,
                                                             e.background.n)
-
-    assert [html.unescape(r[0]) for r in concepts] == list(result.by_concept)
-    for r, (concept, e) in zip(concepts, result.by_concept.items(), strict=True):
-        opens(data, r[1], str(e.anchors),
-              [asdict(anchor_view(a)) for a in anchors if concept in a["concepts"]])
-        opens(data, r[2], cc_cell(e.with_),
-              [asdict(anchor_view(a)) for a in in_cc(anchors, facts)
-               if concept in a["concepts"]])
 
     m = result.bias.majority
     majority = bias[0]
@@ -143,6 +144,34 @@ def test_the_section_shows_the_results_numbers_linked_to_their_records(runs, whi
     assert grades <= {"right", "wrong", "unanswered"} and {"right", "wrong"} <= grades
     assert text.count('src="data:image/png;base64,') == 2
     self_contained(text)
+
+
+def test_the_concept_table_links_the_anchors_whose_facts_hold_the_concept(runs, tmp_path):
+    # the same run with the per-concept table recomputed at a minimum of 1 anchor
+    run = tmp_path / runs[0].run_dir.name
+    shutil.copytree(runs[0].run_dir, run)
+    anchors, facts = records(run)
+    summary = json.loads((run / "summary.json").read_text())
+    summary["by_concept"] = {c: e.to_dict() for c, e in by_concept(
+        *read_results([*facts, *anchors]), min_anchors=1, resamples=20).items()}
+    (run / "summary.json").write_text(json.dumps(summary))
+    result = load_result(ConsistencyResult, run)
+    page = Page("consistency")
+    section(run, page)
+    text, data = page.html(), book(page)
+    _, _, concepts, _ = tables(text)
+    # the scripted data: book is in facts of q1 and q2 (book-library, book-read), dog of q3
+    assert {"book", "library", "dog", "kennel"} <= set(result.by_concept)
+    assert [html.unescape(r[0]) for r in concepts] == list(result.by_concept)
+    true_ends = {f["key"]: {f["c1"], f["c2"]} for f in facts if f["positive"]}
+    for r, (concept, e) in zip(concepts, result.by_concept.items(), strict=True):
+        holding = [a for a in anchors if any(concept in true_ends.get(k, ()) for k in a["facts"])]
+        assert e.anchors == len(holding) > 0
+        opens(data, r[1], str(e.anchors), [asdict(anchor_view(a)) for a in holding])
+        opens(data, r[2], cc_cell(e.with_),
+              [asdict(anchor_view(a)) for a in in_cc(anchors, facts) if a in holding])
+    book_row = concepts[list(result.by_concept).index("book")]
+    assert linked(book_row[1])[0] == "2"
 
 
 def test_records_show_what_was_asked_and_answered(runs):
@@ -172,14 +201,14 @@ def test_compare_has_a_row_per_run_and_shares_records_with_the_sections(runs):
     for row, result in zip(side, runs, strict=True):
         c = result.consistency
         model = LP if result is runs[0] else "scripted/gen"
-        assert [html.unescape(x) for x in row[:5]] == [
+        assert [html.unescape(x) for x in row[:6]] == [
             model, result.run_dir.name, cc_text(c.cc, c.cc_low, c.cc_high),
-            rate(c.s_b, c.s_b_se), rate(c.s_a, c.s_a_se)]
-        assert linked(row[5])[0] == str(c.n)
+            rate(c.s_b, c.s_b_se), by_relation_text(c), rate(c.s_a, c.s_a_se)]
+        assert linked(row[6])[0] == str(c.n)
     # each run's n opens the same book entries as the n of its own section
-    for row, overall in zip(side, rest[0::4], strict=True):
-        assert (data["groups"][linked(row[5])[1]]["records"]
-                == data["groups"][linked(overall[0][3])[1]]["records"])
+    for row, overall in zip(side, rest[0::3], strict=True):  # overall, relations, bias
+        assert (data["groups"][linked(row[6])[1]]["records"]
+                == data["groups"][linked(overall[0][4])[1]]["records"])
     assert len(data["records"]) == sum(sum(map(len, records(r.run_dir))) for r in runs)
     assert "scripted/l&lt;p&gt;" in text and "l<p>" not in text
     self_contained(text)

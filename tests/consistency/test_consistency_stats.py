@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -21,15 +22,19 @@ from verstehen.methods.consistency.report import (
 )
 from verstehen.methods.consistency.stats import (
     AnchorResult,
+    Consistency,
     FactAnswer,
+    RelationAverage,
     average_precision,
     background_score,
     bootstrap_ci,
     consistency,
     majority_answer,
+    relation_average,
     vote_answer,
 )
 from verstehen.report.figures import spread_labels
+from verstehen.results import from_jsonable
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -95,6 +100,51 @@ def test_background_score_one_side_and_none():
     assert background_score(facts) == pytest.approx(0.5)
     assert background_score([fact("p1", True, None), fact("n1", False, None)]) is None
     assert background_score([]) is None
+
+
+def issue_tie() -> tuple[list[AnchorResult], dict[str, FactAnswer]]:
+    """Issue 18, item 5: anchor T has 3 of 6 positives and 5 of 6 negatives right, anchor F 1
+    of 3 and 3 of 3; both S_B are (1/2 + 5/6)/2 = (1/3 + 1)/2 = 2/3. T is right, F wrong."""
+    facts = {}
+    for name, pos_right, pos_n, neg_right, neg_n in (("T", 3, 6, 5, 6), ("F", 1, 3, 3, 3)):
+        for i in range(pos_n):
+            facts[f"{name}p{i}"] = fact(f"{name}p{i}", True, i < pos_right)
+        for i in range(neg_n):
+            facts[f"{name}n{i}"] = fact(f"{name}n{i}", False, i >= neg_right)
+    anchors = [anchor(name, tuple(k for k in facts if k.startswith(name)), correct)
+               for name, correct in (("T", True), ("F", False))]
+    return anchors, facts
+
+
+def test_background_score_is_exact():
+    anchors, facts = issue_tie()
+    t, f = (background_score([facts[k] for k in a.facts]) for a in anchors)
+    # as floats (0.5 + 0.8333333333333334)/2 = 0.6666666666666667 but (1/3 + 1)/2 = ...666
+    assert (0.5 + 5 / 6) / 2 != (1 / 3 + 1.0) / 2
+    assert t == f == Fraction(2, 3)
+
+
+def test_equal_background_scores_tie_in_cc():
+    anchors, facts = issue_tie()
+    c = consistency(anchors, facts, resamples=200)
+    # one threshold at 2/3 with both anchors: P 1/2, R 1 -> AP 1/2 (apart, T first: AP 1)
+    assert c.cc == pytest.approx(0.5)
+    # resamples: {T, T} AP 1, {T, F} AP 1/2, {F, F} skipped: the interval spans 1/2 .. 1
+    assert (c.cc_low, c.cc_high) == (pytest.approx(0.5), pytest.approx(1.0))
+    assert c.s_b == pytest.approx(2 / 3) and c.s_b_se == 0.0
+
+
+def test_average_precision_compares_scores_exactly():
+    # equal values tie whatever their type (Fraction or float); distinct floats are distinct
+    # scores, however close: 0.1 + 0.2 is 0.30000000000000004, above 0.3
+    assert average_precision([True, False], [Fraction(1, 2), 0.5]) == pytest.approx(0.5)
+    assert average_precision([True, False], [Fraction(2, 3), Fraction(4, 6)]) == \
+        pytest.approx(0.5)
+    assert average_precision([True, False], [0.1 + 0.2, 0.3]) == pytest.approx(1.0)
+    assert average_precision([False, True], [Fraction(1, 3), Fraction(1, 2)]) == 1.0
+    for bad in ([float("nan"), 0.5], [float("inf"), 0.5], ["a", 0.5]):
+        with pytest.raises(ValueError, match="finite"):
+            average_precision([True, False], bad)
 
 
 # --- average precision -------------------------------------------------------------------------
@@ -292,6 +342,59 @@ def test_overall_cc_of_the_breakdown_example():
     assert consistency(anchors, facts, resamples=50).cc == pytest.approx(2 / 3 + 1 / 5)
 
 
+def test_relation_averaged_background_by_hand():
+    anchors, facts = breakdown_example()
+    c = consistency(anchors, facts, resamples=200)
+    # anchor-averaged S_B: (3/4 + 1/2 + 1 + 1/4 + 0)/5 = 1/2
+    assert c.s_b == pytest.approx(0.5)
+    # Figure 4a: at location B1 0, B3 1, B4 1/2 -> 1/2; used for B1 1, B2 1/2, B4 0, B5 0
+    # -> 3/8; averaged over the 2 relations: 7/16
+    assert c.s_b_relations == pytest.approx(7 / 16) and c.relations == 2
+    assert c.s_b_relations_low is not None and c.s_b_relations_high is not None
+    assert c.s_b_relations_low < 7 / 16 < c.s_b_relations_high
+    assert consistency(anchors, facts, resamples=200) == c  # seeded
+    # background knowledge only: an anchor whose question went unanswered counts here (as in
+    # the per-relation table), not in CC. B6: at location l3 right, used for u1 right ->
+    # at location (0 + 1 + 1/2 + 1)/4 = 5/8, used for (1 + 1/2 + 0 + 0 + 1)/5 = 1/2 -> 9/16
+    extra = anchor("B6", ("u1", "l3"), None)
+    more = consistency([*anchors, extra], facts, resamples=200)
+    assert (more.n, more.s_b_relations) == (5, pytest.approx(9 / 16))
+    table = by_relation([*anchors, extra], facts, resamples=5)
+    assert more.s_b_relations == pytest.approx(
+        sum(e.background.mean for e in table.values()) / len(table))
+    # no anchor question answered: no CC, but the background score by relation stands
+    none = consistency([anchor("B6", ("u1", "l3"), None)], facts, resamples=20)
+    assert (none.n, none.cc, none.s_b_relations) == (0, None, 1.0)
+    # one anchor: its relations' scores, no interval
+    one = consistency(anchors[3:4], facts, resamples=50)  # B4: at location 1/2, used for 0
+    assert one.s_b_relations == pytest.approx(1 / 4) and one.s_b_relations_low is None
+    text = consistency_text(c)
+    assert (f"background score by relation 0.44 [{c.s_b_relations_low:.2f}, "
+            f"{c.s_b_relations_high:.2f}] (paper Figure 4a") in text
+    assert "over the 2 relations" in text
+
+
+def test_relation_average_bootstrap_by_hand():
+    # two anchors, each with facts of one relation: r1 S_B 1 (A), r2 S_B 0 (B); average 1/2.
+    # resamples {A, A}: only r1 -> 1; {B, B}: only r2 -> 0; mixed: 1/2; so the 95% interval
+    # is [0, 1] once each kind turns up among 400 resamples (each 1/4 of them)
+    facts = {f.key: f for f in [fact("a", True, True, "r1"), fact("b", True, False, "r2")]}
+    anchors = [anchor("A", ("a",), True), anchor("B", ("b",), False)]
+    found = relation_average(anchors, facts, resamples=400, seed=3)
+    assert (found.mean, found.relations) == (0.5, 2)
+    assert (found.low, found.high) == (0.0, 1.0)
+    assert relation_average([], facts) == RelationAverage(None, None, None, 0)
+
+
+def test_consistency_reads_a_summary_without_the_relation_average():
+    anchors, facts = breakdown_example()
+    old = consistency(anchors, facts, resamples=20).to_dict()
+    for key in ("s_b_relations", "s_b_relations_low", "s_b_relations_high", "relations"):
+        del old[key]
+    back = from_jsonable(Consistency, old)
+    assert back.s_b_relations is None and back.relations == 0 and back.cc == old["cc"]
+
+
 def test_by_relation_by_hand():
     anchors, facts = breakdown_example()
     rel = by_relation(anchors, facts, resamples=50)
@@ -335,23 +438,72 @@ def test_by_relation_leaves_unanswered_anchors_out_of_cc_only():
     assert used.cc.n == 4 and used.with_.n == 4
 
 
-def test_by_concept_split():
-    anchors, facts = breakdown_example()
-    # anchors per concept: book 3, bag 3, school 2, pen 1; top 2 -> bag, book (ties by name)
-    con = by_concept(anchors, facts, top=2, resamples=50)
-    assert list(con) == ["bag", "book"]
-    bag = con["bag"]
-    assert bag.anchors == 3
-    # with bag: B3 1 (+), B4 1/4 (-), B5 0 (+): 1/2·1 + 0 + 1/2·2/3 = 5/6
-    assert bag.with_.cc == pytest.approx(5 / 6) and bag.with_.n == 3
-    # without: B1 3/4 (+), B2 1/2 (-) -> 1
-    assert bag.without.cc == pytest.approx(1.0) and bag.without.n == 2
+def concept_example() -> tuple[list[AnchorResult], dict[str, FactAnswer]]:
+    """Anchors whose matched concepts (AnchorResult.concepts) differ from the concepts in
+    their true facts; false twins end in concepts drawn at random (river, book)."""
+    facts = {f.key: f for f in [
+        FactAnswer("school+", "UsedFor", "book", "school", True, True, None),    # right
+        FactAnswer("river-", "UsedFor", "book", "river", False, False, None),    # right
+        FactAnswer("kennel+", "AtLocation", "dog", "kennel", True, False, None),  # wrong
+        FactAnswer("dogbook-", "AtLocation", "dog", "book", False, False, None),  # right
+        FactAnswer("shelf+", "AtLocation", "book", "shelf", True, False, None),   # wrong
+        FactAnswer("river2-", "AtLocation", "book", "river", False, True, None),  # wrong
+    ]}
+    anchors = [
+        # in facts: book, school; S_B (1 + 1)/2 = 1
+        anchor("A1", ("school+", "river-"), True, ("book", "school", "river_bank")),
+        # in facts: dog, kennel (book only as a twin's end and a matched concept); (0 + 1)/2
+        anchor("A2", ("kennel+", "dogbook-"), False, ("dog", "kennel", "book")),
+        # in facts: book, shelf, school; pos (0 + 1)/2, neg 0 -> 1/4
+        anchor("A3", ("shelf+", "school+", "river2-"), True, ("book", "shelf")),
+        # in facts: dog, kennel, book, school; pos (0 + 1)/2, neg (1 + 1)/2 -> 3/4
+        anchor("A4", ("kennel+", "dogbook-", "school+", "river-"), False, ("dog", "kennel")),
+        # no fact: matched book, but its facts contain nothing (and it is not in CC)
+        anchor("A5", (), False, ("book",)),
+    ]
+    return anchors, facts
+
+
+def test_by_concept_splits_by_the_concepts_in_the_facts():
+    anchors, facts = concept_example()
+    # anchors whose true facts contain it: book 3 (A1 A3 A4), school 3 (A1 A3 A4), dog 2,
+    # kennel 2, shelf 1; river only ends false twins -> never
+    con = by_concept(anchors, facts, min_anchors=2, resamples=50)
+    assert list(con) == ["book", "school", "dog", "kennel"]
+    assert [e.anchors for e in con.values()] == [3, 3, 2, 2]
     book = con["book"]
-    # with book: B1 3/4 (+), B2 1/2 (-), B4 1/4 (-) -> 1; without: B3, B5 both correct -> 1
-    assert (book.with_.n, book.without.n) == (3, 2)
-    assert book.with_.cc == pytest.approx(1.0)
-    assert list(by_concept(anchors, facts, top=10, resamples=10)) == [
-        "bag", "book", "school", "pen"]
+    # with: A1 1 (+), A4 3/4 (-), A3 1/4 (+): t=1 P 1 R 1/2; t=3/4 P 1/2; t=1/4 P 2/3 R 1
+    # -> AP 1/2 + 1/2 * 2/3 = 5/6; without: A2 alone, wrong -> no AP
+    assert book.with_.cc == pytest.approx(5 / 6) and book.with_.n == 3
+    assert book.without.cc is None and book.without.n == 1
+    dog = con["dog"]
+    # with: A2, A4 both wrong -> no AP, base rate 0; without: A1, A3 both right -> 1
+    assert (dog.with_.cc, dog.with_.n, dog.with_.base_rate) == (None, 2, 0.0)
+    assert dog.without.cc == pytest.approx(1.0) and dog.without.n == 2
+    assert list(by_concept(anchors, facts, top=3, min_anchors=1, resamples=5)) == [
+        "book", "school", "dog"]
+    assert list(by_concept(anchors, facts, min_anchors=3, resamples=5)) == ["book", "school"]
+    assert by_concept(anchors, facts, resamples=5) == {}  # the paper's 28: none here
+
+
+def test_by_concept_keeps_the_papers_selection():
+    # the paper's Figure 7b: the 14 concepts in the most anchors' facts, at least 28 each.
+    # k00 in 30 anchors, k01..k14 in 28 each, fire in 27; each anchor's fact has its own
+    # second concept x<i> (in 1 anchor)
+    facts: dict[str, FactAnswer] = {}
+    anchors = []
+    sizes = {"k00": 30, **{f"k{j:02d}": 28 for j in range(1, 15)}, "fire": 27}
+    for concept, size in sizes.items():
+        for i in range(size):
+            key = f"{concept}-{i}"
+            facts[key] = FactAnswer(key, "RelatedTo", concept, f"x{key}", True, i % 2 == 0,
+                                    None)
+            anchors.append(anchor(key, (key,), i % 3 == 0))
+    con = by_concept(anchors, facts, resamples=2)
+    # the first 14 by count, then name: k00, k01..k13; k14 is the 15th, fire too rare
+    assert list(con) == ["k00", *(f"k{j:02d}" for j in range(1, 14))]
+    assert con["k00"].anchors == 30 and con["k00"].with_.n == 30
+    assert con["k01"].without.n == len(anchors) - 28
 
 
 def bias_example() -> dict[str, FactAnswer]:
@@ -408,8 +560,8 @@ def test_breakdowns_json_form_keeps_the_summary_keys():
     assert list(loc) == ["background", "cc", "with", "without"]
     assert list(loc["background"]) == ["mean", "se", "n"]
     assert list(loc["with"]) == ["cc", "low", "high", "n", "base_rate"]
-    assert list(by_concept(anchors, facts, resamples=20)["bag"].to_dict()) == [
-        "anchors", "with", "without"]
+    assert list(by_concept(*concept_example(), min_anchors=1, resamples=20)["book"].to_dict()
+                ) == ["anchors", "with", "without"]
     bias = yes_no_bias(bias_example()).to_dict()
     assert list(bias) == ["majority", "single", "facts_with_combos"]
     assert list(bias["majority"]) == ["positive", "negative", "accuracy", "unanswered"]
@@ -428,8 +580,10 @@ def test_relation_and_concept_text():
     assert "0.38 (0.24) n=4" in text   # S_B on used for: 3/8, SE sqrt(11/192) = 0.239
     assert "0.83 [" in text            # CC on at location 5/6, with its interval
     assert "1.00 n=1" in text          # used for, without: one anchor, no interval
-    text = concept_text(by_concept(anchors, facts, top=2, resamples=50))
-    assert "bag" in text and "book" in text and "0.83 [" in text
+    text = concept_text(by_concept(*concept_example(), min_anchors=2, resamples=50))
+    assert "book" in text and "kennel" in text and "0.83 [" in text  # CC with book: 5/6
+    assert "the 14 concepts in the background facts of the most anchors, at least 28" in text
+    assert concept_text({}).startswith("no concept is in the background facts of 28 anchors")
 
 
 def test_bias_text():

@@ -13,6 +13,7 @@ from verstehen.methods.consistency.stats import (
     LABEL_PAIRS,
     AnchorResult,
     FactAnswer,
+    Score,
     average_precision,
     background_score,
     bootstrap_ci,
@@ -21,6 +22,10 @@ from verstehen.methods.consistency.stats import (
 )
 from verstehen.results import JsonForm, json_key
 from verstehen.stats.rates import mean_se, rate_se
+
+# paper section 5, Figure 7b: "we picked 14 most occurring concepts with minimum occurrence
+# count of 28" (on the 1,221 CSQA dev questions)
+TOP_CONCEPTS, MIN_ANCHORS = 14, 28
 
 
 @dataclass(frozen=True)
@@ -66,7 +71,8 @@ class RelationBreakdown(JsonForm):
 
 @dataclass(frozen=True)
 class ConceptBreakdown(JsonForm):
-    """One concept: how many anchors list it, CC of the anchors with and without it."""
+    """One concept: how many anchors have it in their background facts, and the CC of the
+    anchors in CC with and without it there (paper Figure 7b)."""
 
     anchors: int
     with_: CCEntry = field(metadata=json_key("with"))
@@ -108,7 +114,7 @@ class YesNoBias(JsonForm):
     facts_with_combos: int
 
 
-def cc_entry(pairs: Sequence[tuple[bool, float]], *, resamples: int = 200,
+def cc_entry(pairs: Sequence[tuple[bool, Score]], *, resamples: int = 200,
              seed: int = 0) -> CCEntry:
     """The CC entry of (anchor correct, score) pairs: AP, its bootstrap interval, n, base rate."""
     y = [c for c, _ in pairs]
@@ -135,7 +141,7 @@ def by_relation(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer]
     for r in relations:
         restricted = [(a, background_score([f for f in own[a.id] if f.relation == r]))
                       for a in anchors]
-        known = [s_b for _, s_b in restricted if s_b is not None]
+        known = [float(s_b) for _, s_b in restricted if s_b is not None]
         mean, se = mean_se(known) if known else (None, None)
         has_r = {a.id for a in anchors if any(f.relation == r for f in own[a.id])}
         out[r] = RelationBreakdown(
@@ -150,19 +156,28 @@ def by_relation(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer]
     return out
 
 
+def fact_concepts(anchor: AnchorResult, facts: Mapping[str, FactAnswer]) -> set[str]:
+    """The concepts the anchor's background facts contain: both ends of its true facts (a
+    false twin's end is a concept drawn at random, not one of the anchor's)."""
+    return {c for f in facts_of(anchor, facts) if f.positive for c in (f.c1, f.c2)}
+
+
 def by_concept(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer], *,
-               top: int = 20, resamples: int = 200, seed: int = 0
-               ) -> dict[str, ConceptBreakdown]:
-    """The `top` concepts in most anchors' concept lists (ties by name): how many anchors
-    list it, CC with and without the concept over the anchors that enter CC (Figure 7b)."""
-    counts = Counter(c for a in anchors for c in set(a.concepts))
-    chosen = sorted(counts, key=lambda c: (-counts[c], c))[:max(top, 0)]
+               top: int = TOP_CONCEPTS, min_anchors: int = MIN_ANCHORS, resamples: int = 200,
+               seed: int = 0) -> dict[str, ConceptBreakdown]:
+    """Figure 7b: the `top` concepts found in the background facts of the most anchors, if
+    in at least `min_anchors` (the paper: 14 concepts, at least 28; ties by name), each with
+    CC over the anchors in CC whose facts contain it and over those whose facts do not."""
+    has = {a.id: fact_concepts(a, facts) for a in anchors}
+    counts = Counter(c for a in anchors for c in has[a.id])
+    chosen = sorted((c for c in counts if counts[c] >= min_anchors),
+                    key=lambda c: (-counts[c], c))[:max(top, 0)]
     scored, _, _ = scored_anchors(anchors, facts)
     out: dict[str, ConceptBreakdown] = {}
     for concept in chosen:
-        split: dict[bool, list[tuple[bool, float]]] = {True: [], False: []}
+        split: dict[bool, list[tuple[bool, Score]]] = {True: [], False: []}
         for a, s_b in scored:
-            split[concept in a.concepts].append((bool(a.correct), s_b))
+            split[concept in has[a.id]].append((bool(a.correct), s_b))
         out[concept] = ConceptBreakdown(
             anchors=counts[concept],
             with_=cc_entry(split[True], resamples=resamples, seed=seed),

@@ -35,8 +35,9 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     cc.add_argument("--question-style", choices=sorted(STYLES), default="fixed",
                     help="relation templates: grammar fixed, or appendix Table 2 verbatim")
     cc.add_argument("--resamples", type=positive_int, default=1000,
-                    help="bootstrap resamples for the overall CC's interval (default 1000; "
-                         "the per-relation and per-concept intervals use 200 each)")
+                    help="bootstrap resamples for the intervals of the overall CC and of "
+                         "the background score by relation (default 1000; the per-relation "
+                         "and per-concept intervals use 200 each)")
     cc.set_defaults(func=cmd_consistency)
 
 

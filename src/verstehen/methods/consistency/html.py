@@ -9,9 +9,21 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.engine.store import RunStore
-from verstehen.methods.consistency.breakdowns import CCEntry, RateEntry
+from verstehen.methods.consistency.breakdowns import (
+    MIN_ANCHORS,
+    TOP_CONCEPTS,
+    CCEntry,
+    RateEntry,
+    fact_concepts,
+)
 from verstehen.methods.consistency.results import ConsistencyResult
-from verstehen.methods.consistency.stats import LEVEL, background_score, facts_of, scored_anchors
+from verstehen.methods.consistency.stats import (
+    LEVEL,
+    Consistency,
+    background_score,
+    facts_of,
+    scored_anchors,
+)
 from verstehen.methods.consistency.summary import read_results
 from verstehen.report.html import Page, RecordView, esc, figure, num, rate, table
 from verstehen.results import load_result
@@ -27,6 +39,14 @@ def cc_text(cc: float | None, low: float | None, high: float | None) -> str:
     if low is None or high is None:
         return f"{cc:.2f}"
     return f"{cc:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def by_relation_text(c: Consistency) -> str:
+    """"0.52 [0.50, 0.54] (14 relations)": the Figure 4a background score; "—" for none."""
+    if c.s_b_relations is None:
+        return "—"
+    return (f"{cc_text(c.s_b_relations, c.s_b_relations_low, c.s_b_relations_high)} "
+            f"({c.relations} relations)")
 
 
 def cc_cell(e: CCEntry) -> str:
@@ -134,10 +154,12 @@ def _overall(result: ConsistencyResult, run: Run) -> str:
     no_background = [a.id for a in run.anchors
                      if a.correct is not None and a.id not in set(scored)]
     return table(
-        [f"CC [{LEVEL:.0%} interval]", "S_B ± SE", "S_A ± SE", "n", "base rate",
-         "unanswered", "no background"],
+        [f"CC [{LEVEL:.0%} interval]", "S_B ± SE", f"S_B by relation [{LEVEL:.0%} interval]",
+         "S_A ± SE", "n", "base rate", "unanswered", "no background"],
         [[link(cc_text(c.cc, c.cc_low, c.cc_high), "anchors in CC", scored),
           link(rate(c.s_b, c.s_b_se), "anchors in CC: background scores", scored),
+          link(by_relation_text(c), "anchors in CC: background scores per relation "
+               "(paper Figure 4a)", scored),
           link(rate(c.s_a, c.s_a_se), "anchors in CC: task answers", scored),
           link(str(c.n), "anchors in CC", scored),
           link(num(c.base_rate), "anchors in CC", scored),
@@ -167,14 +189,21 @@ def _relations(result: ConsistencyResult, run: Run) -> str:
 
 
 def _concepts(result: ConsistencyResult, run: Run) -> str:
+    if not result.by_concept:
+        return (f"<p>No concept is in the background facts of {MIN_ANCHORS} anchors (the "
+                f"paper's selection: the {TOP_CONCEPTS} concepts in the facts of the most "
+                f"anchors, at least {MIN_ANCHORS}).</p>")
     rows = []
     for concept, e in result.by_concept.items():
-        listing = [a.id for a in run.anchors if concept in a.concepts]
+        listing = [a.id for a in run.anchors if concept in fact_concepts(a, run.facts)]
         rows.append([esc(concept),
-                     run.anchors_link(str(e.anchors), f"anchors listing {concept}", listing),
-                     run.anchors_link(cc_cell(e.with_), f"anchors in CC listing {concept}",
+                     run.anchors_link(str(e.anchors), f"anchors with {concept} in their facts",
+                                      listing),
+                     run.anchors_link(cc_cell(e.with_),
+                                      f"anchors in CC with {concept} in their facts",
                                       [i for i in run.scored if i in listing]),
-                     run.anchors_link(cc_cell(e.without), f"anchors in CC without {concept}",
+                     run.anchors_link(cc_cell(e.without),
+                                      f"anchors in CC without {concept} in their facts",
                                       [i for i in run.scored if i not in listing])])
     return table(["concept", "anchors", "CC with", "CC without"], rows)
 
@@ -234,9 +263,11 @@ def compare(runs: Sequence[Path], page: Page) -> None:
         c = load_result(ConsistencyResult, run).consistency
         read = Run(page, run)
         rows.append([esc(_model(run)), esc(run.name), cc_text(c.cc, c.cc_low, c.cc_high),
-                     rate(c.s_b, c.s_b_se), rate(c.s_a, c.s_a_se),
+                     rate(c.s_b, c.s_b_se), by_relation_text(c), rate(c.s_a, c.s_a_se),
                      read.anchors_link(str(c.n), f"{run.name}: anchors in CC", read.scored)])
     page.section("Conceptual consistency side by side",
-                 table(["model", "run", f"CC [{LEVEL:.0%} interval]", "S_B ± SE", "S_A ± SE",
-                        "n"], rows),
-                 note="CC with its bootstrap interval, S_B and S_A over the n anchors in CC")
+                 table(["model", "run", f"CC [{LEVEL:.0%} interval]", "S_B ± SE",
+                        f"S_B by relation [{LEVEL:.0%} interval]", "S_A ± SE", "n"], rows),
+                 note="CC with its bootstrap interval, S_B and S_A over the n anchors in CC; "
+                      "S_B by relation: paper Figure 4a, S_B on each relation's facts "
+                      "averaged over the anchors, then over the relations")

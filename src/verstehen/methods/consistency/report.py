@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from verstehen.methods.consistency.breakdowns import (
+    MIN_ANCHORS,
+    TOP_CONCEPTS,
     BestCombo,
     CCEntry,
     ConceptBreakdown,
@@ -61,6 +63,12 @@ def consistency_text(c: Consistency) -> str:
     if c.s_b is not None and c.s_a is not None:
         lines.append(f"background score S_B {c.s_b:.2f} (SE {c.s_b_se:.2f}), "
                      f"task score S_A {c.s_a:.2f} (SE {c.s_a_se:.2f}), n={c.n}")
+    if c.s_b_relations is not None:
+        interval = ("" if c.s_b_relations_low is None or c.s_b_relations_high is None else
+                    f" [{c.s_b_relations_low:.2f}, {c.s_b_relations_high:.2f}]")
+        lines.append(f"background score by relation {c.s_b_relations:.2f}{interval} (paper "
+                     f"Figure 4a: S_B on each relation's facts averaged over the anchors, then "
+                     f"over the {c.relations} relations; {level} bootstrap)")
     lines.append(f"left out: {c.unanswered} anchors with an unanswered anchor question, "
                  f"{c.no_background} with no answered background fact")
     return "\n".join(lines)
@@ -76,11 +84,18 @@ def relation_text(rel: dict[str, RelationBreakdown]) -> str:
 
 
 def concept_text(con: dict[str, ConceptBreakdown]) -> str:
-    """Per concept: how many anchors list it, CC with / without it."""
+    """Per concept: how many anchors have it in their facts, CC with / without it; or why no
+    concept is shown."""
+    rule = (f"the paper's selection: the {TOP_CONCEPTS} concepts in the background facts of "
+            f"the most anchors, at least {MIN_ANCHORS}")
+    if not con:
+        return f"no concept is in the background facts of {MIN_ANCHORS} anchors ({rule})"
     rows = [[c, str(e.anchors), format_cc(e.with_), format_cc(e.without)]
             for c, e in con.items()]
     return (table(["concept", "anchors", "CC with", "CC without"], rows)
-            + f"\n{LEVEL:.0%} bootstrap intervals in brackets; n counts the anchors in CC")
+            + f"\n{rule}; with / without: anchors whose true background facts do / do not "
+            f"contain the concept; {LEVEL:.0%} bootstrap intervals in brackets; n counts the "
+            "anchors in CC")
 
 
 def _single_name(single: BestCombo) -> str:

@@ -8,8 +8,11 @@ Figures 5-7) are in `verstehen.methods.consistency.breakdowns`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from numbers import Real
 
 import numpy as np
 
@@ -76,25 +79,33 @@ def vote_answer(answers: Sequence[bool | None]) -> bool | None:
     return None if yes == no else yes > no
 
 
-def background_score(facts: Sequence[FactAnswer]) -> float | None:
-    """Eq. 1 over the answered facts: (mean correct on positives + on negatives) / 2.
+def background_score(facts: Sequence[FactAnswer]) -> Fraction | None:
+    """Eq. 1 over the answered facts, exactly: (share right on positives + on negatives) / 2.
 
-    When only one side has answered facts, that side's mean alone; None when none answered.
+    When only one side has answered facts, that side's share alone; None when none answered.
+    A Fraction, so that equal scores are equal (as floats, 3/6 and 5/6 average to
+    0.6666666666666667 but 1/3 and 3/3 to 0.6666666666666666, and AP would rank them apart).
     """
     sides = [[f.correct for f in facts if f.correct is not None and f.positive == positive]
              for positive in (True, False)]
-    means = [sum(side) / len(side) for side in sides if side]
-    return sum(means) / len(means) if means else None
+    means = [Fraction(sum(side), len(side)) for side in sides if side]
+    return sum(means, Fraction(0)) / len(means) if means else None
 
 
-def _arrays(y_true: Sequence[bool], scores: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+Score = float | Fraction
+
+
+def _arrays(y_true: Sequence[bool], scores: Sequence[Score]) -> tuple[np.ndarray, np.ndarray]:
+    """Labels as booleans, and each score as its rank among the distinct scores (0 lowest):
+    ranked exactly, so equal values tie whatever their type (Fraction or float)."""
     y = np.asarray(y_true, dtype=bool).reshape(-1)
-    s = np.asarray(scores, dtype=float).reshape(-1)
-    if y.size != s.size:
-        raise ValueError(f"{y.size} labels but {s.size} scores")
-    if not np.isfinite(s).all():
+    values = np.asarray(scores, dtype=object).reshape(-1).tolist()
+    if y.size != len(values):
+        raise ValueError(f"{y.size} labels but {len(values)} scores")
+    if not all(isinstance(v, Real) and math.isfinite(v) for v in values):
         raise ValueError("the scores must be finite numbers")
-    return y, s
+    rank = {v: i for i, v in enumerate(sorted(set(values)))}
+    return y, np.array([rank[v] for v in values], dtype=np.int64)
 
 
 def _ap(y: np.ndarray, s: np.ndarray) -> float | None:
@@ -111,9 +122,10 @@ def _ap(y: np.ndarray, s: np.ndarray) -> float | None:
     return float(np.sum(np.diff(recall, prepend=0.0) * precision))
 
 
-def average_precision(y_true: Sequence[bool], scores: Sequence[float]) -> float | None:
+def average_precision(y_true: Sequence[bool], scores: Sequence[Score]) -> float | None:
     """Average precision, AP = Σ_n (R_n - R_{n-1}) P_n over thresholds at each distinct score
-    (predicted positive: score >= t; tied scores enter together); None with no positive.
+    (predicted positive: score >= t; equal scores enter together, compared exactly: give S_B
+    as Fractions); None with no positive.
 
     This is scikit-learn's `average_precision_score` definition, written in numpy rather than
     adding scikit-learn (about 40 MB with scipy) for one function.
@@ -121,7 +133,7 @@ def average_precision(y_true: Sequence[bool], scores: Sequence[float]) -> float 
     return _ap(*_arrays(y_true, scores))
 
 
-def bootstrap_ci(y_true: Sequence[bool], scores: Sequence[float], *, resamples: int = 1000,
+def bootstrap_ci(y_true: Sequence[bool], scores: Sequence[Score], *, resamples: int = 1000,
                  level: float = LEVEL, seed: int = 0) -> tuple[float, float] | None:
     """Percentile bootstrap interval of the AP, resampling (label, score) pairs with replacement.
 
@@ -146,9 +158,14 @@ def bootstrap_ci(y_true: Sequence[bool], scores: Sequence[float], *, resamples: 
 
 @dataclass(frozen=True)
 class Consistency(JsonForm):
-    """CC with its 95% bootstrap interval, S_B and S_A with SEs, and the anchors left out.
+    """CC with its 95% bootstrap interval, S_B and S_A with SEs, and the anchors left out; and
+    the paper's Figure 4a background score with a 95% bootstrap interval (resampling anchors):
+    eq. 1 restricted to one relation, averaged over every anchor with answered facts of it
+    (as the per-relation table's "S_B on r"), then averaged over the `relations` relations.
 
-    All rates are over the same n anchors: anchor question answered and a background score.
+    CC, S_B and S_A are over the same n anchors: anchor question answered and a background
+    score; the Figure 4a score, about background knowledge only, also counts the anchors
+    whose question went unanswered.
     """
 
     n: int
@@ -162,6 +179,10 @@ class Consistency(JsonForm):
     s_a: float | None
     s_a_se: float | None
     base_rate: float | None
+    s_b_relations: float | None = None
+    s_b_relations_low: float | None = None
+    s_b_relations_high: float | None = None
+    relations: int = 0
 
 
 def facts_of(anchor: AnchorResult, facts: Mapping[str, FactAnswer]) -> list[FactAnswer]:
@@ -174,10 +195,10 @@ def facts_of(anchor: AnchorResult, facts: Mapping[str, FactAnswer]) -> list[Fact
 
 
 def scored_anchors(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer]
-                   ) -> tuple[list[tuple[AnchorResult, float]], int, int]:
+                   ) -> tuple[list[tuple[AnchorResult, Fraction]], int, int]:
     """The anchors that enter CC, each with its S_B; then the counts left out because the
     anchor question is unanswered (checked first) and because no fact was answered."""
-    scored: list[tuple[AnchorResult, float]] = []
+    scored: list[tuple[AnchorResult, Fraction]] = []
     unanswered = no_background = 0
     for anchor in anchors:
         s_b = background_score(facts_of(anchor, facts))
@@ -190,19 +211,65 @@ def scored_anchors(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnsw
     return scored, unanswered, no_background
 
 
+@dataclass(frozen=True)
+class RelationAverage:
+    """The Figure 4a background score (see `Consistency`): its value, 95% bootstrap interval
+    (None with fewer than 2 anchors) and the number of relations averaged."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    relations: int
+
+
+def relation_average(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer], *,
+                     resamples: int = 1000, level: float = LEVEL, seed: int = 0
+                     ) -> RelationAverage:
+    """Eq. 1 per relation averaged over the anchors with answered facts of it, then over the
+    relations, each weighing the same (paper Figure 4a); a percentile bootstrap interval over
+    the anchors with any answered fact (a resample averages the relations it has)."""
+    own = [facts_of(a, facts) for a in anchors]
+    relations = sorted({f.relation for fs in own for f in fs if f.correct is not None})
+    rows = []
+    for fs in own:
+        scores = [background_score([f for f in fs if f.relation == r]) for r in relations]
+        if any(x is not None for x in scores):
+            rows.append([np.nan if x is None else float(x) for x in scores])
+    matrix = np.array(rows, dtype=float).reshape(len(rows), len(relations))
+    known, values = ~np.isnan(matrix), np.nan_to_num(matrix)
+
+    def average(idx: np.ndarray) -> float:
+        counts, sums = known[idx].sum(axis=0), values[idx].sum(axis=0)
+        present = counts > 0  # every row has a known score: some relation is present
+        return float(np.mean(sums[present] / counts[present]))
+
+    if not rows:
+        return RelationAverage(None, None, None, 0)
+    mean = average(np.arange(len(rows)))
+    if len(rows) < 2:
+        return RelationAverage(mean, None, None, len(relations))
+    draws = np.random.default_rng(seed).integers(0, len(rows), size=(resamples, len(rows)))
+    tail = (1 - level) / 2
+    low, high = np.quantile([average(idx) for idx in draws], [tail, 1 - tail])
+    return RelationAverage(mean, float(low), float(high), len(relations))
+
+
 def consistency(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer], *,
                 resamples: int = 1000, seed: int = 0) -> Consistency:
-    """CC (eq. 3) over the anchors with an answered question and a background score."""
+    """CC (eq. 3) over the anchors with an answered question and a background score, with the
+    anchor-averaged S_B, S_A, and the relation-averaged background score (Figure 4a)."""
     scored, unanswered, no_background = scored_anchors(anchors, facts)
     n = len(scored)
+    by_r = relation_average(anchors, facts, resamples=resamples, seed=seed)
     if n == 0:
-        return Consistency(0, unanswered, no_background, *[None] * 8)
+        return Consistency(0, unanswered, no_background, *[None] * 8, by_r.mean, by_r.low,
+                           by_r.high, by_r.relations)
     y = [bool(a.correct) for a, _ in scored]
     s = [s_b for _, s_b in scored]
     cc = average_precision(y, s)
     ci = None if cc is None else bootstrap_ci(y, s, resamples=resamples, seed=seed)
     low, high = ci if ci is not None else (None, None)
-    s_b, s_b_se = mean_se(s)
+    s_b, s_b_se = mean_se([float(x) for x in s])
     s_a, s_a_se = rate_se(sum(y), n)
     return Consistency(n, unanswered, no_background, cc, low, high, s_b, s_b_se, s_a, s_a_se,
-                       s_a)
+                       s_a, by_r.mean, by_r.low, by_r.high, by_r.relations)
