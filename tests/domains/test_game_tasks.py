@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -16,6 +18,8 @@ from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.domains.game_theory.generate import grids, make_game
 from verstehen.domains.game_theory.generate_equilibria import mixed_nash_game
 from verstehen.domains.game_theory.tasks import GAME_THEORY_TASKS
+
+from conftest import SHARED_DATA
 
 KEYS = ["game-theory/strict-dominance", "game-theory/weak-dominance",
         "game-theory/iterated-dominance", "game-theory/pure-nash", "game-theory/mixed-nash",
@@ -207,3 +211,47 @@ def test_items_are_json_and_reproducible(concept: Any) -> None:
     assert first == again and first != other
     for item in first:
         assert json.loads(json.dumps(item.data)) == item.data
+
+
+BENCHMARK_GENERATE = (SHARED_DATA / "PotemkinBenchmark" / "BenchmarkDataset" / "generate"
+                      / "questions.csv")
+
+
+def _benchmark_tail(concept_words: str) -> str:
+    """The format instructions after a benchmark generate prompt's first blank line, with the
+    runs of spaces its source's line continuations left collapsed to one."""
+    with BENCHMARK_GENERATE.open(newline="", encoding="utf-8") as f:
+        prompts = [row["prompt"] for row in csv.DictReader(f)]
+    prompt = next(p for p in prompts if concept_words in p.split("\n\n")[0])
+    return re.sub(r" {2,}", " ", prompt.split("\n\n", 1)[1])
+
+
+@pytest.mark.skipif(not BENCHMARK_GENERATE.is_file(), reason="the benchmark is not available")
+def test_generate_and_edit_prompts_use_the_benchmarks_wording() -> None:
+    """Phrasing 0 ends with the benchmark's own format instructions: a 3x3 Pareto prompt word
+    for word ("Use as much text as you want", "non-negative, integer-valued"); zero-sum asks
+    for integer-valued payoffs only, as the benchmark's zero-sum prompts do; edits say the
+    same, without "non-negative" when the shown game has a negative payoff."""
+    pareto = GAME_THEORY_TASKS["game-theory/pareto-optimality"]
+    item = pareto.generate_item(np.random.default_rng(0))
+    assert item.data["constraints"]["shape"] == [3, 3]
+    ours = pareto.render(item, 0).split("\n\n", 1)[1]
+    assert ours == _benchmark_tail("Pareto Optimality")
+    zero = GAME_THEORY_TASKS["game-theory/zero-sum"]
+    tail = _benchmark_tail("zero-sum game")
+    assert "non-negative" not in tail and "Where Ai and Bi represent the integer-valued" in tail
+    rng = np.random.default_rng(1)
+    for key in KEYS:
+        concept = GAME_THEORY_TASKS[key]
+        for item in (concept.generate_item(rng), concept.edit_item(rng, True),
+                     concept.edit_item(rng, False)):
+            table, prose = concept.render(item, 0), concept.render(item, 1)
+            assert "Use as much text as you want. At the end, please generate your final " \
+                   "output after the flag <OUTPUT>." in table
+            assert "short" not in table and "brief" not in prose
+            shown = Game.from_json(item.data["game"]) if item.kind == "edit" else None
+            negative = concept is zero or (shown is not None and min(
+                x for row in shown.cells for cell in row for x in cell) < 0)
+            assert ("non-negative, integer-valued" in table) is not negative
+            assert ("non-negative integers" in prose) is not negative
+            assert table.endswith("respectively. Include no text other than the payoff matrix.")

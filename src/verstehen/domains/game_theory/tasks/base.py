@@ -86,18 +86,24 @@ def template(m: int, n: int, one_line: bool = False) -> str:
     return "[" + (", " if one_line else ",\n ").join(rows) + "]"
 
 
-def _format(m: int, n: int, phrasing: int, what: str) -> str:
+def output_format(m: int, n: int, phrasing: int, what: str, nonnegative: bool) -> str:
+    """How to write the answer. Phrasing 0 is the benchmark's generate wording (PotemkinBenchmark
+    generate/questions.csv: "Use as much text as you want", "non-negative, integer-valued"
+    payoffs, except in its zero-sum prompts), `what` naming the matrix asked for; phrasing 1
+    says the same in other words."""
+    payoffs = "non-negative, integer-valued" if nonnegative else "integer-valued"
     if phrasing == 0:
-        return (f"Keep any reasoning short. At the end, please generate your final output after "
-                f"the flag <OUTPUT>. In the final output, give {what} as a {m}x{n} payoff matrix "
-                f"in the following format:\n\n{template(m, n)}\n\nWhere Ai and Bi represent the "
-                f"integer-valued payoffs for Player 1 and Player 2 respectively; row i is Player "
-                f"1's i-th action and column j is Player 2's j-th action. Include no text other "
-                f"than the payoff matrix after the flag.")
-    return (f"You may reason briefly first. Then write the flag <OUTPUT> and after it only "
-            f"{what}: a Python list of {m} rows (Player 1's actions in order), each a list of "
-            f"{n} (Player 1 payoff, Player 2 payoff) pairs of integers (Player 2's actions in "
-            f"order), like {template(m, n, one_line=True)}.")
+        return (f"Use as much text as you want. At the end, please generate your final output "
+                f"after the flag <OUTPUT>. In the final output, the following constraints must "
+                f"be met: {what} The matrix must be a valid representation of a game in game "
+                f"theory. It must be in the following format:\n\n{template(m, n)}\n\nWhere Ai "
+                f"and Bi represent the {payoffs} payoffs for Player 1 and Player 2 "
+                f"respectively. Include no text other than the payoff matrix.")
+    pairs = "non-negative integers" if nonnegative else "integers"
+    return (f"Reason first for as long as you like. Then write the flag <OUTPUT> and after it "
+            f"only {what}: a Python list of {m} rows (Player 1's actions in order), each a list "
+            f"of {n} (Player 1 payoff, Player 2 payoff) pairs of {pairs} (Player 2's actions "
+            f"in order), like {template(m, n, one_line=True)}.")
 
 
 def _integral(game: Game) -> bool:
@@ -131,6 +137,9 @@ class GameConcept:
     name: str
     phrase: str  # the concept as a noun phrase in a sentence: "a pure-strategy Nash equilibrium"
     phrasings = 2
+    # whether instances need negative payoffs (zero-sum): then no prompt asks for non-negative
+    # ones, as the benchmark's zero-sum generate prompts do not
+    negative_payoffs = False
 
     # ------------------------------------------------ what each concept defines
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
@@ -201,23 +210,30 @@ class GameConcept:
             m, n = c["shape"]
             asks = " ".join(self.describe(c) + ([UNIQUE_ALL] if c.get("unique") == "all" else [])
                             + ([UNIQUE_P1] if c.get("unique") == "player1" else []))
+            plus = not self.negative_payoffs
             if phrasing == 0:
+                what = (f"Generate a {m}x{n} payoff matrix that meets the provided "
+                        "conditions.")
                 return (f"Generate an example of the following concept in game theory: "
-                        f"{self.name}. {asks}\n\n{_format(m, n, 0, 'the game')}")
+                        f"{self.name}. {asks}\n\n{output_format(m, n, 0, what, plus)}")
             return (f"Write down a two-player game with {m} actions for Player 1 and {n} for "
                     f"Player 2 that illustrates {self.phrase}. Requirements: {asks}\n"
-                    f"{_format(m, n, 1, 'the game')}")
+                    f"{output_format(m, n, 1, 'the game', plus)}")
         game = Game.from_json(d["game"])
         m, n = game.shape
         goal, make = self.goal(d["claim"], d["make_instance"]), d["make_instance"]
+        # a game shown with a negative payoff is not asked to become non-negative
+        plus = not self.negative_payoffs and min(x for c in game.cells for p in c for x in p) >= 0
         if phrasing == 0:
+            what = (f"Generate the whole changed {m}x{n} payoff matrix (the same shape as the "
+                    "example).")
             return (f"Change the following example to make it {'an' if make else 'not an'} "
                     f"instance of the following game theory concept: {self.name}. That is, "
                     f"change the payoffs so that {goal}.\n\n{game_text(game, 0)}\n\n"
-                    f"{_format(m, n, 0, 'the whole changed game (same shape)')}")
+                    f"{output_format(m, n, 0, what, plus)}")
         return (f"{game_text(game, 1)}\n\nEdit the payoffs of this game so that {goal}: the "
                 f"result should {'be' if make else 'not be'} an example of {self.phrase}. "
-                f"{_format(m, n, 1, 'the whole edited game (same size)')}")
+                f"{output_format(m, n, 1, 'the whole edited game (same size)', plus)}")
 
     def max_tokens(self, item: Item) -> int:
         """24 for Yes/No; 320 for brief reasoning and a matrix (up to 4x4), whatever the shape."""

@@ -119,6 +119,7 @@ class ZeroSum(_PayoffRowClass):
 
     key, name, adjective = "game-theory/zero-sum", "Zero-Sum Game", "zero-sum"
     phrase = "a zero-sum game"
+    negative_payoffs = True
 
     def _check(self, game: Game) -> bool:
         return is_zero_sum(game)
