@@ -3,6 +3,7 @@ per-target lines against the records, labels imported later, two models side by 
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 from collections.abc import Callable
@@ -12,11 +13,19 @@ import pytest
 from certification.test_certify_procedure import calculator
 
 import verstehen as vs
-from verstehen.auditing.plan import make_plan, reach, reach_warning, resolve_subjects
+from verstehen.auditing.plan import (
+    AuditPlan,
+    make_plan,
+    reach,
+    reach_warning,
+    resolve_subjects,
+)
 from verstehen.auditing.results import AuditResult
+from verstehen.auditing.run import run_audit
 from verstehen.auditing.summary import summarize_audit
 from verstehen.domains.catalog import BY_KEY
 from verstehen.domains.registry import concept_tasks
+from verstehen.engine.session import RunSettings
 from verstehen.methods.certification.procedure import question_at
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Criterion, Decision
@@ -106,10 +115,14 @@ def test_default_budget_reaches_every_verdict_and_a_tiny_rid_says_it_cannot() ->
     # 15.6 at look 1 (8 questions), 21.9 at look 2 (16), 25.5 at look 3 (32)
     assert plan.reach.understands_at == 32 and plan.reach.does_not_at == 8
     assert reach_warning(plan) is None
-    # the old audit's RID (no ridiculous answer in 100 questions) cannot be reached in 256
-    strict = make_plan(rid=0.000513, pg=0.7, max_questions=256)
-    assert strict.reach.understands_at is None and strict.reach.does_not_at == 8
-    assert "not even a perfect model" in reach_warning(strict)
+    # the old audit's RID (no ridiculous answer in 100 questions) cannot be reached in 256:
+    # refused before anything is asked, naming what would reach it. With looks from 8, look 12
+    # (16,384) needs ln(π²·144/0.3) / -ln(1 - 0.000513) = 16,493, look 13 (32,768) 16,805;
+    # at a fixed n, 1 - 0.05^(1/n) <= 0.000513 from n = 5,839
+    with pytest.raises(vs.UserError, match="cannot certify even a perfect model") as info:
+        make_plan(rid=0.000513, pg=0.7, max_questions=256)
+    assert "5,839 questions at a fixed n, or sequential looks up to 32,768" in str(info.value)
+    assert "--max-questions" in str(info.value)
     # all answers right: U(0, n, d) = 1 - d^(1/n) <= RID needs n >= ln(1/d) / -ln(1 - RID);
     # at look j, d = 6δ/(π² j²): look 10 (8,192) needs 15,783, look 11 (16,384) 16,155
     c = Criterion(0.7, 0.000513, 0.05)
@@ -221,6 +234,19 @@ def test_a_model_that_says_yes_does_not_understand_and_the_evidence_is_wrong(tmp
     assert "scripted/calc" in page and "scripted/yes" in page
 
 
+def test_a_plan_built_by_hand_is_checked_too(tmp_path: Path) -> None:
+    """run_audit refuses an AuditPlan that make_plan would have refused (PG 0.8, RID 0.2: a
+    perfect model needs the look at 32), before any call or folder."""
+    model = ScriptedModel("scripted/calc", reply=calculator)
+    _, targets = resolve_subjects("arithmetic/small")
+    plan = AuditPlan(targets, ("arithmetic/small",), Criterion(0.8, 0.2, 0.05),
+                     max_questions=16, first_look=8)
+    settings = RunSettings(runs_dir=tmp_path / "runs", cache=tmp_path / "c.sqlite")
+    with pytest.raises(vs.UserError, match="looks from 8 up to 16 cannot"):
+        asyncio.run(run_audit([model], plan, settings=settings))
+    assert model.calls == [] and not (tmp_path / "runs").exists()
+
+
 def test_bad_input_stops_before_any_call(tmp_path: Path) -> None:
     model = ScriptedModel()
     for call, needle in ((lambda: vs.audit([model, model], **where(tmp_path)), "named twice"),
@@ -235,6 +261,8 @@ def test_bad_input_stops_before_any_call(tmp_path: Path) -> None:
 
 
 def test_cli_bad_input_is_one_line_and_exit_2(cli: Cli) -> None:
+    cli_error(cli, ["audit", "--rid", "0.000513", "--pg", "0.7", "--max-questions", "256"],
+              "256 cannot certify even a perfect model", "raise --max-questions")
     cli_error(cli, ["audit", "--subject", "psych"], "graded by a judge")
     cli_error(cli, ["audit", "--model", "nope"], "malformed model name")
     cli_error(cli, ["audit", "--pg", "0.5", "--rid", "0.6"], "RID")

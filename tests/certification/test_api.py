@@ -11,11 +11,14 @@ import asyncio
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_certify_procedure import calculator
 
 import verstehen as vs
 from verstehen.engine.session import RunSettings
+from verstehen.methods.certification.decide import certify
+from verstehen.methods.certification.plan import perfect_reach, samples_needed, unreachable
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import (
     build_scopes,
@@ -23,6 +26,8 @@ from verstehen.methods.certification.run import (
     criterion_of,
     make_plan,
 )
+from verstehen.methods.certification.sequential import first_decisive_look
+from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
 
@@ -59,7 +64,7 @@ def test_certify_returns_the_typed_result_its_summary_holds(tmp_path: Path) -> N
 def test_a_run_of_several_scopes_has_no_single_verdict(tmp_path: Path) -> None:
     """The audit's certification lens asks several scopes into one run: read .verdicts."""
     model = ScriptedModel("scripted/banana", reply=lambda prompt: "banana")
-    plan = make_plan(criterion_of(0.7, 0.05, 0.05), sequential=True, max_questions=64,
+    plan = make_plan(criterion_of(0.7, 0.05, 0.05), sequential=True, max_questions=128,
                      rephrase=0)
     result = asyncio.run(certify_scopes(
         model, build_scopes(["arithmetic/small", "arithmetic"]), plan,
@@ -88,7 +93,10 @@ def test_certify_the_embedded_model_from_python_and_from_a_notebook(tmp_path: Pa
                                                                     cli: Cli) -> None:
     """The README's one-liner; again inside a running loop (a notebook), from the cache; the
     CLI's run of the same question writes the same run configuration."""
-    where = {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite"}
+    # 8 questions can certify a perfect model at PG 0.6, RID 0.4: L(1, 8, 0.05) = 0.688,
+    # U(0, 8, 0.05) = 0.312 (the default RID 0.001 would need 2,995, and is refused)
+    where = {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite", "pg": 0.6,
+             "rid": 0.4}
     result = vs.certify(MODEL, "arithmetic/small", questions=8, **where)
     assert result.verdict is not None and result.verdict.n == 8
     assert result.verdict.decision in set(vs.Decision)
@@ -105,10 +113,59 @@ def test_certify_the_embedded_model_from_python_and_from_a_notebook(tmp_path: Pa
 
     done = cli(["certify", "--scope", "arithmetic/small", "--questions", "8", "--runs-dir",
                 str(where["runs_dir"]), "--cache", str(where["cache"]), "--json",
-                "--no-progress"])
+                "--no-progress", "--pg", "0.6", "--rid", "0.4"])
     assert done.returncode == 0, done.stderr
     from_cli = json.loads(done.stdout)
     cli_run, _, _ = folder(Path(from_cli["run"]))
     api_run, _, _ = folder(result.run_dir)
     assert cli_run["config"] == api_run["config"] and cli_run["command"] == api_run["command"]
     assert from_cli["scopes"] == result.to_dict()["scopes"]
+
+
+def test_a_budget_that_cannot_certify_a_perfect_model_is_refused_before_any_call(
+        tmp_path: Path) -> None:
+    """PG 0.7, RID 0.05: a perfect model's U(0, n, 0.05) = 1 - 0.05^(1/n) <= 0.05 first holds
+    at n = ln 0.05 / ln 0.95 = 58.4, so 58 questions are refused (no call, no folder) and a
+    perfect calculator is certified with 59."""
+    calc = ScriptedModel("scripted/calc", reply=calculator)
+    where = {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite", "rephrase": 0}
+    with pytest.raises(vs.UserError, match="58 questions cannot certify even a perfect model"):
+        vs.certify(calc, "arithmetic/small", questions=58, rid=0.05, **where)
+    assert calc.calls == [] and not (tmp_path / "runs").exists()
+    result = vs.certify(calc, "arithmetic/small", questions=59, rid=0.05, **where)
+    assert result.verdict is not None and result.verdict.decision is vs.Decision.UNDERSTANDS
+    # sequential, looks from 16 at δ_j = 6·0.05/(π² j²): U(0, 32, δ_2) = 0.14 and
+    # U(0, 64, δ_3) = 0.085 miss 0.05; U(0, 128, δ_4) = 0.048 is the first to certify
+    with pytest.raises(vs.UserError, match=r"looks from 16 up to 64 cannot .* looks up to 128"):
+        vs.certify(calc, "arithmetic/small", sequential=True, max_questions=64, rid=0.05,
+                   **where)
+    assert len(calc.calls) == 59
+
+
+def test_default_budgets_reach_understands_for_any_criterion() -> None:
+    """Without --questions: 100, or the fewest that certify a perfect model when that is more
+    (RID 0.001: 1 - 0.05^(1/n) <= 0.001 from n = 2,995); sequential: looks up to 1024, or the
+    checkpoint that certifies one (look 10, 8,192: ln(π²·100/0.3)/8192 = 0.00099)."""
+    strict, easy = criterion_of(0.7, 0.001, 0.05), criterion_of(0.7, 0.05, 0.05)
+    assert make_plan(strict).questions == 2995
+    assert make_plan(strict, sequential=True).questions == 8192
+    assert make_plan(easy).questions == 100 and make_plan(easy, sequential=True).questions == 1024
+    with pytest.raises(vs.UserError, match="--max-questions is the budget of a sequential"):
+        make_plan(easy, max_questions=500)
+
+
+@pytest.mark.parametrize(("pg", "rid"), [(0.7, 0.05), (0.8, 0.2), (0.9, 0.01), (0.95, 0.3)])
+def test_perfect_reach_agrees_with_the_verdicts_on_perfect_scores(pg: float, rid: float) -> None:
+    """perfect_reach says a budget certifies a perfect model exactly when Procedure 4.1 (fixed)
+    or the sequential test does on that many perfect scores."""
+    c = Criterion(pg, rid, 0.05)
+    fixed = samples_needed(c, 1.0, 0.0)
+    assert fixed is not None
+    for n in (fixed - 1, fixed):
+        said = perfect_reach(c, n, sequential=False) is not None
+        assert said is (certify(np.ones(n), pg, rid, 0.05).decision is Decision.UNDERSTANDS)
+    for budget in (16, 40, 64, 100, 256, 1000):
+        assert perfect_reach(c, budget, sequential=True, first_look=8) == \
+            first_decisive_look(c, 8, budget, 1.0)
+        assert (unreachable(c, budget, sequential=True, first_look=8) is None) is \
+            (first_decisive_look(c, 8, budget, 1.0) is not None)

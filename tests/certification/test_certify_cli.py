@@ -155,3 +155,18 @@ def test_certify_scores_refuses_flags_it_would_ignore(cli: Cli, tmp_path: Path,
     """A flag --scores cannot use is one line, not silently dropped."""
     scores = write(tmp_path / "s.txt", "1\n" * 16)
     cli_error(cli, ["certify", "--scores", str(scores), *extra], needle)
+
+
+@pytest.mark.parametrize(("extra", "needles"), [
+    (["--questions", "100"], ["100 questions cannot certify even a perfect model",
+                              "2,995 questions at a fixed n", "looks up to 8,192",
+                              "raise --questions"]),
+    (["--sequential", "--max-questions", "1024"], ["looks from 16 up to 1024",
+                                                   "raise --max-questions"]),
+    (["--questions", "2"], ["2 questions cannot certify"]),
+])
+def test_a_budget_that_cannot_certify_a_perfect_model_is_one_line(
+        cli: Cli, cli_env: dict[str, str], extra: list[str], needles: list[str]) -> None:
+    """At the default PG 0.7, RID 0.001: exit 2 before any model is opened or folder made."""
+    cli_error(cli, ["certify", "--scope", "arithmetic/small", *extra], *needles)
+    assert not Path(cli_env["VERSTEHEN_RUNS_DIR"]).exists()

@@ -24,7 +24,8 @@ def test_certify_mcq_over_http(cli_env: dict[str, str], llama_server: Server) ->
     if not arc.is_file():
         pytest.skip(f"shared data not found at {arc}")
     done = run_cli(["certify", "--model", "openai/smollm2", "--base-url", llama_server.url,
-                    "--scope", f"mcq:{arc}", "--questions", "8", "--rephrase", "0", "--json"],
+                    "--scope", f"mcq:{arc}", "--questions", "8", "--rephrase", "0", "--json",
+                    "--pg", "0.6", "--rid", "0.4"],  # 8 questions can certify at these
                    cli_env, timeout=600)
     assert done.returncode == 0, done.stderr
     scope = json.loads(done.stdout)["scopes"][0]

@@ -26,8 +26,10 @@ def records_of(run: str) -> list[dict]:
 def test_certify_concept_scope_grades_every_answer_exactly(cli_env: dict[str, str],
                                                             name: str) -> None:
     """Six questions of one concept: each record's grade is the checker's verdict on its text."""
+    # PG 0.6, RID 0.4: six right answers could certify (L(1, 6, 0.05) = 0.607, U = 0.393)
     done = run_cli(["certify", "--scope", name, "--questions", "6", "--seed", str(SEED),
-                    "--rephrase", "0", "--json", "--no-progress"], cli_env, timeout=600)
+                    "--rephrase", "0", "--json", "--no-progress", "--pg", "0.6", "--rid",
+                    "0.4"], cli_env, timeout=600)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     scope_summary = summary["scopes"][0]

@@ -1,5 +1,6 @@
 """What an audit asks: the subjects' targets (exact concepts, or arithmetic scopes), the
-criterion, the budget, and whether that budget can reach every verdict.
+criterion, the budget, and whether that budget can reach every verdict: one that cannot
+certify even a perfect model is refused before anything is loaded or asked.
 
 A target is certified on its scope. A concept target is also asked for its definition (the
 keystone) and for its own examples (incoherence); its certification answers are the use
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept
 from verstehen.errors import UserError
+from verstehen.methods.certification.plan import unreachable
 from verstehen.methods.certification.sequential import first_decisive_look
 from verstehen.methods.certification.verdict import Criterion
 
@@ -147,17 +149,23 @@ def make_plan(subjects: str | Sequence[str] | None = None, *, pg: float = DEFAUL
                         f"({max_questions})")
     if max_tokens is not None and max_tokens < 1:
         raise UserError(f"--max-tokens must be at least 1, not {max_tokens}")
-    return AuditPlan(targets, names, criterion, max_questions, first_look, rephrase, examples,
+    plan = AuditPlan(targets, names, criterion, max_questions, first_look, rephrase, examples,
                      seed, max_tokens)
+    check_reach(plan)
+    return plan
+
+
+def check_reach(plan: AuditPlan) -> None:
+    """A UserError when the budget cannot certify even a perfect model as understanding."""
+    if why := unreachable(plan.criterion, plan.max_questions, sequential=True,
+                          first_look=plan.first_look):
+        raise UserError(f"{why}: raise --max-questions or --rid, or lower --pg")
 
 
 def reach_warning(plan: AuditPlan) -> str | None:
-    """One line when the budget cannot reach a verdict whatever the model answers."""
+    """One line when the budget cannot find any model not to understand (a budget that cannot
+    certify a perfect model is refused by `make_plan`)."""
     c, where = plan.criterion, plan.reach
-    if where.understands_at is None:
-        return (f"with PG {c.pg:g}, RID {c.rid:g}, δ {c.delta:g} and {plan.max_questions} "
-                "questions per target, not even a perfect model can be certified as "
-                "understanding: raise --max-questions or --rid")
     if where.does_not_at is None:
         return (f"with PG {c.pg:g}, RID {c.rid:g}, δ {c.delta:g} and {plan.max_questions} "
                 "questions per target, no model can be found not to understand: raise "

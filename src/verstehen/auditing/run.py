@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from verstehen.auditing.plan import AuditPlan, reach_warning
+from verstehen.auditing.plan import AuditPlan, check_reach, reach_warning
 from verstehen.auditing.results import AuditResult
 from verstehen.auditing.summary import COMMAND, model_folder, summarize_audit, target_configs
 from verstehen.engine.runner import ModelUsage
@@ -81,6 +81,7 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
     for model in [*models, *([judge] if judge is not None else [])]:
         if isinstance(model, str):
             split_name(model)
+    check_reach(plan)  # a plan built by hand, not by make_plan, is checked here too
     scopes = build_scopes([t.scope for t in plan.targets])  # before any folder or model
     if settings.announce and (warning := reach_warning(plan)):
         print(f"note: {warning}", file=sys.stderr)

@@ -32,14 +32,16 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                         runs_dir: Path | str | None = None, cache: Path | str | None = None,
                         progress: bool = False, max_connections: int | None = None,
                         max_attempts: int = 6) -> CertifyResult:
-    """Certify `model` on one scope: `questions` answers (default 100), or `sequential` looks
-    up to `max_questions` (default 1024); the verdict at (pg, rid, delta)."""
+    """Certify `model` on one scope: `questions` answers, or `sequential` looks up to
+    `max_questions` (each by default 100 and 1024, or the fewest that can certify a perfect
+    model when the criterion needs more); the verdict at (pg, rid, delta). A budget that
+    cannot certify even a perfect model is a UserError before any call."""
+    scopes = build_scopes([scope], idk_score=idk_score, wrong_score=wrong_score,
+                          explanations=explanations)
     plan = make_plan(criterion_of(pg, rid, delta, rid_test_length=rid_test_length),
                      questions=questions, sequential=sequential, max_questions=max_questions,
                      first_look=first_look, seed=seed, rephrase=rephrase,
                      explanations=explanations)
-    scopes = build_scopes([scope], idk_score=idk_score, wrong_score=wrong_score,
-                          explanations=explanations)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     return await certify_scopes(model, scopes, plan,

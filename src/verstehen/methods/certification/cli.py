@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 from verstehen.cli.flags import (
@@ -24,6 +25,8 @@ from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
 from verstehen.methods.certification.report import explain, show
 from verstehen.methods.certification.run import (
+    DEFAULT_MAX_QUESTIONS,
+    DEFAULT_QUESTIONS,
     build_scopes,
     certify_scopes,
     criterion_of,
@@ -85,11 +88,16 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     cert.add_argument("--scores", type=Path, default=None,
                       help="decide from a file of scores (one a line, or JSONL with 'score')")
     cert.add_argument("--questions", type=positive_int, default=None,
-                      help="ask exactly N questions")
+                      help="ask exactly N questions (default 100, or the fewest that can "
+                           "certify a perfect model when the criterion needs more: 2995 at "
+                           "RID 0.001); fewer than that is refused")
     cert.add_argument("--sequential", action="store_true",
-                      help="look at checkpoints 16, 32, 64, ... and stop when decisive")
+                      help="look at checkpoints 16, 32, 64, ... and stop when decisive (with "
+                           "--scores: on the file's scores in order)")
     cert.add_argument("--max-questions", type=positive_int, default=None,
-                      help="budget of a sequential run (default 1024)")
+                      help="budget of a sequential run (default 1024, or the checkpoint at "
+                           "which a perfect model is certified when later: 8192 at RID "
+                           "0.001); one that cannot certify a perfect model is refused")
     cert.add_argument("--explanations", action="store_true",
                       help="ask for a program per question family and run it in a sandbox")
     cert.add_argument("--program-questions", type=positive_int, default=2000,
@@ -239,11 +247,19 @@ def cmd_certify(args: argparse.Namespace) -> int:
         return 0
     if args.scope is None:
         raise UserError("certify needs --scope (or --scores FILE)")
+    # the scope first, so a bad scope or file is named before the budget is judged
+    scopes = build_scopes([args.scope], idk_score=args.idk_score, wrong_score=args.wrong_score,
+                          explanations=args.explanations)
     plan = make_plan(criterion, questions=args.questions, sequential=args.sequential,
                      max_questions=args.max_questions, first_look=args.first_look,
                      seed=args.seed, rephrase=args.rephrase, explanations=args.explanations)
-    scopes = build_scopes([args.scope], idk_score=args.idk_score, wrong_score=args.wrong_score,
-                          explanations=args.explanations)
+    floor = DEFAULT_MAX_QUESTIONS if plan.sequential else DEFAULT_QUESTIONS
+    if (args.max_questions if plan.sequential else args.questions) is None \
+            and plan.questions > floor:
+        print(f"note: {'looks up to ' if plan.sequential else ''}{plan.questions:,} questions, "
+              f"the fewest that can certify a perfect model at PG {criterion.pg:g}, RID "
+              f"{criterion.rid:.3g}, δ {criterion.delta:g} (choose with "
+              f"--{'max-questions' if plan.sequential else 'questions'})", file=sys.stderr)
     result = asyncio.run(certify_scopes(
         args.model or DEFAULT_MODEL, scopes, plan,
         program_questions=args.program_questions if args.explanations else None,

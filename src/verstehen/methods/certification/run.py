@@ -13,6 +13,11 @@ from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.certification.explain import run_explained
+from verstehen.methods.certification.plan import (
+    samples_needed,
+    sequential_samples_needed,
+    unreachable,
+)
 from verstehen.methods.certification.procedure import CertifyPlan, run_certify
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion
@@ -39,17 +44,36 @@ def criterion_of(pg: float, rid: float | None, delta: float, *,
         raise UserError(str(exc)) from None
 
 
+def default_budget(criterion: Criterion, *, sequential: bool, first_look: int = 16) -> int:
+    """The budget when none is given: 100 questions (sequential: looks up to 1024), or more
+    when the criterion needs more to certify even a perfect model (fixed: samples_needed;
+    sequential: the checkpoint sequential_samples_needed names)."""
+    floor = DEFAULT_MAX_QUESTIONS if sequential else DEFAULT_QUESTIONS
+    needed = (sequential_samples_needed(criterion, 1.0, 0.0, first=first_look) if sequential
+              else samples_needed(criterion, 1.0, 0.0))
+    return max(floor, needed or floor)
+
+
 def make_plan(criterion: Criterion, *, questions: int | None = None, sequential: bool = False,
               max_questions: int | None = None, first_look: int = 16, seed: int = 0,
               rephrase: int = 20, explanations: bool = False) -> CertifyPlan:
-    """What to ask: `questions` (fixed n, default 100) or sequential looks up to
-    `max_questions` (default 1024)."""
+    """What to ask: `questions` (fixed n) or sequential looks up to `max_questions`; either
+    defaults to `default_budget`. A budget that cannot certify even a perfect model is a
+    UserError before anything is asked (with explanations, programs answer the questions and
+    the direct budget is not checked)."""
     if sequential and questions is not None:
         raise UserError("give --questions N (fixed) or --sequential --max-questions N, not both")
     if explanations and sequential:
         raise UserError("--explanations works with --questions N, not with --sequential")
-    n = (max_questions or DEFAULT_MAX_QUESTIONS) if sequential else (
-        questions or DEFAULT_QUESTIONS)
+    if max_questions is not None and not sequential:
+        raise UserError("--max-questions is the budget of a sequential run: add --sequential, "
+                        "or give --questions N")
+    given = max_questions if sequential else questions
+    n = given or default_budget(criterion, sequential=sequential, first_look=first_look)
+    if not explanations and (not sequential or first_look <= n) and (why := unreachable(
+            criterion, n, sequential=sequential, first_look=first_look)):
+        raise UserError(f"{why}: raise --{'max-questions' if sequential else 'questions'} "
+                        "or --rid, or lower --pg")
     return CertifyPlan(criterion, n, sequential=sequential, first_look=first_look, seed=seed,
                        rephrase=rephrase)
 
