@@ -26,6 +26,27 @@ SHARED_DATA = Path(os.environ.get("VERSTEHEN_SHARED_DATA")
                    or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
+def _absent(parts: tuple[str, ...]) -> list[Path]:
+    return [path for path in (SHARED_DATA / part for part in parts or ("",))
+            if not path.exists()]
+
+
+def needs_shared(*parts: str) -> pytest.MarkDecorator:
+    """Skip the marked test (or module, as `pytestmark`) unless these paths under the shared
+    data sets exist (no parts: the folder itself); the reason names what is missing."""
+    missing = _absent(parts)
+    return pytest.mark.skipif(bool(missing), reason=f"shared data not found at {missing[0]} "
+                              "(set VERSTEHEN_SHARED_DATA)" if missing else "")
+
+
+def shared_data(*parts: str) -> Path:
+    """The path under the shared data sets, or a skip of the calling test when it is absent
+    (for fixtures and tests that pick their file at run time)."""
+    if missing := _absent(parts):
+        pytest.skip(f"shared data not found at {missing[0]} (set VERSTEHEN_SHARED_DATA)")
+    return SHARED_DATA.joinpath(*parts)
+
+
 class Server:
     """A server process on 127.0.0.1, stopped when the test (or session) ends."""
 

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, needs_shared
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 LABELS = SHARED_DATA / "PotemkinBenchmark" / "BenchmarkDataset" / "labeled_instances.csv"
-NEEDS_DATA = pytest.mark.skipif(not SHARED_DATA.is_dir(),
-                                reason=f"the shared data sets are not at {SHARED_DATA}")
+NEEDS_DATA = needs_shared()
 
 SMOKE_RUNS = {
     "audit_time.py": (["--smoke"], "audit, empty cache"),

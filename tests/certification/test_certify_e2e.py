@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_DATA, Server, run_cli
+from conftest import SHARED_DATA, Server, run_cli, shared_data
 
 DATA = SHARED_DATA
 
@@ -20,9 +20,7 @@ def records_of(run: str) -> list[dict]:
 @pytest.mark.slow
 def test_certify_mcq_over_http(cli_env: dict[str, str], llama_server: Server) -> None:
     """An mcq scope, asked through llama.cpp's OpenAI-compatible server."""
-    arc = DATA / "arc" / "ARC-Easy" / "ARC-Easy-Dev.jsonl"
-    if not arc.is_file():
-        pytest.skip(f"shared data not found at {arc}")
+    arc = shared_data("arc/ARC-Easy/ARC-Easy-Dev.jsonl")
     done = run_cli(["certify", "--model", "openai/smollm2", "--base-url", llama_server.url,
                     "--scope", f"mcq:{arc}", "--questions", "8", "--rephrase", "0", "--json",
                     "--pg", "0.6", "--rid", "0.4"],  # 8 questions can certify at these

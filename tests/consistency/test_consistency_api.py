@@ -26,7 +26,7 @@ from verstehen.models.base import Capabilities
 from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, needs_shared
 
 KB = """relation\tstart\tend
 UsedFor\tbook\tread
@@ -190,8 +190,7 @@ RELATIONS = ("AtLocation", "IsA", "UsedFor")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (CSQA.is_file() and EDGES.is_file()),
-                    reason="the shared CSQA questions or ConceptNet edges are absent")
+@needs_shared("csqa/dev_rand_split.jsonl", "conceptnet/csqa_dev_edges_14rel.tsv")
 def test_two_questions_on_the_embedded_model(tmp_path):
     result = consistency("local/smollm2-135m", questions=CSQA, kb=EDGES, limit=2,
                          relations=RELATIONS, resamples=50, **folders(tmp_path))

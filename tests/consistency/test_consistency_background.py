@@ -39,12 +39,11 @@ from verstehen.methods.consistency.templates import (
     render_meta,
 )
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, needs_shared
 
 EDGES_14 = SHARED_DATA / "conceptnet" / "csqa_dev_edges_14rel.tsv"
 CSQA_DEV = SHARED_DATA / "csqa" / "dev_rand_split.jsonl"
-needs_shared = pytest.mark.skipif(not EDGES_14.exists() or not CSQA_DEV.exists(),
-                                  reason="shared CSQA/ConceptNet data not present")
+shared_csqa = needs_shared("conceptnet/csqa_dev_edges_14rel.tsv", "csqa/dev_rand_split.jsonl")
 
 
 def tsv(tmp_path: Path, rows: list[str], name: str = "kb.tsv",
@@ -180,7 +179,7 @@ def test_load_errors_name_file_and_line(tmp_path: Path) -> None:
         load_knowledge(bad)
 
 
-@needs_shared
+@shared_csqa
 def test_load_shared_14_relations_matches_source_md() -> None:
     kb = load_knowledge(EDGES_14)
     assert len(kb.edges) == 7180 and len(kb.concepts()) == 4048
@@ -384,7 +383,7 @@ def test_meta_prompts_verbatim() -> None:
 # ---------------------------------------------------------------- shared CSQA dev data
 
 
-@needs_shared
+@shared_csqa
 def test_shared_csqa_dev_extraction() -> None:
     kb = load_knowledge(EDGES_14)
     items = load_mcq(CSQA_DEV)[:200]
@@ -411,7 +410,7 @@ def test_shared_csqa_dev_extraction() -> None:
     assert not any(kb.has(n.relation, n.c1, n.c2) for n in negatives)
 
 
-@needs_shared
+@shared_csqa
 def test_shared_csqa_dev_anchors_match_within_each_text():
     # dev question a7ab0860: "What do people aim to do at work?", choices "complete job",
     # "learn from each other", "kill animals", ... Read as one text, "each other kill" matched

@@ -19,15 +19,15 @@ import pytest
 from verstehen.cli import main
 from verstehen.methods.consistency.api import consistency
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, needs_shared
 
 CSQA = SHARED_DATA / "csqa" / "dev_rand_split.jsonl"
 KB = SHARED_DATA / "conceptnet" / "csqa_dev_edges_14rel.tsv"
 ARGS = ["consistency", "--questions", str(CSQA), "--kb", str(KB), "--limit", "20",
         "--resamples", "200", "--no-progress", "--json"]
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not KB.is_file(), reason="the shared ConceptNet edges are absent")]
+pytestmark = [pytest.mark.slow, needs_shared("csqa/dev_rand_split.jsonl",
+                                             "conceptnet/csqa_dev_edges_14rel.tsv")]
 
 
 def in_process(folders: dict[str, Path]) -> tuple[dict, str]:

@@ -17,7 +17,7 @@ from verstehen.scopes import SCOPE_HELP, get_scope, scope_names
 from verstehen.scopes.base import Scope
 from verstehen.scopes.concepts import ConceptScope
 
-from conftest import SHARED_DATA, Cli, cli_error
+from conftest import Cli, cli_error, shared_data
 
 # ---------------------------------------------------------------- the catalog
 
@@ -43,9 +43,7 @@ def test_exact_grading_covers_game_theory_and_poetic_form() -> None:
 
 
 def test_catalog_names_match_the_published_benchmark() -> None:
-    labels = SHARED_DATA / "PotemkinBenchmark" / "BenchmarkDataset" / "labeled_instances.csv"
-    if not labels.is_file():
-        pytest.skip(f"shared data not found at {labels}")
+    labels = shared_data("PotemkinBenchmark/BenchmarkDataset/labeled_instances.csv")
     import csv
 
     with labels.open(newline="") as f:

@@ -18,16 +18,14 @@ from verstehen.scopes.arithmetic import INSTRUCTION, ArithmeticScope, arithmetic
 from verstehen.scopes.base import ExplainableScope, Question, Scope
 from verstehen.scopes.mcq import MCQScope
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, shared_data
 
 DATA = SHARED_DATA
 
 
 @pytest.fixture
 def data() -> Path:
-    if not DATA.is_dir():
-        pytest.skip(f"shared data not found at {DATA} (expected next to the repository)")
-    return DATA
+    return shared_data()
 
 
 def truth(value: float, op: str = "+") -> Question:
