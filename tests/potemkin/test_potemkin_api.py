@@ -255,7 +255,10 @@ def test_potemkin_on_the_embedded_model(tmp_path: Path, cli: Cli) -> None:
     assert after.table1 is not None
     for task in ("classify", "generate", "edit"):
         rate = after.table1["overall"][task]
-        assert rate.n + rate.unparsed == 1 and rate.excluded == 0
+        assert rate.excluded == 0 and rate.unparsed <= 1
+        # one answer each: an unreadable classification is left out, an unreadable generated
+        # or edited game counts as wrong and stays in n
+        assert rate.n == (1 - rate.unparsed if task == "classify" else 1)
 
     done = cli(["potemkin", "run", "--concepts", CONCEPT, "--items-per-concept", "1",
                 "--max-tokens", "48", "--runs-dir", str(tmp_path / "runs"), "--cache",

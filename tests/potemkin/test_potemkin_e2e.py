@@ -65,11 +65,15 @@ def check_tables(summary: dict, keystone: bool | None) -> None:
     for task in ("classify", "generate", "edit"):
         graded = [r["correct"] for r in answers if r["task"] == task]
         rate = summary["table1"]["overall"][task]
-        counted = [c for c in graded if c is not None]
+        # an unreadable classification is left out; an unreadable generate or edit answer
+        # counts as wrong
+        counted = [c if c is not None else False for c in graded
+                   if c is not None or task != "classify"]
         if not keystone:
             assert rate["rate"] is None and rate["excluded"] == len(graded)
             continue
-        assert rate["n"] == len(counted) and rate["unparsed"] == len(graded) - len(counted)
+        assert rate["n"] == len(counted)
+        assert rate["unparsed"] == sum(c is None for c in graded)
         if counted:
             p = sum(counted) / len(counted)
             assert math.isclose(rate["rate"], SCALE[task] * (1 - p))
@@ -182,14 +186,19 @@ def test_incoherence_arithmetic(cli: Cli) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(not MMLU_DEV.is_dir(), reason="the MMLU data is not available")
 def test_selfjudge_counts_add_up(cli: Cli) -> None:
-    """Three MMLU questions: every one is skipped with a reason or yields related questions."""
+    """Three MMLU questions: every one is skipped with a reason (no concept by the model's
+    word, or answered wrong) or answered correctly and yields related questions."""
     done = cli(["potemkin", "selfjudge", "--benchmark", f"mcq:{MMLU_DEV}", "--questions", "3",
                 "--subquestions", "2", *QUICK])
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
-    assert summary["questions"] == 3
+    assert summary["questions"] == 3 and summary["concept_step"] == "ask"
+    no_concept = sum(v for k, v in summary["skipped"].items() if "concept" in k)
+    assert no_concept == 3 - summary["relies_on_concept"]
     wrong = sum(v for k, v in summary["skipped"].items() if k.startswith("original answer"))
-    assert wrong == 3 - summary["answered_correctly"]
+    assert wrong == summary["relies_on_concept"] - summary["answered_correctly"]
+    concepts = [r for r in records_of(summary["run"]) if r["kind"] == "concept"]
+    assert len(concepts) == 3 and all(r["prompt"].startswith("A concept is") for r in concepts)
     related = [r for r in records_of(summary["run"]) if r["kind"] == "related"]
     judged = [v for r in related for v in (r["judged_original"], r["judged_altered"])
               if v is not None]
