@@ -19,7 +19,7 @@ from verstehen.domains.game_theory.generate import grids, make_game
 from verstehen.domains.game_theory.generate_equilibria import mixed_nash_game
 from verstehen.domains.game_theory.tasks import GAME_THEORY_TASKS
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, needs_shared
 
 KEYS = ["game-theory/strict-dominance", "game-theory/weak-dominance",
         "game-theory/iterated-dominance", "game-theory/pure-nash", "game-theory/mixed-nash",
@@ -213,8 +213,8 @@ def test_items_are_json_and_reproducible(concept: Any) -> None:
         assert json.loads(json.dumps(item.data)) == item.data
 
 
-BENCHMARK_GENERATE = (SHARED_DATA / "PotemkinBenchmark" / "BenchmarkDataset" / "generate"
-                      / "questions.csv")
+GENERATE_CSV = "PotemkinBenchmark/BenchmarkDataset/generate/questions.csv"
+BENCHMARK_GENERATE = SHARED_DATA / GENERATE_CSV
 
 
 def _benchmark_tail(concept_words: str) -> str:
@@ -226,7 +226,7 @@ def _benchmark_tail(concept_words: str) -> str:
     return re.sub(r" {2,}", " ", prompt.split("\n\n", 1)[1])
 
 
-@pytest.mark.skipif(not BENCHMARK_GENERATE.is_file(), reason="the benchmark is not available")
+@needs_shared(GENERATE_CSV)
 def test_generate_and_edit_prompts_use_the_benchmarks_wording() -> None:
     """Phrasing 0 ends with the benchmark's own format instructions: a 3x3 Pareto prompt word
     for word ("Use as much text as you want", "non-negative, integer-valued"); zero-sum asks
