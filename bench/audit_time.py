@@ -53,12 +53,13 @@ def main() -> int:
     parser.add_argument("--model", default="local/smollm2-135m")
     parser.add_argument("--subject", default="game-theory")
     parser.add_argument("--smoke", action="store_true",
-                        help="a tiny audit (4 questions, short answers): checks the script runs")
+                        help="a tiny audit (8 questions, short answers): checks the script runs")
     opts = parser.parse_args()
     args = ["--model", opts.model, "--subject", opts.subject]
     if opts.smoke:
-        args += ["--max-questions", "4", "--first-look", "2", "--rephrase", "1",
-                 "--examples", "1", "--max-tokens", "16"]
+        # the smallest budget that can still certify a perfect model (8 questions at these)
+        args += ["--max-questions", "8", "--first-look", "8", "--pg", "0.6", "--rid", "0.4",
+                 "--rephrase", "1", "--examples", "1", "--max-tokens", "16"]
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, VERSTEHEN_CACHE=str(Path(tmp, "calls.sqlite")),
                    VERSTEHEN_RUNS_DIR=str(Path(tmp, "runs")))

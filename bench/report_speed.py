@@ -55,6 +55,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         model = ScriptedModel("scripted/yes", reply=lambda prompt: "ANSWER: Yes, it is.")
         run = vs.certify(model, "game-theory/pure-nash", questions=opts.records, rephrase=0,
+                         rid=0.05,  # reachable from 59 questions (the smoke run asks 100)
                          runs_dir=Path(tmp, "runs"), cache=Path(tmp, "calls.sqlite")).run_dir
         started = time.perf_counter()
         html = vs.write_report(run, Path(tmp, "report.html"))

@@ -158,7 +158,8 @@ def file_commands(url: str, work: Path) -> dict[str, tuple[list[str], str, str]]
                           '{"foo": 1}\n'),
         "batch --resume": (["batch", "--resume", "{F}"], "run/run.json", "[1, 2]"),
         "certify --scores": (["certify", "--scores", "{F}"], "scores.txt", "high\nlow\n"),
-        "certify mcq:": (["certify", "--scope", "mcq:{F}", "--questions", "2", *remote],
+        "certify mcq:": (["certify", "--scope", "mcq:{F}", "--questions", "8",
+                                  "--pg", "0.6", "--rid", "0.4", *remote],
                          "q.jsonl", '{"question": 3}\n'),
         "potemkin --benchmark-dir": (["potemkin", "run", "--benchmark-dir", "{F}", *remote],
                                      "bench/define/definition_questions.json", '{"x": 1}'),
@@ -230,7 +231,8 @@ def test_bad_cache_file_is_one_line_before_any_call(cli: Cli, stub: Server, tmp_
     else:
         write_variant(cache, variant, "")
     line = {"ask": complete_command(("ask",), stub.url, tmp_path),
-            "certify": [*complete_command(("certify",), stub.url, tmp_path), "--questions", "2"],
+            "certify": [*complete_command(("certify",), stub.url, tmp_path), "--questions", "8",
+                        "--pg", "0.6", "--rid", "0.4"],
             "cache stats": ["cache", "stats"]}[command]
     before = paid(stub)
     done = cli([*line, "--cache", str(cache)])

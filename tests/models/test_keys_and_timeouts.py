@@ -129,7 +129,8 @@ def test_echoed_key_never_reaches_the_records(cli: Cli, recorder: Recorder, tmp_
     """A 401 whose message echoes the key is stored with the key hidden, whole or in part."""
     monkeypatch.setenv("MY_SERVER_KEY", KEY)
     recorder.refuse = True
-    done = cli(["certify", "--model", "openai/m", "--scope", "arithmetic", "--questions", "2",
+    done = cli(["certify", "--model", "openai/m", "--scope", "arithmetic", "--questions", "8",
+                "--pg", "0.6", "--rid", "0.4",
                 "--base-url", recorder.url, "--api-key-env", "MY_SERVER_KEY",
                 "--no-progress"])
     assert done.returncode != 0
@@ -145,7 +146,8 @@ def test_url_credentials_stay_out_of_run_json(cli: Cli, recorder: Recorder,
                                               tmp_path: Path) -> None:
     """user:password in a base URL is used for the call but not written to the run folder."""
     secret_url = f"http://alice:hunter2pass@127.0.0.1:{recorder.port}/v1"
-    done = cli(["certify", "--model", "openai/m", "--scope", "arithmetic", "--questions", "2",
+    done = cli(["certify", "--model", "openai/m", "--scope", "arithmetic", "--questions", "8",
+                "--pg", "0.6", "--rid", "0.4",
                 "--base-url", secret_url, "--no-progress"])
     assert len(recorder.headers) >= 2, done.stderr
     assert recorder.headers[0]["authorization"].startswith(("Bearer", "Basic"))
@@ -221,4 +223,5 @@ def test_bad_model_name_prints_nothing_else(cli: Cli, args: list[str]) -> None:
 def test_missing_key_prints_no_progress_line(cli: Cli) -> None:
     """A model that fails to open (no key) leaves no empty progress line behind."""
     cli_error(cli, ["certify", "--model", "openai/m", "--scope", "arithmetic",
-                    "--questions", "2"], "OPENAI_API_KEY")
+                    "--questions", "8", "--pg", "0.6", "--rid", "0.4"],
+              "OPENAI_API_KEY")

@@ -94,7 +94,7 @@ def test_the_audit_page_shows_each_target_and_opens_its_records(browser, audited
 
 def test_a_large_group_opens_in_chunks_and_every_record_can_be_shown(browser, tmp_path):
     model = ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes")
-    run = vs.certify(model, "game-theory/zero-sum/classify", questions=250, rephrase=0,
+    run = vs.certify(model, "game-theory/zero-sum/classify", questions=250, rephrase=0, rid=0.05,
                      **where(tmp_path)).run_dir
     page = browser.new_page()
     page.goto(vs.write_report(run).as_uri())

@@ -32,7 +32,7 @@ def every_method(tmp_path: Path, data) -> list[Path]:  # noqa: F811
     """A run folder of each kind the report draws."""
     where = {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite"}
     yes = ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes")
-    runs = [vs.certify(yes, "game-theory/zero-sum/classify", questions=12, rephrase=0,
+    runs = [vs.certify(yes, "game-theory/zero-sum/classify", questions=12, rephrase=0, rid=0.3,
                        **where).run_dir]
     potemkin = vs.potemkin(answerer(), concepts="game-theory/strict-dominance",
                            items_per_concept=1, **where)

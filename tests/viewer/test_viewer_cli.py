@@ -14,10 +14,10 @@ from conftest import Cli, cli_error
 def test_report_of_two_runs_puts_the_models_side_by_side(cli: Cli, tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     first = vs.certify(ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes"),
-                       "game-theory/zero-sum/classify", questions=20, rephrase=0,
+                       "game-theory/zero-sum/classify", questions=20, rephrase=0, rid=0.2,
                        runs_dir=runs, cache=tmp_path / "c.sqlite")
     second = vs.certify(ScriptedModel("scripted/no", reply=lambda p: "ANSWER: No"),
-                        "game-theory/zero-sum/classify", questions=20, rephrase=0,
+                        "game-theory/zero-sum/classify", questions=20, rephrase=0, rid=0.2,
                         runs_dir=runs, cache=tmp_path / "c.sqlite")
     out = tmp_path / "both.html"
     done = cli(["report", str(first.run_dir), str(second.run_dir), "-o", str(out)])
@@ -45,7 +45,8 @@ def test_report_of_two_runs_puts_the_models_side_by_side(cli: Cli, tmp_path: Pat
 
 def test_an_interrupted_run_is_listed_as_incomplete_and_not_drawn(cli: Cli, tmp_path) -> None:
     runs = tmp_path / "runs"
-    result = vs.certify(ScriptedModel(), "arithmetic/small", questions=4, rephrase=0,
+    result = vs.certify(ScriptedModel(), "arithmetic/small", questions=6, pg=0.6, rid=0.4,
+                        rephrase=0,
                         runs_dir=runs, cache=tmp_path / "c.sqlite")
     (result.run_dir / "summary.json").unlink()  # as a run killed before its end leaves it
     rows = json.loads(cli(["runs", "--runs-dir", str(runs), "--json"]).stdout)["runs"]
