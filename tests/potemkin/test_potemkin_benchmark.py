@@ -13,7 +13,7 @@ from verstehen.domains.catalog import BY_KEY, CONCEPTS
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.benchmark import Benchmark, load_benchmark
 
-from conftest import SHARED_DATA
+from conftest import SHARED_DATA, shared_data
 
 ROOT = SHARED_DATA / "PotemkinBenchmark"
 DATASET = ROOT / "BenchmarkDataset"
@@ -25,8 +25,7 @@ OURS = {c.name.lower() for c in CONCEPTS}
 @pytest.fixture(scope="module")
 def bench() -> Benchmark:
     """The shared checkout, loaded once."""
-    if not DATASET.is_dir():
-        pytest.skip(f"shared data not found at {DATASET}")
+    shared_data("PotemkinBenchmark/BenchmarkDataset")
     return load_benchmark(ROOT)
 
 

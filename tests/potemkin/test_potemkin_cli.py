@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED_DATA, Cli, cli_error
+from conftest import SHARED_DATA, Cli, cli_error, needs_shared
 
 HEADER = "model,domain,concept,task,keystone,correct\n"
 
@@ -106,8 +106,7 @@ def test_annotate_needs_a_potemkin_run(cli: Cli, tmp_path: Path) -> None:
     cli_error(cli, ["annotate", "import", str(other), str(tmp_path / "x.csv")], "potemkin run")
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "PotemkinBenchmark").is_dir(),
-                    reason="the Potemkin benchmark is not checked out")
+@needs_shared("PotemkinBenchmark")
 def test_benchmark_concepts_without_items_are_refused(cli: Cli) -> None:
     """Slant Rhyme has no labelled classify items in the benchmark: nothing to ask."""
     cli_error(cli, ["potemkin", "run", "--benchmark-dir", str(SHARED_DATA / "PotemkinBenchmark"),

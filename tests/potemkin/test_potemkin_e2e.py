@@ -18,7 +18,7 @@ from verstehen.methods.potemkin.records import read_records
 from verstehen.methods.potemkin.stats import SCALE
 from verstehen.parse import is_idk, parse_yes_no
 
-from conftest import SHARED_DATA, Cli
+from conftest import SHARED_DATA, Cli, needs_shared
 
 BENCHMARK = SHARED_DATA / "PotemkinBenchmark"
 MMLU_DEV = SHARED_DATA / "mmlu" / "dev"
@@ -139,7 +139,7 @@ def test_annotate_round_trip_and_score(potemkin_run: tuple[dict, list[str]], tmp
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not BENCHMARK.is_dir(), reason="the Potemkin benchmark is not checked out")
+@needs_shared("PotemkinBenchmark")
 def test_benchmark_items_are_graded_by_their_labels(cli: Cli) -> None:
     """Published classify items of one concept, graded against the benchmark's labels."""
     done = cli(["potemkin", "run", "--benchmark-dir", str(BENCHMARK), "--concepts", "Haiku",
@@ -184,7 +184,7 @@ def test_incoherence_arithmetic(cli: Cli) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not MMLU_DEV.is_dir(), reason="the MMLU data is not available")
+@needs_shared("mmlu/dev")
 def test_selfjudge_counts_add_up(cli: Cli) -> None:
     """Three MMLU questions: every one is skipped with a reason (no concept by the model's
     word, or answered wrong) or answered correctly and yields related questions."""
