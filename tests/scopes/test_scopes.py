@@ -448,3 +448,35 @@ def test_get_scope_errors(spec: str, kwargs: dict[str, float], message: str) -> 
 def test_arithmetic_scope_unknown_preset() -> None:
     with pytest.raises(UserError, match="unknown arithmetic scope"):
         arithmetic_scope("arithmetic/huge")
+
+
+def asked(a: int, b: int, op: str, answer: float) -> Question:
+    """An arithmetic/small question with these operands."""
+    return Question(id="q", prompt="", answer=answer, family=op, data={"a": a, "b": b, "op": op})
+
+
+@pytest.mark.parametrize(("question", "reply"), [
+    (asked(16, 4, "/", 4), "16 divided by 4 is a mathematical expression that can be solved."),
+    (asked(45, 40, "-", 5), "Compute 45 minus 40"),
+    (asked(45, 40, "-", 5), "To subtract 40 from 45, line up the digits."),
+    (asked(16, 4, "/", 4), "16 ÷ 4"),
+    (asked(12, 3, "*", 36), "What is 12 × 3?"),
+])
+def test_a_reply_that_only_restates_the_question_is_unparsed(question: Question,
+                                                             reply: str) -> None:
+    """An operand is never read as the answer: restating the question is no answer (not
+    correct, not partial, so it cannot move the ridiculous-answer statistic either way)."""
+    graded = arithmetic_scope("arithmetic/small").grade(question, reply)
+    assert (graded.outcome, graded.score) == ("unparsed", 0.0)
+
+
+@pytest.mark.parametrize(("reply", "parsed"), [
+    ("16 divided by 4 is 4.", 4.0),
+    ("16 ÷ 4 = 4", 4.0),
+    ("The answer is 16.", 16.0),  # a stated answer stays an answer, even an operand
+    ("4", 4.0),
+])
+def test_the_answer_after_a_restatement_is_read(reply: str, parsed: float) -> None:
+    """What follows the restated question, or an explicit answer, is still graded."""
+    assert arithmetic_scope("arithmetic/small").grade(asked(16, 4, "/", 4), reply).parsed \
+        == parsed

@@ -46,7 +46,6 @@ from verstehen.scopes.base import Question
 
 OPS = ("+", "-", "*", "/")
 SYMBOL = {"+": "+", "-": "-", "*": "×", "/": "÷"}
-ALT_SIGNS = {"-": ("−", "–"), "*": ("x", "·", "∗"), "/": ("∕",)}
 WORD = {"+": "plus", "-": "minus", "*": "times", "/": "divided by"}
 VERB = {"+": "add {a} and {b}", "-": "subtract {b} from {a}", "*": "multiply {a} by {b}",
         "/": "divide {a} by {b}"}
@@ -173,12 +172,14 @@ class ArithmeticScope:
         return self._grade_value(float(question.answer), x)
 
     def _without_echo(self, question: Question, answer: str) -> str:
-        """The reply minus restatements of the question ("a - b is ..."), so that an operand
-        is not read as the answer; "a - b = x" is kept for the parser."""
-        op = question.data["op"]
-        signs = "|".join(re.escape(s) for s in {op, SYMBOL[op], *ALT_SIGNS.get(op, ())})
+        """The reply minus restatements of the question ("a - b", "a divided by b", "a ÷ b":
+        a, up to three words or signs without digits, b), so that an operand is never read as
+        the answer and a reply that only restates the question has no number left; "a - b = x"
+        is kept for the parser."""
         a, b = (re.escape(self._fmt(question.data[k])) for k in ("a", "b"))
-        return re.sub(rf"{a}\s*(?:{signs})\s*{b}(?!\s*=)", " ", answer)
+        between = r"(?:[^\s\d=]+\s*){1,3}?"
+        pair = rf"(?:{a}\s*{between}{b}|{b}\s*{between}{a})"  # "subtract b from a" too
+        return re.sub(rf"(?<![\d.]){pair}(?![\d.])(?!\s*=)", " ", answer)
 
     def score(self, question: Question, answer: str) -> float:
         """The score in [0, 1] of a reply; 0 is ridiculous."""
