@@ -127,7 +127,10 @@ def test_matrix_and_analyze_read_the_runs_as_the_cli_does(generated, tmp_path, c
     done = cli(["imagine", "analyze", str(generated.run_dir), str(answered.run_dir), "--out",
                 str(tmp_path / "fig"), "--json"])
     assert json.loads(done.stdout) == json.loads(json.dumps(analysis.to_dict()))
-    assert list(analysis.to_dict()) == ["length_ranks", "deciles", "similarity", "pooling"]
+    assert list(analysis.to_dict()) == ["length_ranks", "deciles", "similarity", "pooling",
+                                        "figures"]
+    assert analysis.to_dict()["figures"] == {"length_ranks": str(tmp_path / "fig" /
+                                                                 "length-ranks.png")}
     assert imagine_analyze(generated, similarity="none").similarity == ()
 
 

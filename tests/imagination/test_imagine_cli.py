@@ -67,7 +67,10 @@ def test_matrix_json_and_default_folder(cli, tmp_path):
     out = json.loads(done.stdout)
     assert {(r["am"], r["answered"], r["declined"]) for r in out["matrix"]} == {
         ("a1", 4, 1), ("a2", 1, 0)}
-    assert Path(out["matrix_png"]) == run / "matrix.png"
+    # outputs go to a folder of the command's own under the runs folder; the input is only read
+    png = Path(out["matrix_png"])
+    assert png.parent.parent == tmp_path / "runs" and "-imagine-matrix-" in png.parent.name
+    assert png.read_bytes()[:4] == b"\x89PNG" and not (run / "matrix.png").exists()
 
 
 def test_analyze_length_ranks_and_similarity(cli, tmp_path):
@@ -90,7 +93,9 @@ def test_analyze_length_ranks_and_similarity(cli, tmp_path):
     sims = out["similarity"]["knowledge DQ questions"]
     # q1 and q2 share only physics, where their questions have the same text: cosine 1
     assert abs(sims["q1 | q2"] - 1.0) < 1e-9
-    assert (run / "length-ranks.png").read_bytes()[:4] == b"\x89PNG"
+    png = Path(out["figures"]["length_ranks"])
+    assert png.parent.parent == tmp_path / "runs" and "-imagine-analyze-" in png.parent.name
+    assert png.read_bytes()[:4] == b"\x89PNG" and not (run / "length-ranks.png").exists()
 
 
 def test_bad_input_is_one_line_and_exit_2(cli, tmp_path):

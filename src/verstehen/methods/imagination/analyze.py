@@ -4,10 +4,13 @@ paper's analyses of sections 3.1-3.4 over run folders. They read run folders and
 
 from __future__ import annotations
 
+import secrets
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from verstehen.engine.store import default_runs_dir
 from verstehen.errors import UserError
 from verstehen.methods.imagination.plots import plot_length_ranks, plot_warmup
 from verstehen.methods.imagination.report import write_matrix
@@ -43,9 +46,22 @@ def pooling(answers: Once, questions: Once | None = None) -> Pooling:
                    repeated_questions=None if questions is None else questions.repeats)
 
 
+def own_folder(command: str) -> Path:
+    """A new folder for a reading command's outputs under the runs folder
+    (<runs>/<time>-<command>-<hex>): the run folders it reads are left as they were."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    folder = default_runs_dir() / f"{stamp}-{command}-{secrets.token_hex(3)}"
+    try:
+        folder.mkdir(parents=True)
+    except OSError as exc:
+        raise UserError(f"cannot write {folder} ({exc.strerror or exc}): pass --out with a "
+                        "writable folder") from None
+    return folder
+
+
 def pool_matrix(runs: Sequence[Path], out: Path | None = None) -> MatrixResult:
     """Answer runs pooled into one grid (each answer once); matrix.csv and matrix.png into
-    `out` (default: the first run folder)."""
+    `out` (default: a new folder of its own, see `own_folder`)."""
     if not runs:
         raise UserError("give at least one run folder of `imagine answer`")
     records = answer_records(read_runs(runs, (ANSWER,)))
@@ -53,7 +69,7 @@ def pool_matrix(runs: Sequence[Path], out: Path | None = None) -> MatrixResult:
         matrix = pair_matrix([r for r in records.records if r["kind"] == "answer"])
     except ValueError as exc:  # an answer record no `imagine answer` writes
         raise UserError(f"{exc} in {', '.join(map(str, runs))}") from None
-    csv, png = write_matrix(matrix, Path(out or runs[0]))
+    csv, png = write_matrix(matrix, Path(out) if out else own_folder("imagine-matrix"))
     return MatrixResult(matrix=matrix, matrix_csv=csv, matrix_png=png,
                         pooling=pooling(records))
 
@@ -71,8 +87,8 @@ def length_deciles(answers: list[dict[str, Any]]) -> tuple[DecileRates, ...]:
 def analyze_runs(runs: Sequence[Path], *, similarity: str = "tfidf",
                  out: Path | None = None) -> AnalyzeResult:
     """Every analysis the runs (generate and/or answer) have data for; length-ranks.png and
-    warm-up.png into `out` (default: the first run folder). `similarity`: tfidf, embeddings or
-    none."""
+    warm-up.png into `out` (default: a new folder of its own, see `own_folder`).
+    `similarity`: tfidf, embeddings or none."""
     if similarity not in SIMILARITY:
         raise UserError(f"--similarity takes one of {', '.join(SIMILARITY)}, not {similarity!r}")
     if not runs:
@@ -88,13 +104,14 @@ def analyze_runs(runs: Sequence[Path], *, similarity: str = "tfidf",
         raise UserError(f"{exc} in {', '.join(map(str, runs))}") from None
     ranks, position_ranks = length_rank_distribution(questions), length_ranks_by_position(
         questions)
-    folder = Path(out or opened[0][0].path)
+    figures = bool(ranks) or bool(positions or position_ranks)
+    folder = Path(out) if out else own_folder("imagine-analyze") if figures else None
     png = warmup = None
-    if ranks:
+    if ranks and folder is not None:
         png = folder / "length-ranks.png"
         folder.mkdir(parents=True, exist_ok=True)
         plot_length_ranks(ranks, png)
-    if positions or position_ranks:
+    if (positions or position_ranks) and folder is not None:
         warmup = folder / "warm-up.png"
         folder.mkdir(parents=True, exist_ok=True)
         plot_warmup(positions, position_ranks, warmup)

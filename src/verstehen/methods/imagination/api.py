@@ -80,7 +80,7 @@ async def imagine_answer_async(
 def imagine_matrix(runs: RunFolder | Sequence[RunFolder], *,
                    out: Path | str | None = None) -> MatrixResult:
     """Answer runs pooled into one QM x AM grid; matrix.csv and matrix.png into `out`
-    (default: the first run folder)."""
+    (default: a new folder under the runs folder; the runs are only read)."""
     return pool_matrix(run_folders(runs), None if out is None else Path(out))
 
 

@@ -93,7 +93,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     mat.add_argument("runs", nargs="+", type=Path, metavar="RUN",
                      help="run folders of `imagine answer`")
     mat.add_argument("--out", type=Path, default=None,
-                     help="folder for matrix.png and matrix.csv (default: the first RUN)")
+                     help="folder for matrix.png and matrix.csv (default: a new folder "
+                          "<runs>/<time>-imagine-matrix-<hex>; the RUNs are only read)")
     mat.add_argument("--json", action="store_true")
     mat.set_defaults(func=cmd_matrix)
 
@@ -105,8 +106,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                      help="question similarity between question models (default tfidf; "
                           "embeddings need the optional extra)")
     ana.add_argument("--out", type=Path, default=None,
-                     help="folder for length-ranks.png and warm-up.png (default: the first "
-                          "RUN)")
+                     help="folder for length-ranks.png and warm-up.png (default: a new folder "
+                          "<runs>/<time>-imagine-analyze-<hex>; the RUNs are only read)")
     ana.add_argument("--json", action="store_true")
     ana.set_defaults(func=cmd_analyze)
 

@@ -118,7 +118,7 @@ class AnalyzeResult(JsonForm):
     def to_dict(self) -> dict[str, Any]:
         """The JSON form of `imagine analyze --json`: each analysis with data, keyed by its
         rows' labels ("QM content qtype", "content qtype AM", "AM", "position", "QM | AM",
-        "content texts" then "QM | QM"), and the pooling counts."""
+        "content texts" then "QM | QM"), the pooling counts, and where the figures went."""
         sections = {
             "length_ranks": {f"{r.qm} {r.content} {r.qtype}": r.fractions
                              for r in self.length_ranks},
@@ -132,4 +132,7 @@ class AnalyzeResult(JsonForm):
                                                       for p in t.pairs}
                            for t in self.similarity}}
         out = {name: to_jsonable(value) for name, value in sections.items() if value}
-        return {**out, "pooling": self.pooling.to_dict()}
+        figures = {name: str(path) for name, path in (("length_ranks", self.length_ranks_png),
+                                                      ("warm_up", self.warmup_png)) if path}
+        return {**out, "pooling": self.pooling.to_dict(), **({"figures": figures} if figures
+                                                              else {})}
