@@ -211,3 +211,15 @@ def test_reference_replies_grade_right_and_an_idk_word_can_be_an_answer() -> Non
     # my un-KNOWN | sou-ve-NIR: two anapests (cmudict: unknown AH0 N OW1, souvenir 2 0 1)
     assert anapest.grade(item, "unknown").outcome == "correct"
     assert anapest.grade(item, "I don't know").outcome == "idk"
+
+
+def test_either_name_of_the_literary_domain_is_taken(cli: Cli) -> None:
+    """`--domain poetry` lists the literary concepts; a concept key is a scope name too."""
+    from verstehen.scopes import get_scope
+
+    poetry = cli(["concepts", "--domain", "poetry", "--json"])
+    literary = cli(["concepts", "--domain", "literary", "--json"])
+    assert poetry.returncode == 0 and poetry.stdout == literary.stdout
+    assert {c["key"] for c in json.loads(poetry.stdout)} >= {"literary/haiku", "literary/anapest"}
+    assert get_scope("literary/haiku").name == get_scope("poetry/haiku").name
+    assert get_scope("literary/anapest/classify").name == "poetry/anapest/classify"

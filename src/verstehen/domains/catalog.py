@@ -17,6 +17,24 @@ DOMAINS = {
     "game-theory": "Game theory",
     "psych": "Psychological biases",
 }
+# the exactly graded literary concepts live in domains/poetry and their scopes are poetry/...:
+# either name of that domain is taken for the other
+DOMAIN_ALIASES = {"poetry": "literary"}
+SCOPE_PREFIX_ALIASES = {"literary/": "poetry/"}
+
+
+def domain_slug(name: str) -> str:
+    """The catalog's slug of a domain named by its slug or an alias ("poetry" -> "literary")."""
+    return DOMAIN_ALIASES.get(name, name)
+
+
+def scope_spelling(spec: str) -> str:
+    """A scope spec with a concept key's domain spelled as the scopes spell it
+    ("literary/haiku" -> "poetry/haiku"); anything else unchanged."""
+    for alias, prefix in SCOPE_PREFIX_ALIASES.items():
+        if spec.startswith(alias):
+            return prefix + spec[len(alias):]
+    return spec
 
 
 @dataclass(frozen=True)
