@@ -170,3 +170,35 @@ def test_a_budget_that_cannot_certify_a_perfect_model_is_one_line(
     """At the default PG 0.7, RID 0.001: exit 2 before any model is opened or folder made."""
     cli_error(cli, ["certify", "--scope", "arithmetic/small", *extra], *needles)
     assert not Path(cli_env["VERSTEHEN_RUNS_DIR"]).exists()
+
+
+def record(kind: str, scope: str, score: float | None) -> str:
+    """One certification record line, as a run writes it (only the fields read here)."""
+    return json.dumps({"kind": kind, "scope": scope, "model": "m", "score": score,
+                       "error": None if score is not None else "HTTP 500"}) + "\n"
+
+
+def test_scores_from_a_runs_records_take_the_asked_answers_of_one_scope(cli: Cli,
+                                                                        tmp_path: Path) -> None:
+    """An audit's records hold two scopes, rephrasings and a failed call: the verdict rests on
+    the chosen scope's asked answers only, and without --scope the command says which exist."""
+    lines = ([record("answer", "game-theory/pure-nash", 1.0)] * 6
+             + [record("answer", "game-theory/zero-sum", 0.0)] * 4
+             + [record("rephrase", "game-theory/pure-nash", 0.0)] * 3
+             + [record("answer", "game-theory/pure-nash", None)]
+             + [json.dumps({"kind": "explanation", "scope": "game-theory/pure-nash"}) + "\n"])
+    records = write(tmp_path / "records.jsonl", "".join(lines))
+    line = cli_error(cli, ["certify", "--scores", str(records)], "2 scopes",
+                     "game-theory/pure-nash", "game-theory/zero-sum", "--scope")
+    assert "records.jsonl" in line
+    done = cli(["certify", "--scores", str(records), "--scope", "game-theory/pure-nash",
+                "--json"])
+    verdict = json.loads(done.stdout)["verdict"]
+    assert verdict["n"] == 6 and verdict["mean_score"] == 1.0
+    done = cli(["certify", "--scores", str(records), "--scope", "game-theory/zero-sum",
+                "--json"])
+    assert json.loads(done.stdout)["verdict"]["n"] == 4
+    cli_error(cli, ["certify", "--scores", str(records), "--scope", "arithmetic"],
+              "no graded answers of scope 'arithmetic'")
+    plain = write(tmp_path / "plain.txt", "1\n0\n")
+    cli_error(cli, ["certify", "--scores", str(plain), "--scope", "arithmetic"], "plain scores")

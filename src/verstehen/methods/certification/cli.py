@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from verstehen.cli.flags import (
     Parser,
@@ -20,6 +21,7 @@ from verstehen.cli.flags import (
     unit_interval,
 )
 from verstehen.cli.runs import finish
+from verstehen.domains.catalog import scope_spelling
 from verstehen.errors import UserError
 from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
@@ -86,7 +88,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                       help=f"provider/model (default {DEFAULT_MODEL})")
     cert.add_argument("--scope", default=None, help=SCOPE_HELP)
     cert.add_argument("--scores", type=Path, default=None,
-                      help="decide from a file of scores (one a line, or JSONL with 'score')")
+                      help="decide from a file of scores (one a line, or JSONL with 'score'), "
+                           "or from a run's records.jsonl: the asked answers of --scope")
     cert.add_argument("--questions", type=positive_int, default=None,
                       help="ask exactly N questions (default 100, or the fewest that can "
                            "certify a perfect model when the criterion needs more: 2995 at "
@@ -131,22 +134,33 @@ def criterion_from(args: argparse.Namespace) -> Criterion:
     return criterion_of(args.pg, args.rid, args.delta, rid_test_length=args.rid_test_length)
 
 
-def read_scores(path: Path) -> list[float]:
-    """Scores from a file: one number a line, or JSONL objects with a "score" field."""
+def read_scores(path: Path, scope: str | None = None) -> list[float]:
+    """Scores from a file: one number a line, JSONL objects with a "score" field, or a run's
+    records.jsonl, of which the asked answers of one scope count (`scope`, needed when the
+    records hold several; rephrasings, explanations and failed calls are left out)."""
     if not path.is_file():
         raise UserError(f"scores file not found: {path}")
-    scores = []
+    rows: list[tuple[int, Any]] = []
     for n, line in enumerate(read_text(path, "scores file").splitlines(), 1):
         text = line.strip()
         if not text:
             continue
         try:
-            value = json.loads(text)
-            if isinstance(value, dict):
-                value = value["score"]
-            score = float(value)
+            rows.append((n, json.loads(text)))
+        except ValueError:
+            rows.append((n, text))
+    if any(isinstance(value, dict) and "kind" in value for _, value in rows):
+        rows = _asked_answers(path, rows, scope)
+    elif scope is not None:
+        raise UserError(f"{path} holds plain scores, not a run's records: --scope picks the "
+                        "answers of one scope from records.jsonl; leave it out here")
+    scores = []
+    for n, value in rows:
+        try:
+            score = float(value["score"] if isinstance(value, dict) else value)
         except (ValueError, KeyError, TypeError):
-            raise UserError(f"{path}:{n}: {text[:40]!r} is not a score: write one number in "
+            shown = json.dumps(value) if not isinstance(value, str) else value
+            raise UserError(f"{path}:{n}: {shown[:40]!r} is not a score: write one number in "
                             "[0, 1] a line, or JSON objects with a \"score\" field") from None
         if not 0 <= score <= 1:
             raise UserError(f"{path}:{n}: score {score} is outside [0, 1]")
@@ -154,6 +168,25 @@ def read_scores(path: Path) -> list[float]:
     if not scores:
         raise UserError(f"{path} has no scores: write one number in [0, 1] a line")
     return scores
+
+
+def _asked_answers(path: Path, rows: list[tuple[int, Any]], scope: str | None
+                   ) -> list[tuple[int, Any]]:
+    """The records of asked answers that were graded, of one scope (UserError naming the
+    scopes when there are several and none was chosen)."""
+    answers = [(n, r) for n, r in rows if isinstance(r, dict) and r.get("kind") == "answer"
+               and r.get("score") is not None]
+    scopes = sorted({str(r.get("scope")) for _, r in answers})
+    if scope is not None:
+        wanted = scope_spelling(scope)
+        if wanted not in scopes:
+            raise UserError(f"{path} has no graded answers of scope {scope!r}: its scopes are "
+                            f"{', '.join(scopes) or 'none'}")
+        return [(n, r) for n, r in answers if r.get("scope") == wanted]
+    if len(scopes) > 1:
+        raise UserError(f"{path} holds the answers of {len(scopes)} scopes "
+                        f"({', '.join(scopes)}): choose one with --scope")
+    return answers
 
 
 def cmd_scopes(args: argparse.Namespace) -> int:
@@ -234,12 +267,12 @@ def cmd_certify(args: argparse.Namespace) -> int:
     """Decide from a scores file, or ask a model a scope's questions and decide."""
     criterion = criterion_from(args)
     if args.scores is not None:
-        if args.scope or args.model:
-            raise UserError("--scores decides from a file: leave out --model and --scope")
+        if args.model:
+            raise UserError("--scores decides from a file: leave out --model")
         if args.questions is not None or args.explanations:
             raise UserError("--scores decides from the file's scores: leave out --questions "
                             "and --explanations")
-        verdict = scores_verdict(read_scores(args.scores), criterion, args)
+        verdict = scores_verdict(read_scores(args.scores, args.scope), criterion, args)
         if args.json:
             print_json({"scores": str(args.scores), "verdict": verdict.to_dict()})
         else:
