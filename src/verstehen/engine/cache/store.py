@@ -1,4 +1,4 @@
-"""A SQLite (WAL) cache of model calls: a call asked twice is paid for once.
+"""`Cache`: one SQLite (WAL) file of model calls.
 
 Reads run on the caller's thread and never wait long: a locked, damaged or unparsable row is a
 miss, and the call is asked again. Writes go to a background thread with a connection of its
@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
-import os
 import sqlite3
 import sys
 import threading
@@ -23,56 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verstehen.engine.cache.keys import checksum, default_cache_path
+from verstehen.engine.cache.schema import is_busy, migrate, user_error
 from verstehen.errors import UserError
 
-# sha256 is NULL in rows written before the column existed: those are accepted unchecked
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS calls (
-    key TEXT PRIMARY KEY,
-    model TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    response TEXT NOT NULL,
-    created REAL NOT NULL,
-    sha256 TEXT
-)
-"""
-
-REQUIRED_COLUMNS = {"key", "model", "kind", "response", "created"}
 BUSY_TIMEOUT = 30.0  # seconds of a locked file before the run says so; also the wait at close
 READ_TIMEOUT = 0.1  # a read waits this long on a lock (on the event loop), then is a miss
 WRITE_ATTEMPT_TIMEOUT = 0.2  # sqlite's busy wait in one write attempt (writer thread)
 BACKOFF_FIRST, BACKOFF_CAP = 0.05, 2.0  # the writer's retry delays double between these
 IDLE_EXIT = 2.0  # an idle writer thread ends after this many seconds (a new put starts one)
-
-
-def default_cache_path() -> Path:
-    """$VERSTEHEN_CACHE, else ~/.cache/verstehen/calls.sqlite (XDG_CACHE_HOME honoured)."""
-    if env := os.environ.get("VERSTEHEN_CACHE"):
-        return Path(env).expanduser()
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "verstehen" / "calls.sqlite"
-
-
-def call_key(identity: dict[str, str], kind: str, request: dict[str, Any]) -> str:
-    """SHA-256 of the model's identity, the kind of call and the full request."""
-    payload = json.dumps(
-        {"model": identity, "kind": kind, "request": request},
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-def checksum(text: str) -> str:
-    """The SHA-256 stored beside a response text."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _is_busy(exc: BaseException) -> bool:
-    """True for SQLITE_BUSY / SQLITE_LOCKED: another connection holds the lock."""
-    return isinstance(exc, sqlite3.OperationalError) and (
-        "locked" in str(exc) or "busy" in str(exc))
 
 
 def _reason(exc: BaseException) -> str:
@@ -137,16 +94,16 @@ class Cache:
             self._open()
         except sqlite3.Error as exc:
             self._db.close()
-            raise self._user_error(exc) from None
+            raise user_error(self.path, exc) from None
 
     def _open(self) -> None:
         # locked by another process: it made the file (WAL), and the writer migrates it later
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._migrate(self._db)
+            migrate(self._db)
         except sqlite3.OperationalError as exc:
-            if not _is_busy(exc):
+            if not is_busy(exc):
                 raise
 
     def _connect_writer(self) -> sqlite3.Connection:
@@ -157,43 +114,6 @@ class Cache:
             db.close()
             raise
         return db
-
-    def _columns(self, db: sqlite3.Connection) -> set[str]:
-        return {row[1] for row in db.execute("PRAGMA table_info(calls)")}
-
-    def _migrate(self, db: sqlite3.Connection, *, in_transaction: bool = False) -> None:
-        """Create the table, or add the checksum column to a file written before it had one;
-        refuse a file whose `calls` table is some other program's."""
-        columns = self._columns(db)
-        if columns and not columns >= REQUIRED_COLUMNS:
-            raise sqlite3.DatabaseError(
-                "its table 'calls' is not a verstehen cache's (no column "
-                f"{', '.join(sorted(REQUIRED_COLUMNS - set(columns)))})")
-        if "sha256" in columns:
-            return
-        if not in_transaction:
-            db.execute("BEGIN IMMEDIATE")
-        try:
-            columns = self._columns(db)  # again under the lock: another process may have done it
-            if not columns:
-                db.execute(SCHEMA)
-            elif "sha256" not in columns:
-                db.execute("ALTER TABLE calls ADD COLUMN sha256 TEXT")
-            if not in_transaction:
-                db.execute("COMMIT")
-        except BaseException:
-            if not in_transaction and db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
-
-    def _user_error(self, exc: sqlite3.Error) -> UserError:
-        if _is_busy(exc):
-            return UserError(f"cache {self.path} is locked by another process: try again when "
-                             "it is done, or pass --cache NEW")
-        if isinstance(exc, sqlite3.OperationalError):
-            return UserError(f"cannot use the cache {self.path} ({exc}): pass --cache or set "
-                             "VERSTEHEN_CACHE")
-        return UserError(f"cache {self.path} is damaged ({exc}): move it away or pass --cache NEW")
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored response for a key (written or still in memory), or None.
@@ -269,7 +189,7 @@ class Cache:
                         db = self._connect_writer()
                     self._write(db, batch)
                 except Exception as exc:  # the writer must outlive any failure: results wait on it
-                    if db is not None and not _is_busy(exc):
+                    if db is not None and not is_busy(exc):
                         db.close()
                         db = None
                     delay = min(delay * 2 or BACKOFF_FIRST, BACKOFF_CAP)
@@ -304,7 +224,7 @@ class Cache:
     def _write(self, db: sqlite3.Connection, batch: list[_Entry]) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
-            self._migrate(db, in_transaction=True)
+            migrate(db, in_transaction=True)
             db.executemany(
                 "INSERT OR REPLACE INTO calls (key, model, kind, response, created, sha256) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -329,7 +249,7 @@ class Cache:
 
     def _failed(self, exc: Exception) -> bool:
         """Count a failed write, warn once when it lasts; True when closing and giving up."""
-        busy, now, reason = _is_busy(exc), time.monotonic(), _reason(exc)
+        busy, now, reason = is_busy(exc), time.monotonic(), _reason(exc)
         with self._cond:
             self._write_error = reason
             if self._stalled_since is None:
@@ -358,7 +278,7 @@ class Cache:
                 "SELECT model, kind, COUNT(*) FROM calls GROUP BY model, kind ORDER BY model, kind"
             ).fetchall()
         except sqlite3.Error as exc:
-            raise self._user_error(exc) from None
+            raise user_error(self.path, exc) from None
         size = sum(
             p.stat().st_size
             for p in (self.path, Path(f"{self.path}-wal"))
@@ -375,14 +295,14 @@ class Cache:
         """Delete every entry, or those of one model; return how many went."""
         self._db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
         try:
-            self._migrate(self._db)
+            migrate(self._db)
             if model is None:
                 deleted = self._db.execute("DELETE FROM calls").rowcount
             else:
                 deleted = self._db.execute("DELETE FROM calls WHERE model = ?", (model,)).rowcount
             self._db.execute("VACUUM")
         except sqlite3.Error as exc:
-            raise self._user_error(exc) from None
+            raise user_error(self.path, exc) from None
         finally:
             self._db.execute(f"PRAGMA busy_timeout = {int(READ_TIMEOUT * 1000)}")
         return deleted

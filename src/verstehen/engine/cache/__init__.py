@@ -1,0 +1,11 @@
+"""The cache of model calls: a call asked twice is paid for once.
+
+`keys` names a call (its key, the checksum of its response, the file's default place),
+`schema` is the file's format and its migration, `store` the `Cache` itself (reads on the
+caller's thread, writes on a writer thread that outlasts another process's lock).
+"""
+
+from verstehen.engine.cache.keys import call_key, checksum, default_cache_path
+from verstehen.engine.cache.store import Cache
+
+__all__ = ["Cache", "call_key", "checksum", "default_cache_path"]

@@ -1,0 +1,33 @@
+"""What names a cached call: the cache file's default place and the keys and checksums."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def default_cache_path() -> Path:
+    """$VERSTEHEN_CACHE, else ~/.cache/verstehen/calls.sqlite (XDG_CACHE_HOME honoured)."""
+    if env := os.environ.get("VERSTEHEN_CACHE"):
+        return Path(env).expanduser()
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "verstehen" / "calls.sqlite"
+
+
+def call_key(identity: dict[str, str], kind: str, request: dict[str, Any]) -> str:
+    """SHA-256 of the model's identity, the kind of call and the full request."""
+    payload = json.dumps(
+        {"model": identity, "kind": kind, "request": request},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def checksum(text: str) -> str:
+    """The SHA-256 stored beside a response text."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
