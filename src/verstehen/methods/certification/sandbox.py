@@ -1,6 +1,6 @@
 """Run a model-written program ("explanation") on many inputs in a confined child process.
 
-Processes. `run_program` starts a supervisor, ``python -I -S -B _sandbox_child.py`` in its own
+Processes. `run_program` starts a supervisor, ``python -I -S -B sandbox_child/`` in its own
 session with a fresh temp dir as cwd; the supervisor forks a runner, and only the runner
 executes the program. Each layer below is applied by the runner to itself before the program's
 first line, and each can be left out (``layers=``, for tests); tests/certification/
@@ -80,7 +80,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-_CHILD = Path(__file__).with_name("_sandbox_child.py")
+_CHILD = Path(__file__).with_name("sandbox_child")
 _STDERR_KEEP = 64 * 1024
 _FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
 _FRAME = re.compile(rb"([0-9a-f]{32}) ([0-9]{1,12})\n")

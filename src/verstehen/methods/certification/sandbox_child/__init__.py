@@ -1,0 +1,2 @@
+"""The sandbox's child process, run as a folder (``python -I -S -B sandbox_child/``), never
+imported by the parent: `supervisor`, `runner`, `protocol`, `layers`, `hook`."""
