@@ -43,6 +43,11 @@ def default_runs_dir() -> Path:
     return Path(os.environ.get("VERSTEHEN_RUNS_DIR") or "runs")
 
 
+def new_run_id(command: str) -> str:
+    """A fresh folder name: <date>-<time>-<command>-<6 hex digits>."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{command}-{secrets.token_hex(3)}"
+
+
 def package_versions() -> dict[str, str]:
     """Versions of Python and the packages that shape results."""
     versions = {"python": platform.python_version()}
@@ -137,7 +142,7 @@ class RunStore:
         models: list[dict[str, str]],
     ) -> RunStore:
         """Make a new run folder and write run.json."""
-        run_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{command}-{secrets.token_hex(3)}"
+        run_id = new_run_id(command)
         store = cls(runs_dir / run_id)
         try:
             store.path.mkdir(parents=True)

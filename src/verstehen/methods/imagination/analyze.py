@@ -4,13 +4,11 @@ paper's analyses of sections 3.1-3.4 over run folders. They read run folders and
 
 from __future__ import annotations
 
-import secrets
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from verstehen.engine.store import default_runs_dir
+from verstehen.engine.store import default_runs_dir, new_run_id
 from verstehen.errors import UserError
 from verstehen.methods.imagination.plots import plot_length_ranks, plot_warmup
 from verstehen.methods.imagination.report import write_matrix
@@ -49,8 +47,7 @@ def pooling(answers: Once, questions: Once | None = None) -> Pooling:
 def own_folder(command: str) -> Path:
     """A new folder for a reading command's outputs under the runs folder
     (<runs>/<time>-<command>-<hex>): the run folders it reads are left as they were."""
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    folder = default_runs_dir() / f"{stamp}-{command}-{secrets.token_hex(3)}"
+    folder = default_runs_dir() / new_run_id(command)
     try:
         folder.mkdir(parents=True)
     except OSError as exc:
