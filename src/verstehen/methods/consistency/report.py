@@ -4,6 +4,7 @@ paper's Figure 5 (background vs CC per relation) and Figure 6 (yes/no bias) as P
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from verstehen.methods.consistency.breakdowns import (
     MIN_ANCHORS,
@@ -20,10 +21,12 @@ from verstehen.methods.consistency.breakdowns import (
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import LEVEL, Consistency
 from verstehen.methods.consistency.summary import ConsistencySummary
-from verstehen.report.figures import new_figure, save_png, spread_labels
+from verstehen.report.figures import new_figure, nothing_to_plot, save_png, spread_labels
 from verstehen.report.tables import table
 
 DASH = "—"
+DIAGONAL = ("y = x: as consistent as knowledgeable\n(above: more consistent than "
+            "knowledgeable;\nbelow: more knowledgeable than consistent)")
 
 
 def _num(x: float | None) -> str:
@@ -142,22 +145,26 @@ def show(result: ConsistencyResult) -> None:
     print(f"\n{result.seconds} s; records and figures in {result.run_dir}")
 
 
-def plot_relations(rel: dict[str, RelationBreakdown], path: Path) -> None:
-    """Write paper Fig. 5 as a PNG: per relation, background S_B on r (x, ± SE) against the CC
-    of that S_B (y, bootstrap interval), labelled, with the diagonal."""
-    fig = new_figure(7.0, 5.0)
+def relations_figure(rel: dict[str, RelationBreakdown]) -> Any:
+    """Paper Fig. 5: per relation, background S_B on r (x, ± SE) against the CC of that S_B
+    (y, bootstrap interval), each labelled in a column right of the axes; y = x explained."""
+    fig = new_figure(7.0, 5.6)
     ax = fig.add_subplot()
-    ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1)
+    ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1, label=DIAGONAL)
     shown = {r: e for r, e in rel.items()
              if e.background.mean is not None and e.cc.cc is not None}
     points = [(e.background.mean, e.cc.cc) for e in shown.values()]
-    # labels in one column right of the axes, spread apart, each with a line to its point
-    heights = spread_labels(points, gap=0.045)
-    for (r, e), (x, y), label_y in zip(shown.items(), points, heights, strict=True):
+    # labels in one column right of the axes, spread apart and kept between the axes' bottom
+    # and top (above it they would run into the title), each with a line to its point
+    heights = spread_labels(points, gap=0.045, within=(0.02, 0.98))
+    for i, ((r, e), (x, y), label_y) in enumerate(zip(shown.items(), points, heights,
+                                                      strict=True)):
         low, high = e.cc.low, e.cc.high
         yerr = [[y - low], [high - y]] if low is not None and high is not None else None
         ax.errorbar([x], [y], xerr=[e.background.se or 0.0], yerr=yerr, marker="o",
-                    capsize=2, color="tab:blue", ecolor="0.7", linewidth=1)
+                    capsize=2, color="tab:blue", ecolor="0.7", linewidth=1,
+                    label=None if i else f"a relation: S_B ± SE across,\nCC with its {LEVEL:.0%} "
+                                         "bootstrap interval up and down")
         ax.annotate(f"{r} (n={e.cc.n})", (x, y), xytext=(1.04, label_y), fontsize=7,
                     va="center", annotation_clip=False,
                     arrowprops={"arrowstyle": "-", "color": "0.75", "linewidth": 0.5})
@@ -168,8 +175,16 @@ def plot_relations(rel: dict[str, RelationBreakdown], path: Path) -> None:
     ax.set_title("Background knowledge vs consistency per relation\n(paper Figure 5)",
                  fontsize=10)
     if not shown:
-        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-    save_png(fig, path)
+        nothing_to_plot(ax, "no relation has both a background score (an answered fact of "
+                            "it) and a CC (a correctly answered anchor question among the "
+                            "anchors with such facts)")
+    fig.legend(loc="outside lower center", ncol=2, fontsize=7)
+    return fig
+
+
+def plot_relations(rel: dict[str, RelationBreakdown], path: Path) -> None:
+    """Write paper Fig. 5 (`relations_figure`) as a PNG."""
+    save_png(relations_figure(rel), path)
 
 
 def plot_bias(bias: YesNoBias, path: Path) -> None:
@@ -191,13 +206,14 @@ def plot_bias(bias: YesNoBias, path: Path) -> None:
                yerr=[side.se for _, side in shown], capsize=3, color=color, label=name)
         for x, (_, side) in zip(xs, shown, strict=True):
             ax.text(x, 0.02, f"n={side.n}", ha="center", fontsize=7, color="white")
-    ax.axhline(0.5, linestyle="--", color="0.6", linewidth=1)
+    ax.axhline(0.5, linestyle="--", color="0.6", linewidth=1,
+               label="0.5: a coin flip")
     ax.set_xticks(range(len(sides)), sides)
     ax.set_xlim(-0.6, len(sides) - 0.4)
     ax.set_ylim(0, 1)
     ax.set_ylabel("accuracy (± SE)")
     ax.set_title("Yes/no bias of the answers (paper Figure 6)", fontsize=10)
-    fig.legend(loc="outside lower center", ncol=len(styles), fontsize=7)
+    fig.legend(loc="outside lower center", ncol=len(styles) + 1, fontsize=7)
     save_png(fig, path)
 
 

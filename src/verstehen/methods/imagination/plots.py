@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -17,11 +18,16 @@ from verstehen.methods.imagination.stats import (
     PositionRates,
     sort_kinds,
 )
-from verstehen.report.figures import new_figure, save_png
+from verstehen.report.figures import new_figure, nothing_to_plot, save_png, wrap_name
 
 TITLES = {"DQ": "direct questions (DQ)", "CQ": "context questions (CQ)",
           "SQ": "sequential questions (SQ)"}
 MEASURES = (("kappa", "Correctness rate κ"), ("alpha", "Answering rate α"))
+COLORBAR_LABELS = {"kappa": "correct answers κ\n(% of answered)",
+                   "alpha": "answered α\n(% of answered or declined)"}
+CHANCE = 25  # percent: one of four choices at random
+CHANCE_COLOR = "red"
+QM_WRAP, AM_WRAP = 20, 26  # characters per line of a model's name on the x and y axes
 RANK_LABELS = ("shortest", "2nd shortest", "3rd shortest", "longest")
 RANK_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
 AVERAGE_COLOR = "hotpink"  # the paper draws the mean over answer models in pink
@@ -34,55 +40,81 @@ def short_name(model: str) -> str:
     return base.rsplit("/", 1)[-1] + suffix
 
 
-def plot_matrix(rows: Sequence[MatrixRow], path: Path) -> None:
-    """Write paper Fig. 2 as a PNG: κ and α heatmaps (rows AM, columns QM), one column per
-    (content, qtype); each cell shows the rate x 100 and its n."""
+def matrix_figure(rows: Sequence[MatrixRow]) -> Any:
+    """Paper Fig. 2: κ and α heatmaps in percent (rows AM, columns QM, full model names), one
+    column per (content, qtype), each cell with its n; a colour bar per measure, chance marked."""
     matrix = {(r.content, r.qtype, r.qm, r.am): r for r in rows}
     kinds = sort_kinds((c, q) for c, q, _, _ in matrix)
     qms = sorted({qm for _, _, qm, _ in matrix})
     ams = sorted({am for _, _, _, am in matrix})
-    cols = max(len(kinds), 1)
-    qm_chars = max((len(short_name(m)) for m in qms), default=0)
-    am_chars = max((len(short_name(m)) for m in ams), default=0)
-    # each heatmap: 0.5 in per QM column and 0.35 in per AM row, plus room for tick labels
-    width = cols * (1.2 + 0.07 * am_chars + max(0.5 * len(qms), 1.8)) + 1.2
-    height = 2 * (1.4 + 0.05 * qm_chars + 0.35 * len(ams))
-    fig = new_figure(max(width, 4.0), max(height, 3.0))
+    qm_labels = [wrap_name(m, QM_WRAP) for m in qms]
+    am_labels = [wrap_name(m, AM_WRAP) for m in ams]
+    qm_chars = max((len(line) for m in qm_labels for line in m.split("\n")), default=0)
+    qm_lines = max((m.count("\n") + 1 for m in qm_labels), default=1)
+    am_chars = max((len(line) for m in am_labels for line in m.split("\n")), default=0)
+    am_lines = max((m.count("\n") + 1 for m in am_labels), default=1)
+    # each heatmap: a QM column as wide as its label and a row as tall as its label, plus room
+    # for the AM tick labels; then the colour bars and the two-line title
+    column = max(0.55, 0.07 * qm_chars)
+    width = len(kinds) * (0.4 + 0.065 * am_chars + max(column * len(qms), 1.8)) + 1.6
+    height = 2 * (1.1 + 0.14 * qm_lines + max(0.35, 0.14 * am_lines) * len(ams)) + 0.6
+    fig = new_figure(max(width, 5.0), max(height, 3.0))
     if not kinds:
         ax = fig.add_subplot()
-        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
         ax.set_axis_off()
-        save_png(fig, path)
-        return
-    axes = fig.subplots(2, cols, squeeze=False)
-    image = None
-    for c, (content, qtype) in enumerate(kinds):
-        for r, (attr, label) in enumerate(MEASURES):
-            ax = axes[r][c]
-            values = np.full((len(ams), len(qms)), np.nan)
-            for i, am in enumerate(ams):
-                for j, qm in enumerate(qms):
-                    rates = matrix.get((content, qtype, qm, am))
-                    v = None if rates is None else getattr(rates, attr)
-                    if v is not None:
-                        values[i, j] = v
-                    n = 0 if rates is None else (
-                        rates.answered if attr == "kappa" else rates.answered + rates.declined)
-                    ax.text(j, i, "–" if v is None else f"{round(v * 100)}\nn={n}",
-                            ha="center", va="center", fontsize=7,
-                            color="black" if v is not None and v > 0.6 else "white")
-            image = ax.imshow(np.ma.masked_invalid(values), vmin=0.0, vmax=1.0,
-                              cmap="viridis", aspect="auto")
-            ax.set_facecolor("0.35")
-            ax.set_xticks(range(len(qms)), [short_name(m) for m in qms], rotation=45,
-                          ha="right", fontsize=8)
-            ax.set_yticks(range(len(ams)), [short_name(m) for m in ams], fontsize=8)
-            ax.set_xlabel("question model")
+        nothing_to_plot(ax, "no answers in the runs, so no (question model, answer model) "
+                            "cell has a rate")
+        return fig
+    axes = fig.subplots(2, len(kinds), squeeze=False)
+    for r, (attr, label) in enumerate(MEASURES):
+        image = None
+        for c, (content, qtype) in enumerate(kinds):
+            image = _heatmap(axes[r][c], [[matrix.get((content, qtype, qm, am)) for qm in qms]
+                                          for am in ams], attr)
+            axes[r][c].set_xticks(range(len(qms)), qm_labels, fontsize=7)
+            axes[r][c].set_yticks(range(len(ams)), am_labels, fontsize=7)
+            axes[r][c].set_xlabel("question model", fontsize=8)
             if c == 0:
-                ax.set_ylabel("answer model")
-            ax.set_title(f"{label} —\n{TITLES.get(qtype, qtype)}, {content}", fontsize=9)
-    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="rate")
-    save_png(fig, path)
+                axes[r][c].set_ylabel("answer model", fontsize=8)
+            axes[r][c].set_title(f"{label} —\n{TITLES.get(qtype, qtype)}, {content}",
+                                 fontsize=9)
+        bar = fig.colorbar(image, ax=axes[r, :].tolist(), shrink=0.9,
+                           label=COLORBAR_LABELS[attr])
+        bar.ax.yaxis.label.set_fontsize(8)
+        bar.ax.tick_params(labelsize=7)
+        bar.set_ticks([0, 25, 50, 75, 100])
+        if attr == "kappa":
+            bar.ax.axhline(CHANCE, color=CHANCE_COLOR, linewidth=2.5)
+            bar.set_ticks([0, CHANCE, 50, 75, 100],
+                          labels=["0", f"{CHANCE} chance", "50", "75", "100"])
+    fig.suptitle("Shared imagination: κ and α per question and answer model (paper Figure 2)"
+                 f"\ncells in percent with their n; chance with four choices is κ = {CHANCE}%"
+                 " (red line on the κ colour bar)", fontsize=9)
+    return fig
+
+
+def _heatmap(ax: Any, cells: list[list[MatrixRow | None]], attr: str) -> Any:
+    """One measure of one (content, qtype) as a heatmap in percent, each cell with its n."""
+    values = np.full((len(cells), len(cells[0]) if cells else 0), np.nan)
+    for i, row in enumerate(cells):
+        for j, rates in enumerate(row):
+            v = None if rates is None else getattr(rates, attr)
+            if v is not None:
+                values[i, j] = 100 * v
+            n = 0 if rates is None else (
+                rates.answered if attr == "kappa" else rates.answered + rates.declined)
+            ax.text(j, i, "–" if v is None else f"{round(v * 100)}%\nn={n}", ha="center",
+                    va="center", fontsize=7,
+                    color="black" if v is not None and v > 0.6 else "white")
+    image = ax.imshow(np.ma.masked_invalid(values), vmin=0.0, vmax=100.0, cmap="viridis",
+                      aspect="auto")
+    ax.set_facecolor("0.35")
+    return image
+
+
+def plot_matrix(rows: Sequence[MatrixRow], path: Path) -> None:
+    """Write paper Fig. 2 (`matrix_figure`) as a PNG."""
+    save_png(matrix_figure(rows), path)
 
 
 def plot_length_ranks(dist: Sequence[LengthRanks], path: Path) -> None:
@@ -90,7 +122,7 @@ def plot_length_ranks(dist: Sequence[LengthRanks], path: Path) -> None:
     keys = list(dist)
     fig = new_figure(7.0, 1.5 + 0.35 * max(len(keys), 1))
     ax = fig.add_subplot()
-    labels = [f"{short_name(k.qm)} · {k.content} {k.qtype}" for k in keys]
+    labels = [f"{k.qm} · {k.content} {k.qtype}" for k in keys]
     left = [0.0] * len(keys)
     for rank, (name, color) in enumerate(zip(RANK_LABELS, RANK_COLORS, strict=True)):
         widths = [k.fractions[rank] for k in keys]
@@ -112,7 +144,7 @@ def _rate_panel(ax, positions: Sequence[PositionRates], attr: str, label: str) -
     x = list(POSITIONS)
     for row in positions:
         values = [np.nan if getattr(r, attr) is None else getattr(r, attr) for r in row.rates]
-        ax.plot(x, values, marker="o", linewidth=1, markersize=3, label=short_name(row.am))
+        ax.plot(x, values, marker="o", linewidth=1, markersize=3, label=wrap_name(row.am, AM_WRAP))
     if positions:
         table = np.array([[np.nan if getattr(r, attr) is None else getattr(r, attr)
                            for r in row.rates] for row in positions], dtype=float)
