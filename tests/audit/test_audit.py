@@ -92,13 +92,13 @@ def test_subjects_resolve_to_exact_concepts_and_arithmetic() -> None:
     names, targets = resolve_subjects(None)
     assert names == ("game-theory",) and len(targets) == 9
     assert all(t.concept is not None and t.scope.startswith("game-theory/") for t in targets)
-    _, targets = resolve_subjects("literary,arithmetic/small")
-    assert [t.key for t in targets] == ["literary/haiku", "literary/shakespearean-sonnet",
-                                        "literary/slant-rhyme", "literary/anapest",
+    _, targets = resolve_subjects("poetry,arithmetic/small")
+    assert [t.key for t in targets] == ["poetry/haiku", "poetry/shakespearean-sonnet",
+                                        "poetry/slant-rhyme", "poetry/anapest",
                                         "arithmetic/small"]
     _, every = resolve_subjects(["all", "game-theory/zero-sum"])  # each target once
     assert len(every) == 13 + 2 and len({t.key for t in every}) == len(every)
-    assert resolve_subjects("poetry/haiku")[1][0].key == "literary/haiku"
+    assert resolve_subjects("literary/haiku")[1][0].key == "poetry/haiku"
 
 
 @pytest.mark.parametrize(("subjects", "needle"), [

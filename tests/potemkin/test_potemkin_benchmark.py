@@ -86,7 +86,7 @@ def test_generate_attributes_each_prompt_to_one_concept(bench: Benchmark) -> Non
     assert len(items) == 216 - 13
     counts = Counter(i.concept for i in items)
     literary = [p for p in prompts if p.startswith("Generate an instance of the concept ")]
-    assert len(literary) == 84 and all(counts[f"literary/{c}"] == 7 for c in (
+    assert len(literary) == 84 and all(counts[f"poetry/{c}"] == 7 for c in (
         "haiku", "slant-rhyme", "accismus", "shakespearean-sonnet"))
     assert counts["game-theory/best-response"] == sum(p.startswith("In the game, imagine")
                                                       for p in prompts) == 6
@@ -112,7 +112,7 @@ def test_keys_ids_and_both_roots(bench: Benchmark) -> None:
     assert all(i.label is None for i in bench.items if i.task != "classify")
     assert all(i.make_instance is None for i in bench.items if i.task != "edit")
     assert load_benchmark(DATASET) == bench
-    assert len(bench.for_concept("literary/haiku", "classify")) == 10
+    assert len(bench.for_concept("poetry/haiku", "classify")) == 10
 
 
 # ---------------------------------------------------------------- invented folders
@@ -149,9 +149,9 @@ def test_invented_folder_loads(tmp_path: Path) -> None:
     bench = load_benchmark(_write(tmp_path, rows, [("Haiku", r[1]) for r in reversed(rows)]))
     assert [(i.id, i.label) for i in bench.items if i.task == "classify"] == [
         ("classify:1", True), ("classify:2", False)]
-    assert bench.for_concept("literary/haiku", "classify")[1].prompt.endswith("line two")
+    assert bench.for_concept("poetry/haiku", "classify")[1].prompt.endswith("line two")
     assert bench.for_concept("game-theory/zero-sum", "edit")[0].make_instance is False
-    assert [i.id for i in bench.for_concept("literary/haiku", "generate")] == ["generate:1"]
+    assert [i.id for i in bench.for_concept("poetry/haiku", "generate")] == ["generate:1"]
     assert bench.skipped == {"define: concept not among the 32 (Limerick)": 1,
                              "generate: no concept named in the prompt": 1}
 

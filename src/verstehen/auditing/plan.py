@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept
+from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept, canonical_name
 from verstehen.errors import UserError
 from verstehen.methods.certification.plan import unreachable
 from verstehen.methods.certification.sequential import first_decisive_look
@@ -33,7 +33,7 @@ class Target:
 
     key: str              # "game-theory/strict-dominance", or "arithmetic/small"
     name: str             # "Strict Dominance", or the scope's name
-    subject: str          # the catalog domain ("game-theory", "literary") or "arithmetic"
+    subject: str          # the catalog domain ("game-theory", "poetry") or "arithmetic"
     scope: str            # the certification scope
     concept: Concept | None = None
 
@@ -89,7 +89,8 @@ def subject_names() -> list[str]:
     return [*domains, "arithmetic", "all"]
 
 
-def _one_subject(spec: str) -> list[Target]:
+def _one_subject(given: str) -> list[Target]:
+    spec = canonical_name(given)  # "literary" is poetry
     exact = [c for c in CONCEPTS if c.scope]
     if spec == "all":
         return [_concept_target(c) for c in exact] + _one_subject("arithmetic")
@@ -104,9 +105,9 @@ def _one_subject(spec: str) -> list[Target]:
                             f"by code: audit one of {', '.join(subject_names())}, or run "
                             f"`verstehen potemkin run --concepts {spec} --judge MODEL`")
         return found
-    concept = BY_KEY.get(spec) or next((c for c in CONCEPTS if c.scope == spec), None)
+    concept = BY_KEY.get(spec)
     if concept is None:
-        raise UserError(f"unknown subject {spec!r}: give one of {', '.join(subject_names())}, "
+        raise UserError(f"unknown subject {given!r}: give one of {', '.join(subject_names())}, "
                         "or a concept key from `verstehen concepts --exact`")
     if concept.scope is None:
         raise UserError(f"{concept.key} is graded by a judge, not by code: the audit certifies "
@@ -120,7 +121,7 @@ def resolve_subjects(specs: str | Sequence[str] | None) -> tuple[tuple[str, ...]
     given = [specs] if isinstance(specs, str) else list(specs or [DEFAULT_SUBJECT])
     names = tuple(p.strip() for text in given for p in text.split(",") if p.strip())
     if not names:
-        raise UserError("--subject is empty: give e.g. game-theory, literary, arithmetic or all")
+        raise UserError("--subject is empty: give e.g. game-theory, poetry, arithmetic or all")
     targets: dict[str, Target] = {}
     for name in names:
         for target in _one_subject(name):

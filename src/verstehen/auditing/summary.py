@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.auditing.results import AuditResult, Evidence, LensRuns, TargetAudit
+from verstehen.domains.catalog import canonical_name
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
@@ -73,7 +74,7 @@ def _target_line(target: dict[str, Any], model: str, scope: ScopeResult | None,
                  answers: list[dict[str, Any]], keystones: dict[str, bool | None],
                  pairs: list[dict[str, Any]] | None) -> TargetAudit:
     keystone = keystones.get(target["key"]) if target["concept"] else None
-    concept_pairs = [p for p in pairs or [] if p["concept"] == target["key"]]
+    concept_pairs = [p for p in pairs or [] if canonical_name(p["concept"]) == target["key"]]
     return TargetAudit(
         model=model, key=target["key"], name=target["name"], subject=target["subject"],
         scope=target["scope"], verdict=scope.verdict if scope else None,
@@ -110,6 +111,9 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
         seconds = before.get("seconds")
         if before.get("usage") is not None:
             usage = {name: ModelUsage(**counts) for name, counts in before["usage"].items()}
+    # names as verstehen spells them now: an audit from before `literary` became `poetry` too
+    targets = [{**t, "key": canonical_name(t["key"]), "subject": canonical_name(t["subject"]),
+                "scope": canonical_name(t["scope"])} for t in config["targets"]]
     lines: list[TargetAudit] = []
     runs: list[LensRuns] = []
     failed = 0
@@ -126,18 +130,19 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
         keystones: dict[str, bool | None] = {}
         if lenses.potemkin is not None and (lenses.potemkin / "summary.json").is_file():
             potemkin = load_result(PotemkinResult, lenses.potemkin)  # current after labels
-            keystones = {k.concept: k.keystone for k in potemkin.keystones}
+            keystones = {canonical_name(k.concept): k.keystone for k in potemkin.keystones}
             failed += potemkin.failed_calls
         pairs = None
         if lenses.incoherence is not None:
             made = [r for r in RunStore(lenses.incoherence).records() if r["kind"] == "pair"]
             pairs = [r for r in made if r["error"] is None]
             failed += len(made) - len(pairs)
-        for target in config["targets"]:
+        for target in targets:
             lines.append(_target_line(target, model, scopes.get(target["scope"]),
                                       answers.get(target["scope"], []), keystones, pairs))
     result = AuditResult(
-        run_dir=store.path, models=tuple(config["models"]), subjects=tuple(config["subjects"]),
+        run_dir=store.path, models=tuple(config["models"]),
+        subjects=tuple(canonical_name(s) for s in config["subjects"]),
         criterion=Criterion(config["pg"], config["rid"], config["delta"]),
         max_questions=config["max_questions"], first_look=config["first_look"],
         judge=config["judge"], targets=tuple(lines), runs=tuple(runs),

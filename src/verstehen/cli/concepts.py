@@ -7,7 +7,7 @@ import textwrap
 from typing import Any
 
 from verstehen.cli.flags import print_json
-from verstehen.domains.catalog import CONCEPTS, DOMAINS, domain_slug
+from verstehen.domains.catalog import CONCEPTS, DOMAINS, canonical_name
 from verstehen.errors import UserError
 
 
@@ -15,8 +15,9 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     """Add the `concepts` subcommand."""
     p = commands.add_parser(
         "concepts", help="the Potemkin paper's 32 concepts and how verstehen grades each")
-    p.add_argument("--domain", type=domain_slug, choices=sorted(DOMAINS), default=None,
-                   help="one domain only (poetry is literary)")
+    p.add_argument("--domain", type=canonical_name, choices=sorted(DOMAINS), default=None,
+                   help="one domain only (poetry: the paper's literary techniques, also "
+                        "taken as literary)")
     p.add_argument("--exact", action="store_true", help="only concepts graded exactly by code")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_concepts)

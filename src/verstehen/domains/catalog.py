@@ -1,8 +1,8 @@
 """The Potemkin paper's 32 concepts (its Table 3) in three domains, with definitions of our own.
 
 `name` is the paper's spelling (it keys the published benchmark's rows); `scope` names the
-certification scope when verstehen grades the concept exactly by code, and is None when the
-concept needs a judge model or human labels.
+certification scope when verstehen grades the concept exactly by code (the key itself: one
+name for both), and is None when the concept needs a judge model or human labels.
 """
 
 from __future__ import annotations
@@ -13,28 +13,26 @@ from typing import Literal
 Grading = Literal["exact", "judge"]
 
 DOMAINS = {
-    "literary": "Literary techniques",
+    "poetry": "Literary techniques",
     "game-theory": "Game theory",
     "psych": "Psychological biases",
 }
-# the exactly graded literary concepts live in domains/poetry and their scopes are poetry/...:
-# either name of that domain is taken for the other
-DOMAIN_ALIASES = {"poetry": "literary"}
-SCOPE_PREFIX_ALIASES = {"literary/": "poetry/"}
+# the paper's literary techniques are `poetry` (the exactly graded ones are poetic forms, and
+# their code lives in domains/poetry); `literary`, the name runs were first written with, is
+# taken for it on input and when reading an old run folder
+DOMAIN_ALIASES = {"literary": "poetry"}
 
 
-def domain_slug(name: str) -> str:
-    """The catalog's slug of a domain named by its slug or an alias ("poetry" -> "literary")."""
-    return DOMAIN_ALIASES.get(name, name)
+def canonical_name(name: str) -> str:
+    """A domain, concept key or scope spec with its domain spelled as verstehen spells it
+    ("literary" -> "poetry", "literary/haiku/classify" -> "poetry/haiku/classify")."""
+    head, sep, rest = name.partition("/")
+    return DOMAIN_ALIASES.get(head, head) + sep + rest
 
 
 def scope_spelling(spec: str) -> str:
-    """A scope spec with a concept key's domain spelled as the scopes spell it
-    ("literary/haiku" -> "poetry/haiku"); anything else unchanged."""
-    for alias, prefix in SCOPE_PREFIX_ALIASES.items():
-        if spec.startswith(alias):
-            return prefix + spec[len(alias):]
-    return spec
+    """A scope spec as the scopes spell it ("literary/haiku" -> "poetry/haiku")."""
+    return canonical_name(spec)
 
 
 @dataclass(frozen=True)
@@ -48,7 +46,7 @@ class Concept:
 
     @property
     def domain(self) -> str:
-        """The domain slug: literary, game-theory or psych."""
+        """The domain slug: poetry, game-theory or psych."""
         return self.key.split("/", 1)[0]
 
     @property
@@ -62,35 +60,35 @@ def _c(key: str, name: str, definition: str, scope: str | None = None) -> Concep
 
 
 CONCEPTS: tuple[Concept, ...] = (
-    _c("literary/haiku", "Haiku",
+    _c("poetry/haiku", "Haiku",
        "A poem of three lines whose syllables number five, seven and five.", "poetry/haiku"),
-    _c("literary/shakespearean-sonnet", "Shakespearean Sonnet",
+    _c("poetry/shakespearean-sonnet", "Shakespearean Sonnet",
        "Fourteen lines of iambic pentameter: three quatrains rhymed ABAB CDCD EFEF and a closing "
        "rhymed couplet GG.", "poetry/shakespearean-sonnet"),
-    _c("literary/analogy", "Analogy",
+    _c("poetry/analogy", "Analogy",
        "Explaining or arguing from a likeness: what holds of one thing is carried over to another "
        "thing that resembles it in the relevant respect."),
-    _c("literary/paradox", "Paradox",
+    _c("poetry/paradox", "Paradox",
        "A statement that seems to contradict itself yet, on reflection, holds a truth."),
-    _c("literary/anacoluthon", "Anacoluthon",
+    _c("poetry/anacoluthon", "Anacoluthon",
        "A sentence that abandons the grammatical structure it began with and continues in another, "
        "for effect."),
-    _c("literary/asyndeton", "Asyndeton",
+    _c("poetry/asyndeton", "Asyndeton",
        "Leaving out the conjunctions between a series of words or clauses (\"I came, I saw, I "
        "conquered\")."),
-    _c("literary/hyperbaton", "Hyperbaton",
+    _c("poetry/hyperbaton", "Hyperbaton",
        "Departing from the usual order of words to put emphasis on some of them."),
-    _c("literary/synesis", "Synesis",
+    _c("poetry/synesis", "Synesis",
        "Agreement that follows the meaning of a word rather than its grammatical form (\"the crowd "
        "were cheering\")."),
-    _c("literary/accismus", "Accismus",
+    _c("poetry/accismus", "Accismus",
        "Pretending to refuse or to be indifferent to something one in fact wants."),
-    _c("literary/slant-rhyme", "Slant Rhyme",
+    _c("poetry/slant-rhyme", "Slant Rhyme",
        "Two words whose endings sound alike without rhyming perfectly: from the last stressed "
        "vowel on, either the vowel or the closing consonants differ.", "poetry/slant-rhyme"),
-    _c("literary/enthymeme", "Enthymeme",
+    _c("poetry/enthymeme", "Enthymeme",
        "An argument that leaves one of its premises unstated, for the listener to supply."),
-    _c("literary/anapest", "Anapest",
+    _c("poetry/anapest", "Anapest",
        "A metrical foot of two unstressed syllables followed by a stressed one (da-da-DUM).",
        "poetry/anapest"),
     _c("game-theory/strict-dominance", "Strict Dominance",

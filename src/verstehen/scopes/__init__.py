@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 
 from verstehen.domains.base import TASK_KINDS
-from verstehen.domains.catalog import scope_spelling
+from verstehen.domains.catalog import canonical_name
 from verstehen.domains.registry import EXACT_SCOPES, concept_tasks
 from verstehen.errors import UserError
 from verstehen.scopes.arithmetic import arithmetic_scope
@@ -100,7 +100,7 @@ def get_scope(spec: str, *, idk_score: float | None = None,
     """The scope named by `spec`; idk_score/wrong_score override the scope's defaults."""
     _check_score("idk_score", idk_score)
     _check_score("wrong_score", wrong_score)
-    spec = scope_spelling(spec)
+    spec = canonical_name(spec)  # "literary/haiku" is poetry/haiku
     if spec in _NAMED:
         return _NAMED[spec][1]("", idk_score, wrong_score)
     concept = _concept_scope(spec, idk_score, wrong_score)

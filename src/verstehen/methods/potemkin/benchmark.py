@@ -28,7 +28,7 @@ class BenchmarkItem:
     """One benchmark prompt, attributed to a catalog concept."""
 
     id: str                     # "define:<Concept>" or "<task>:<1-based data row>"
-    concept: str                # catalog key, e.g. "literary/haiku"
+    concept: str                # catalog key, e.g. "poetry/haiku"
     task: str                   # define | classify | generate | edit
     prompt: str                 # the benchmark's exact text
     label: bool | None = None   # classify: is the example an instance

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from verstehen.domains.catalog import BY_KEY, DOMAINS
+from verstehen.domains.catalog import BY_KEY, DOMAINS, canonical_name
 from verstehen.engine.store import RunStore
 from verstehen.methods.potemkin.report import unreadable
 from verstehen.methods.potemkin.results import (
@@ -66,20 +66,25 @@ def run_section(run: Path, page: Page) -> None:
     """A `potemkin run`: keystones, Tables 1 and 6, the keystone curve, who graded what."""
     result = load_result(PotemkinResult, run)
     graded = GradedAnswers(page, run)
-    keystones = {(k.model, k.concept): k.keystone for k in result.keystones}
+    # the answers' names are the current ones (`latest`); an old summary's are mapped to them
+    keystones = {(k.model, canonical_name(k.concept)): k.keystone for k in result.keystones}
 
     def counted(model: str, task: str, domain: str | None = None) -> Callable[[Record], bool]:
         def keep(a: Record) -> bool:
             correct, by = graded.grades.get(a["id"], (None, ""))
             return (a["model"] == model or model == "overall") and a["task"] == task and (
-                domain is None or a["domain"] == domain) and bool(
+                domain is None or a["domain"] == canonical_name(domain)) and bool(
                 keystones.get((a["model"], a["concept"]))) and (correct is not None
                                                                  or by == "unparsed")
         return keep
 
-    rows = [[esc(BY_KEY[k.concept].name if k.concept in BY_KEY else k.concept), esc(k.model),
-             graded.link(GRADE_WORDS[k.keystone], f"{k.concept}: definition",
-                         lambda a, k=k: a["task"] == "define" and a["concept"] == k.concept
+    def concept_name(key: str) -> str:
+        return BY_KEY[canonical_name(key)].name if canonical_name(key) in BY_KEY else key
+
+    rows = [[esc(concept_name(k.concept)), esc(k.model),
+             graded.link(GRADE_WORDS[k.keystone], f"{canonical_name(k.concept)}: definition",
+                         lambda a, k=k: a["task"] == "define"
+                         and a["concept"] == canonical_name(k.concept)
                          and a["model"] == k.model)] for k in result.keystones]
     body = "<h3>Keystones (definitions)</h3>" + table(["concept", "model", "definition"], rows)
     if result.table1 is not None:
@@ -91,7 +96,7 @@ def run_section(run: Path, page: Page) -> None:
     if result.table6 is not None:
         body += "<h3>Per domain (paper Table 6)</h3>" + table(
             ["domain", "model", *TASKS],
-            [[esc(DOMAINS.get(domain, domain)), esc(model),
+            [[esc(DOMAINS.get(canonical_name(domain), domain)), esc(model),
               *(_rate_cell(r, graded, counted(model, t, domain), f"{domain}, {model}: {t}")
                 for t, r in by_task.items())]
              for domain, t1 in result.table6.items() for model, by_task in t1.items()])
@@ -135,7 +140,8 @@ def incoherence_section(run: Path, page: Page) -> None:
     slug = {v: k for k, v in DOMAINS.items()}  # by_domain is keyed by the domain's title
 
     def classified_in(name: str) -> Callable[[Record], bool]:
-        return lambda r: r["domain"] == slug.get(name) and r["mismatch"] is not None
+        return lambda r: (canonical_name(r["domain"]) == slug.get(name)
+                          and r["mismatch"] is not None)
 
     rows = [[esc(name), link(rate(i.incoherence, i.se, i.n), f"{name}: examples",
                              classified_in(name)), str(i.unparsed)]

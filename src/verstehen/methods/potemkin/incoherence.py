@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verstehen.domains.catalog import CONCEPTS, DOMAINS, Concept
+from verstehen.domains.catalog import CONCEPTS, DOMAINS, Concept, canonical_name
 from verstehen.engine.runner import ModelUsage, Runner
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
@@ -121,8 +121,9 @@ def summarize_incoherence(records: list[dict[str, Any]], *, model: str, run_dir:
     """Incoherence per domain and overall (paper Table 7), plus the checker's view."""
     pairs = [r for r in records if r["kind"] == "pair"]
     done = [r for r in pairs if r["error"] is None]
-    by_domain = {DOMAINS[d]: incoherence([r for r in done if r["domain"] == d])
-                 for d in DOMAINS if any(r["domain"] == d for r in done)}
+    domain = {id(r): canonical_name(r["domain"]) for r in done}  # an old run's too
+    by_domain = {DOMAINS[d]: incoherence([r for r in done if domain[id(r)] == d])
+                 for d in DOMAINS if d in domain.values()}
     return IncoherenceResult(
         model=model, by_domain=by_domain, overall=incoherence(done), checker=checked(done),
         unchecked_reasons=dict(Counter(

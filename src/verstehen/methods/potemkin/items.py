@@ -15,7 +15,14 @@ from typing import Literal
 import numpy as np
 
 from verstehen.domains.base import Item
-from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept, concept_by_name
+from verstehen.domains.catalog import (
+    BY_KEY,
+    CONCEPTS,
+    DOMAINS,
+    Concept,
+    canonical_name,
+    concept_by_name,
+)
 from verstehen.domains.registry import concept_tasks
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.benchmark import Benchmark
@@ -50,24 +57,25 @@ def comma_list(value: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def resolve_concepts(specs: Sequence[str] | None, default: Sequence[Concept]) -> list[Concept]:
-    """Concepts from keys, scope names, paper names or domains (comma lists), in catalog order."""
+    """Concepts from keys (a concept's scope is named by its key), paper names or domains
+    (comma lists), in catalog order; a domain's other name is taken too."""
     if not specs:
         return list(default)
     chosen: set[str] = set()
-    for spec in (part.strip() for given in specs for part in given.split(",")):
-        if not spec:
+    for text in (part.strip() for given in specs for part in given.split(",")):
+        if not text:
             continue
+        spec = canonical_name(text)
         if spec in DOMAINS:
             chosen.update(c.key for c in CONCEPTS if c.domain == spec)
         elif spec in BY_KEY:
             chosen.add(spec)
-        elif (scoped := next((c for c in CONCEPTS if c.scope == spec), None)) is not None:
-            chosen.add(scoped.key)
-        elif (named := concept_by_name(spec)) is not None:
+        elif (named := concept_by_name(text)) is not None:
             chosen.add(named.key)
         else:
-            raise UserError(f"unknown concept {spec!r}: give a key such as game-theory/pure-nash, "
-                            "a name, or a domain (`verstehen concepts` lists them)")
+            raise UserError(f"unknown concept {text!r}: give a key such as "
+                            "game-theory/pure-nash, a name, or a domain (`verstehen concepts` "
+                            "lists them)")
     return [c for c in CONCEPTS if c.key in chosen]
 
 
@@ -83,6 +91,12 @@ def define_item(concept: Concept, benchmark: Benchmark | None) -> UseItem:
                    BENCHMARK_TOKENS["define"])
 
 
+def _first_key(concept: Concept) -> str:
+    # the key as runs were first written ("literary/haiku"), so a seed draws the same items
+    return concept.key.replace("poetry/", "literary/", 1) if concept.domain == "poetry" \
+        else concept.key
+
+
 def generated_items(concept: Concept, task: Task, count: int, seed: int) -> list[UseItem]:
     """`count` fresh items of an exactly-graded concept's task, in the paper's phrasing."""
     tasks = concept_tasks(concept.scope) if concept.scope else None
@@ -91,7 +105,7 @@ def generated_items(concept: Concept, task: Task, count: int, seed: int) -> list
                         "pass --benchmark-dir to use the published benchmark's items")
     out = []
     for i in range(count):
-        rng = np.random.default_rng([seed, zlib.crc32(concept.key.encode()),
+        rng = np.random.default_rng([seed, zlib.crc32(_first_key(concept).encode()),
                                      ALL_TASKS.index(task), i])
         if task == "classify":
             item = tasks.classify_item(rng, i % 2 == 0)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from verstehen.domains.catalog import canonical_name
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.stats import OVERALL, TASKS, UseRecord
 from verstehen.textfiles import read_text
@@ -131,7 +132,8 @@ def _record(row: Mapping[str, Any], path: Path, n: int) -> UseRecord:
     if correct is None and not _blank(value):
         raise UserError(f"{where}: correct {value!r} is not 1/0, true/false, yes/no or empty "
                         "(unparsed): fix the row")
-    return UseRecord(model, domain, concept, task, keystone, correct)
+    # a domain as verstehen names it now: a file written when poetry was literary reads as one
+    return UseRecord(model, canonical_name(domain), concept, task, keystone, correct)
 
 
 def _name(row: Mapping[str, Any], field: str, where: str) -> str:

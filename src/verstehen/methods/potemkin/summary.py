@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from verstehen.domains.catalog import BY_KEY
+from verstehen.domains.catalog import BY_KEY, canonical_name
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
@@ -45,10 +45,14 @@ def read_annotations(store: RunStore) -> dict[str, bool]:
 
 
 def latest(store: RunStore) -> tuple[dict[str, Record], dict[str, Record]]:
-    """The last answer and the last judge record per item id."""
+    """The last answer and the last judge record per item id; concept and domain as verstehen
+    names them now (a run written before `literary` became `poetry` reads as one after)."""
     answers: dict[str, Record] = {}
     judges: dict[str, Record] = {}
     for record in store.records():
+        if record["kind"] == "answer":
+            record.update(concept=canonical_name(record["concept"]),
+                          domain=canonical_name(record["domain"]))
         (answers if record["kind"] == "answer" else judges)[record["id"]] = record
     return answers, judges
 
