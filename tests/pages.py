@@ -11,7 +11,7 @@ import re
 
 from verstehen.report.html import Page
 
-LINK = re.compile(r'<a href="#records" class="rec" data-g="(\d+)" title="(\d+) records">'
+LINK = re.compile(r'<a href="#records" class="rec" data-g="(\d+)" title="(\d+) records?">'
                   r"(.*?)</a>")
 BOOK = re.compile(r'<script type="application/octet-stream" id="book">(.*?)</script>')
 

@@ -385,7 +385,7 @@ FAILURES = [
     ("Player 1: [[3, 0], [5, 1]]\nPlayer 2: [[3, 5, 2], [0, 1, 2]]",
      "player 1's matrix is 2x2 but player 2's is 2x3"),
     ("Player 1: [[3, 0], [5]]\nPlayer 2: [[3, 5], [0, 1]]",
-     "row 2 of player 1's matrix has 1 entries, row 1 has 2"),
+     "row 2 of player 1's matrix has 1 entry, row 1 has 2"),
 ]
 
 

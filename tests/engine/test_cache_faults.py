@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import sqlite3
 import subprocess
 import sys
@@ -191,7 +192,8 @@ def test_a_read_on_a_locked_file_is_a_miss_not_a_crash(cache_path, capsys):
         results = ask_all(cache_path, model, ["q"], busy_timeout=0.2)
     assert results[0].ok and not results[0].cached and len(model.calls) == 2
     lines = warnings(capsys.readouterr().err)
-    assert any("reads failed (database is locked)" in line for line in lines), lines
+    assert any(re.search(r"\d+ reads? failed \(database is locked\)", line)
+               for line in lines), lines
 
 
 def test_a_byte_edited_response_is_asked_again(cache_path, capsys):
@@ -285,7 +287,7 @@ def test_corrupt_pages_give_misses_and_warnings_never_a_traceback(cache_path, ca
     assert 0 < asked_again < 400
     lines = warnings(capsys.readouterr().err)
     assert 1 <= len(lines) <= 4, lines
-    kinds = ["damaged entries", "reads failed", "cannot write", "could not be written"]
+    kinds = ["damaged entr", " failed (", "cannot write", "could not be written"]
     assert all(sum(kind in line for line in lines) <= 1 for kind in kinds), lines
     done = cli(["cache", "stats", "--cache", str(cache_path)])
     assert "Traceback" not in done.stderr and done.returncode in (0, 2), done.stderr

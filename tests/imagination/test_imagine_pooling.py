@@ -128,7 +128,7 @@ def test_a_question_written_twice_counts_once_and_is_said(tmp_path, cli, capsys)
     assert (matrix.pooling.answers, matrix.pooling.repeated_answers) == (2, 1)
     shown = cli(["imagine", "matrix", str(answered.run_dir), str(again.run_dir), "--out",
                  str(tmp_path / "fig")])
-    assert "1 of 2 answers read repeat an answer of the same AM" in shown.stdout
+    assert "1 of 2 answers read repeats an answer of the same AM" in shown.stdout
 
 
 # ------------------------------------------------------------ runs of the previous id scheme

@@ -179,8 +179,8 @@ def test_position_ranks_and_pooling_in_words() -> None:
     assert pooling_text(Pooling(5, 0, 0, 3, 0)) == ""
     said = pooling_text(Pooling(answers=6, repeated_answers=2, unmatched_answers=1,
                                 questions=4, repeated_questions=1))
-    assert said.splitlines()[0].startswith("1 of 4 questions read repeat one already read")
-    assert "2 of 6 answers read repeat" in said and "1 answers of runs made before" in said
+    assert said.splitlines()[0].startswith("1 of 4 questions read repeats one already read")
+    assert "2 of 6 answers read repeat" in said and "1 answer of runs made before" in said
 
 
 def test_plot_warmup_has_three_panels(tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ def test_potemkin_run_waits_for_people_and_annotate_works_on_it(tmp_path: Path,
     out = tmp_path / "label.csv"
     done = cli(["annotate", "export", str(result.run_dir), "--out", str(out)])
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("1 answers to label: ")
+    assert done.stdout.startswith("1 answer to label: ")
     label_all(out, "yes")
     done = cli(["annotate", "import", str(result.run_dir), str(out), "--json"])
     assert done.returncode == 0, done.stderr

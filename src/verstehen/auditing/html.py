@@ -16,6 +16,7 @@ from verstehen.methods.potemkin.html import GradedAnswers, pair_view
 from verstehen.methods.potemkin.report import unreadable
 from verstehen.methods.potemkin.stats import TASKS
 from verstehen.report.html import Page, badge, esc, rate, table
+from verstehen.report.tables import plural
 
 Record = dict[str, Any]
 
@@ -102,8 +103,9 @@ def section(run: Path, page: Page) -> AuditResult:
             "unreadable classification is left out); incoherence is 2 × the rate at which "
             f"the model contradicts its own example; run {esc(run.name)}")
     if result.definitions_waiting:
-        note += (f"; {result.definitions_waiting} definitions wait for a grade (--judge, or "
-                 "`verstehen annotate` the potemkin folder)")
+        waiting = result.definitions_waiting
+        note += (f"; {plural(waiting, 'definition')} {'waits' if waiting == 1 else 'wait'} for "
+                 "a grade (--judge, or `verstehen annotate` the potemkin folder)")
     page.section(f"Audit: {', '.join(result.subjects)}",
                  table(["target", *result.models], rows, cls="audit"), note=note)
     return result

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from verstehen.auditing.results import AuditResult, TargetAudit
 from verstehen.methods.potemkin.stats import PotemkinRate
-from verstehen.report.tables import table
+from verstehen.report.tables import plural, table
 
 HEADER = ["target", "verdict", "n", "score [L, U]", "keystone", "potemkin C / G / E",
           "incoherence"]
@@ -69,7 +69,9 @@ def show(result: AuditResult) -> None:
           "wrong, an unreadable classification is left out); incoherence is 2 × the rate at "
           "which the model contradicts its own example")
     if result.definitions_waiting:
-        print(f"{result.definitions_waiting} definitions wait for a grade: rerun with --judge "
+        waiting = result.definitions_waiting
+        print(f"{plural(waiting, 'definition')} {'waits' if waiting == 1 else 'wait'} for a "
+              "grade: rerun with --judge "
               "MODEL, or label them (`verstehen annotate export` each folder below, fill the "
               "label column, `annotate import`), then `verstehen report` the audit again")
         for runs in result.runs:

@@ -24,6 +24,7 @@ from verstehen.models import DEFAULT_MODEL, PROVIDERS
 from verstehen.models.base import GenerateParams, Message
 from verstehen.models.embedded import EMBEDDED, embedded_path
 from verstehen.models.threads import ThreadPolicy
+from verstehen.report.tables import plural
 
 
 def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
@@ -59,13 +60,16 @@ def params_from(args: argparse.Namespace) -> GenerateParams:
 def cmd_models(args: argparse.Namespace) -> int:
     """List providers, their keys and capabilities, the embedded default and its threads."""
     threads = ThreadPolicy()  # a bad $VERSTEHEN_THREADS stops here, before any output
-    print("provider   key variable        capabilities")
-    for info in PROVIDERS.values():
-        key = info.key_variable or "(none)"
-        state = "" if not info.key_variable else (
-            " [set]" if os.environ.get(info.key_variable) else " [not set]")
-        print(f"{info.name:<10} {key + state:<19} {info.capabilities}")
-        print(f"{'':<10} e.g. {info.example}")
+    rows = [(info.name, (info.key_variable or "(none)") + (
+        "" if not info.key_variable else
+        " [set]" if os.environ.get(info.key_variable) else " [not set]"), info)
+        for info in PROVIDERS.values()]
+    name_width = max(len("provider"), *(len(name) for name, _, _ in rows))
+    key_width = max(len("key variable"), *(len(key) for _, key, _ in rows))
+    print(f"{'provider':<{name_width}}  {'key variable':<{key_width}}  capabilities")
+    for name, key, info in rows:
+        print(f"{name:<{name_width}}  {key:<{key_width}}  {info.capabilities}")
+        print(f"{'':<{name_width}}  e.g. {info.example}")
     print(f"\nembedded default: {DEFAULT_MODEL}")
     for name in EMBEDDED:
         try:
@@ -136,7 +140,8 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if args.json:
         print_json(stats)
         return 0
-    print(f"{stats['path']}: {stats['entries']} entries, {stats['bytes'] / 1e6:.1f} MB")
+    print(f"{stats['path']}: {plural(stats['entries'], 'entry', 'entries')}, "
+          f"{stats['bytes'] / 1e6:.1f} MB")
     for row in stats["by_model"]:
         print(f"  {row['model']:<40} {row['kind']:<9} {row['entries']}")
     return 0
@@ -147,7 +152,7 @@ def clear_cache(cache: Cache, model: str | None, confirmed: bool) -> int:
     stats = cache.stats()
     count = stats["entries"] if model is None else sum(
         row["entries"] for row in stats["by_model"] if row["model"] == model)
-    what = f"{count} entries" + (f" of {model}" if model else "")
+    what = plural(count, "entry", "entries") + (f" of {model}" if model else "")
     if count and not confirmed:
         if not sys.stdin.isatty():
             raise UserError(f"cache clear would delete {what} from {cache.path}, and there is "
@@ -158,6 +163,6 @@ def clear_cache(cache: Cache, model: str | None, confirmed: bool) -> int:
             print("nothing deleted")
             return 0
     deleted = cache.clear(model)
-    print(f"deleted {deleted} entries from {cache.path}")
+    print(f"deleted {plural(deleted, 'entry', 'entries')} from {cache.path}")
     return 0
 

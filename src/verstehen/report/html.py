@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from verstehen.report.tables import plural
+
 TEXT_LIMIT = 4000  # characters of one field a record panel shows (the run folder has it all)
 
 
@@ -103,7 +105,7 @@ class Book:
         self._groups.append({"title": title, "records": list(records)})
         group = len(self._groups) - 1
         return (f'<a href="#records" class="rec" data-g="{group}" '
-                f'title="{len(records)} records">{esc(text)}</a>')
+                f'title="{plural(len(records), "record")}">{esc(text)}</a>')
 
     def payload(self) -> str:
         """The records and groups as base64 of gzipped JSON."""
@@ -162,6 +164,7 @@ padding:0;list-style:none;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:13p
 main{padding:8px 28px 40px;max-width:1400px}section{margin:26px 0}h2{font-size:18px;
 margin:0 0 4px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;
 margin:18px 0 6px}.note{color:var(--muted);margin:4px 0 10px;font-size:13px}
+.warn{color:var(--bad);font-weight:600;margin:4px 0 10px;font-size:13px}
 table{border-collapse:collapse;margin:8px 0 14px;font-size:13.5px}th,td{border:1px solid
 var(--line);padding:4px 8px;text-align:left;vertical-align:top}th{background:var(--soft);
 font-weight:600}td.num,th.num{text-align:right}a{color:var(--link)}a.rec{text-decoration:none;

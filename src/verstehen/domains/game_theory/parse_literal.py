@@ -13,6 +13,7 @@ from verstehen.domains.game_theory.parse_common import (
     _candidate,
     _Malformed,
 )
+from verstehen.report.tables import plural
 
 # ---------------------------------------------------------------- a. code literals
 
@@ -242,7 +243,8 @@ def _zip_matrices(one: _Node, two: _Node) -> Game:
     for name, m in (("player 1's", a), ("player 2's", b)):
         for i, row in enumerate(m[1:], 2):
             if len(row) != len(m[0]):
-                raise _Malformed(f"row {i} of {name} matrix has {len(row)} entries, "
+                raise _Malformed(f"row {i} of {name} matrix has "
+                                 f"{plural(len(row), 'entry', 'entries')}, "
                                  f"row 1 has {len(m[0])}")
     if shape_a != shape_b:
         raise _Malformed(f"player 1's matrix is {shape_a[0]}x{shape_a[1]} but player 2's is "

@@ -14,6 +14,7 @@ from verstehen.domains.game_theory.parse_common import (
     _candidate,
     _Malformed,
 )
+from verstehen.report.tables import plural
 
 # ---------------------------------------------------------------- b. tables
 
@@ -268,11 +269,11 @@ def _row_by_row(text: str) -> list[_Candidate]:
             elif math.isqrt(k) ** 2 == k:
                 rows = cols = math.isqrt(k)
             else:
-                raise _Malformed(f"{k} pairs are listed row by row but the shape is not given "
-                                 "(say e.g. '2x3')")
+                raise _Malformed(f"{plural(k, 'pair')} {'is' if k == 1 else 'are'} listed "
+                                 "row by row but the shape is not given (say e.g. '2x3')")
             if rows * cols != k:
-                raise _Malformed(f"{k} pairs are listed row by row, but a {rows}x{cols} matrix "
-                                 f"has {rows * cols}")
+                raise _Malformed(f"{plural(k, 'pair')} {'is' if k == 1 else 'are'} listed "
+                                 f"row by row, but a {rows}x{cols} matrix has {rows * cols}")
             return _build([list(cells[i * cols:(i + 1) * cols]) for i in range(rows)])
 
         found.append(_candidate(m.start(), pairs[-1].end(), 3, "row-by-row list", make))

@@ -33,6 +33,7 @@ from verstehen.domains.poetry.rhyme import (
     rhyme_scheme,
     slant_rhyme,
 )
+from verstehen.report.tables import plural
 
 SONNET_PAIRS = ((0, 2), (1, 3), (4, 6), (5, 7), (8, 10), (9, 11), (12, 13))
 
@@ -72,7 +73,7 @@ def is_haiku(text: str) -> Verdict:
     lines = poem_lines(text)
     est = _estimated(lines)
     if len(lines) != 3:
-        return Verdict(False, f"{len(lines)} lines, not 3", est)
+        return Verdict(False, f"{plural(len(lines), 'line')}, not 3", est)
     counts = [read_line(line).counts for line in lines]
     shown = "-".join(_counts(c) for c in counts)
     bad = [f"line {i + 1} has {_counts(c)} syllables, not {n}"
@@ -138,7 +139,7 @@ def is_shakespearean_sonnet(text: str, max_mismatches: int = 1, loose_pairs: int
     lines = poem_lines(text)
     est = _estimated(lines)
     if len(lines) != 14:
-        return Verdict(False, f"{len(lines)} lines, not 14", est)
+        return Verdict(False, f"{plural(len(lines), 'line')}, not 14", est)
     finals = _rhyme_words(lines)
     problems = []
     loose: list[str] = []

@@ -24,6 +24,7 @@ from typing import Any
 from verstehen.engine.cache.keys import checksum, default_cache_path
 from verstehen.engine.cache.schema import is_busy, migrate, user_error
 from verstehen.errors import UserError
+from verstehen.report.tables import plural
 
 BUSY_TIMEOUT = 30.0  # seconds of a locked file before the run says so; also the wait at close
 READ_TIMEOUT = 0.1  # a read waits this long on a lock (on the event loop), then is a miss
@@ -268,7 +269,8 @@ class Cache:
         if warn:
             problem = (f"cache {self.path} is locked by another process" if busy
                        else f"cannot write the cache {self.path} ({reason})")
-            _warn(f"{problem}; {waiting} results kept in memory for this run, will retry")
+            _warn(f"{problem}; {plural(waiting, 'result')} kept in memory for this run, will "
+                  "retry")
         return give_up
 
     def stats(self) -> dict[str, Any]:
@@ -323,13 +325,15 @@ class Cache:
         with self._cond:
             unwritten, self._pending = len(self._pending), {}
         if unwritten:
-            _warn(f"{unwritten} results could not be written to the cache {self.path} "
+            _warn(f"{plural(unwritten, 'result')} could not be written to the cache {self.path} "
                   f"({self._write_error}): this run used them; a later run asks them again")
         if self._damaged:
-            _warn(f"cache {self.path}: {len(self._damaged)} damaged entries ignored and re-asked")
+            damaged = plural(len(self._damaged), "damaged entry", "damaged entries")
+            _warn(f"cache {self.path}: {damaged} ignored and re-asked")
         if self._unread:
-            _warn(f"cache {self.path}: {self._unread} reads failed ({self._unread_reason}) and "
-                  "were asked again; if this goes on, move it away or pass --cache NEW")
+            _warn(f"cache {self.path}: {plural(self._unread, 'read')} failed "
+                  f"({self._unread_reason}) and {'was' if self._unread == 1 else 'were'} asked "
+                  "again; if this goes on, move it away or pass --cache NEW")
         self._damaged.clear()
         self._unread = 0
 

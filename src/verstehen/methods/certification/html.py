@@ -13,6 +13,7 @@ from verstehen.methods.certification.report import explain
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Verdict
 from verstehen.report.html import Page, RecordView, badge, esc, num, table
+from verstehen.report.tables import plural
 from verstehen.results import load_result
 
 Record = dict[str, Any]
@@ -64,7 +65,7 @@ def scope_row(scope: ScopeResult, answers: Answers) -> list[str]:
     v = scope.verdict
     if v is None:
         return [esc(scope.scope), badge(None), answers.link(str(scope.asked), "answers", asked),
-                f"{scope.failed_calls} calls failed", "", "", ""]
+                f"{plural(scope.failed_calls, 'call')} failed", "", "", ""]
     tasks = "<br>".join(
         answers.link(f"{family} {f.mean:.2f} ± {f.se:.2f} (n={f.n})",
                      f"{scope.scope}: {family}", [r for r in asked if r["family"] == family])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Decision, ExplainedMix, SequentialLook, Verdict
-from verstehen.report.tables import table
+from verstehen.report.tables import plural, table
 
 HEADER = ["scope", "verdict", "n", "mean score [L, U]", "ridiculous [L, U]", "decided by",
           "more"]
@@ -31,9 +31,9 @@ def explain(v: Verdict) -> list[str]:
                      f"{v.ridiculous_upper:.6f}] (RID {v.rid:g})")
         lines.append("  more questions will likely not decide it: the observed rates sit on "
                      "the thresholds" if v.more_questions is None else
-                     f"  not enough evidence yet: about {v.more_questions} more questions would "
-                     "likely decide it")
-    lines.append(f"  from n = {v.n} answers: mean score {v.mean_score:.4f}, "
+                     f"  not enough evidence yet: about {plural(v.more_questions, 'more question')}"
+                     " would likely decide it")
+    lines.append(f"  from n = {plural(v.n, 'answer')}: mean score {v.mean_score:.4f}, "
                  f"ridiculous {v.ridiculous_rate:.4f}")
     if isinstance(v.details, SequentialLook):
         lines.append(f"  sequential: look {v.details.look} of checkpoints "
@@ -42,7 +42,7 @@ def explain(v: Verdict) -> list[str]:
     if isinstance(v.details, ExplainedMix):
         families = [c for c in v.details.components if c.family != "(remaining)"]
         lines.append(f"  explanations cover {v.details.coverage:.0%} of the scope: " + ", ".join(
-            f"{c.family} (program score {c.mean_score:.3f} on {c.m} questions)"
+            f"{c.family} (program score {c.mean_score:.3f} on {plural(c.m, 'question')})"
             for c in families))
     return lines
 
@@ -52,13 +52,13 @@ def verdict_row(scope: ScopeResult) -> list[str]:
     v = scope.verdict
     if v is None:
         return [scope.scope, "ERROR", str(scope.asked), "", "", "",
-                f"{scope.failed_calls} failed calls"]
+                plural(scope.failed_calls, "failed call")]
     more = "" if v.decision != Decision.INCONCLUSIVE else (
         "?" if v.more_questions is None else f"~{v.more_questions}")
     return [scope.scope, v.decision.words, str(v.n),
             f"{v.mean_score:.3f} [{v.score_lower:.3f}, {v.score_upper:.3f}]",
             f"{v.ridiculous_rate:.3f} [{v.ridiculous_lower:.4f}, {v.ridiculous_upper:.4f}]",
-            ", ".join(v.decided_by) or "-", more]
+            v.decided_by_words, more]
 
 
 def show(result: CertifyResult) -> None:
@@ -69,8 +69,8 @@ def show(result: CertifyResult) -> None:
     for scope in result.scopes:
         print(f"\n{scope.scope}:")
         if scope.verdict is None:
-            print(f"  {scope.failed_calls} calls failed; rerun the same command to retry "
-                  "them (answers already given come from the cache)")
+            print(f"  {plural(scope.failed_calls, 'call')} failed; rerun the same command to "
+                  "retry (answers already given come from the cache)")
             continue
         print("\n".join(explain(scope.verdict)))
         print("  answers: " + ", ".join(f"{k} {v}" for k, v in scope.outcomes.items()))
@@ -80,6 +80,6 @@ def show(result: CertifyResult) -> None:
         if scope.unparsed_reasons:
             print(f"  unparsed answers, most common reason: {next(iter(scope.unparsed_reasons))}")
         if (r := scope.rephrase) is not None:
-            print(f"  rephrased: score changed on {r.disagreements} of {r.n} questions "
+            print(f"  rephrased: score changed on {r.disagreements} of {plural(r.n, 'question')} "
                   f"({r.rate:.0%} ± {r.se:.0%})")
     print(f"\nrecords: {result.run_dir}/records.jsonl ({result.seconds} s)")

@@ -29,6 +29,16 @@ class Decision(str, Enum):
         return self.value.replace("_", " ")
 
 
+# the tests of Procedures 4.1 and 5.1 (`Verdict.decided_by` keeps these ids in the JSON form),
+# each as what it found: a bound on the mean score against PG, on the ridiculous rate against RID
+TEST_WORDS = {
+    "good_grade": "mean score high enough",          # score_lower >= PG
+    "good_rid": "few enough ridiculous answers",     # ridiculous_upper <= RID
+    "bad_grade": "mean score too low",               # score_upper < PG
+    "bad_rid": "too many ridiculous answers",        # ridiculous_lower > RID
+}
+
+
 @dataclass(frozen=True)
 class Criterion(JsonForm):
     """An understanding criterion (PG, RID) and the failure probability δ (Definition 3.2)."""
@@ -114,6 +124,12 @@ class Verdict(JsonForm):
     delta: float
     more_questions: int | None = None
     details: SequentialLook | ExplainedMix | None = None
+
+    @property
+    def decided_by_words(self) -> str:
+        """The tests that decided the verdict, in words ("mean score too low, ..."); "-" when
+        none did (inconclusive)."""
+        return ", ".join(TEST_WORDS.get(t, t) for t in self.decided_by) or "-"
 
     def __str__(self) -> str:
         return (f"{self.decision.words} (mean score {self.mean_score:.3f} "

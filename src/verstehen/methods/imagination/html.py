@@ -15,6 +15,7 @@ from verstehen.methods.imagination.results import AnswerResult, GenerateResult
 from verstehen.methods.imagination.runs import ANSWER, once_each, read_runs, run_answers
 from verstehen.methods.imagination.stats import MatrixRow, pair_matrix
 from verstehen.report.html import Page, RecordView, esc, figure, rate, table
+from verstehen.report.tables import plural
 from verstehen.results import load_result
 
 Record = dict[str, Any]
@@ -146,9 +147,9 @@ def generate_section(run: Path, page: Page) -> None:
     body = table(["type", "slots filled", "replies", "kept", "repeats", "dropped",
                   "why dropped (top 6)", "failed calls"], rows)
     page.section(f"Shared imagination: questions by {result.qm}", body,
-                 note=f"{result.kept} questions kept; a slot is filled when a try gave a usable "
-                      "question; a repeat is a kept question written before in the run "
-                      f"(answered once); failed calls count slots; run {esc(run.name)}; "
+                 note=f"{plural(result.kept, 'question')} kept; a slot is filled when a try "
+                      "gave a usable question; a repeat is a kept question written before in "
+                      f"the run (answered once); failed calls count slots; run {esc(run.name)}; "
                       f"{result.seconds} s")
 
 
@@ -208,8 +209,9 @@ def answer_section(run: Path, page: Page) -> None:
                 for outcome, n in sorted(result.outcomes.items())]
     body += "<h3>Outcomes</h3>" + table(["outcome", "answers"], outcomes)
     models = ", ".join(map(str, RunStore(run).info().get("config", {}).get("models", [])))
-    repeats = (f"; {result.repeated_questions} questions of the question runs repeated one "
-               "already read and were answered once" if result.repeated_questions else "")
+    once = result.repeated_questions
+    repeats = (f"; {plural(once, 'question')} of the question runs repeated one already read "
+               f"and {'was' if once == 1 else 'were'} answered once" if once else "")
     page.section(f"Shared imagination: answers by {models}", body,
                  note=f"{MATRIX_NOTE}{repeats}; failed calls: {result.failed_calls}; run "
                       f"{esc(run.name)}; {result.seconds} s")
@@ -224,5 +226,7 @@ def compare(runs: Sequence[Path], page: Page) -> None:
     answers = [r for r in pooled.records if r["kind"] == "answer"]
     page.section("Shared imagination: answer runs pooled",
                  matrix_table(pair_matrix(answers), Records(page, answers)),
-                 note=f"{MATRIX_NOTE}; {pooled.repeats} answers repeated one of another run "
-                      "and count once; runs " + ", ".join(esc(r.name) for r in runs))
+                 note=f"{MATRIX_NOTE}; {plural(pooled.repeats, 'answer')} repeated one of "
+                      "another run and "
+                      f"{'counts' if pooled.repeats == 1 else 'count'} once; runs "
+                      + ", ".join(esc(r.name) for r in runs))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from verstehen.report.tables import plural
+
 _QUESTION = re.compile(r"^(?:question|q)\s*(\d+)?\s*(?:[:.)]\s*(.*))?$", re.I)
 _CHOICE = re.compile(r"^(?:\(([A-H])\)|([A-H])([.):]))(?=\s|$)\s*(.*)$")
 _OPTIONS = re.compile(r"^(?:options|choices|answer choices)\s*:\s*(?=\(?[A-H][.):)])", re.I)
@@ -133,7 +135,7 @@ def _parse_block(lines: list[str], labelled: bool) -> Parsed:
     if dup := next((x for i, x in enumerate(letters) if x in letters[:i]), None):
         return QuestionFailure(f"duplicated label {dup}")
     if len(letters) != 4:
-        return QuestionFailure(f"found {len(letters)} choices, expected 4")
+        return QuestionFailure(f"found {plural(len(letters), 'choice')}, expected 4")
     if missing := next((x for x in "ABCD" if x not in letters), None):
         return QuestionFailure(f"missing choice {missing}")
     by_label = dict(choices)

@@ -29,7 +29,7 @@ from verstehen.methods.imagination.stats import (
     PositionRates,
     sort_kinds,
 )
-from verstehen.report.tables import table
+from verstehen.report.tables import plural, table
 
 QTYPE_NAMES = {"DQ": "direct questions", "CQ": "context questions",
                "SQ": "sequential questions"}
@@ -159,17 +159,20 @@ def pooling_text(pooling: Pooling) -> str:
     """What was counted once or could not be matched when runs were pooled ("" when nothing)."""
     lines = []
     if pooling.repeated_questions:
-        lines.append(f"{pooling.repeated_questions} of {pooling.questions} questions read "
-                     "repeat one already read (same QM, content, type, topic, position, "
-                     "context and text): counted once")
+        lines.append(f"{pooling.repeated_questions} of {plural(pooling.questions, 'question')} "
+                     f"read {'repeats' if pooling.repeated_questions == 1 else 'repeat'} one "
+                     "already read (same QM, content, type, topic, position, context and "
+                     "text): counted once")
     if pooling.repeated_answers:
-        lines.append(f"{pooling.repeated_answers} of {pooling.answers} answers read repeat an "
-                     "answer of the same AM to the same question: counted once (the last "
-                     "run's)")
+        lines.append(f"{pooling.repeated_answers} of {plural(pooling.answers, 'answer')} read "
+                     f"{'repeats' if pooling.repeated_answers == 1 else 'repeat'} an answer of "
+                     "the same AM to the same question: counted once (the last run's)")
     if pooling.unmatched_answers:
-        lines.append(f"{pooling.unmatched_answers} answers of runs made before question ids "
-                     "hashed the question have no question run left to match them: counted "
-                     "under their old ids, which another seed's run can share")
+        lines.append(f"{plural(pooling.unmatched_answers, 'answer')} of runs made before "
+                     "question ids hashed the question "
+                     f"{'has' if pooling.unmatched_answers == 1 else 'have'} no question run "
+                     "left to match them: counted under their old ids, which another seed's "
+                     "run can share")
     return "\n".join(lines)
 
 
@@ -213,7 +216,8 @@ def show_answer(result: AnswerResult) -> None:
     """The matrix as text, the outcome counts, fictionality rates and where the figures are."""
     print(matrix_text(result.matrix))
     if result.repeated_questions:
-        print(f"{result.repeated_questions} questions of the question runs repeat one already "
+        print(f"{plural(result.repeated_questions, 'question')} of the question runs "
+              f"{'repeats' if result.repeated_questions == 1 else 'repeat'} one already "
               "read (same QM, content, type, topic, position, context and text): answered "
               "once")
     print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(result.outcomes.items())))

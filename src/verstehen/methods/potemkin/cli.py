@@ -33,6 +33,7 @@ from verstehen.methods.potemkin.run import SOURCES, plan_run, run_potemkin
 from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
 from verstehen.methods.potemkin.stats import UNPARSED
 from verstehen.methods.potemkin.summary import score_files, summarize_run
+from verstehen.report.tables import plural
 
 TASK_LIST = ",".join(ALL_TASKS)
 
@@ -142,8 +143,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                     seed=args.seed, max_tokens=args.max_tokens, unparsed=args.unparsed)
     if plan.benchmark_items is not None:
         left = sum(plan.benchmark_skipped.values())
-        print(f"benchmark: {plan.benchmark_items} items read, {left} rows left out (concepts "
-              "outside the paper's final 32; counts by reason in run.json)", file=sys.stderr)
+        print(f"benchmark: {plural(plan.benchmark_items, 'item')} read, "
+              f"{plural(left, 'row')} left out (concepts outside the paper's final 32; counts "
+              "by reason in run.json)", file=sys.stderr)
     result = asyncio.run(run_potemkin(args.model, plan, judge=args.judge,
                                       base_url=args.base_url,
                                       judge_base_url=args.judge_base_url,
@@ -186,7 +188,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     store = open_run(args.run)
     out = args.out or store.path / "to-label.csv"
     n = export_items(store, out, everything=args.all)
-    print(f"{n} answers to label: {out} (fill the label column with yes or no, then "
+    print(f"{plural(n, 'answer')} to label: {out} (fill the label column with yes or no, then "
           f"`verstehen annotate import {store.path} {out}`)")
     return 0
 
@@ -196,7 +198,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     store = open_run(args.run)
     read, stored = import_labels(store, args.file)
     result = summarize_run(store)
-    print(f"{read} labels read, {stored} stored in {store.path}", file=sys.stderr)
+    print(f"{plural(read, 'label')} read, {stored} stored in {store.path}", file=sys.stderr)
     if args.json:
         print_json(result.to_dict())
     else:

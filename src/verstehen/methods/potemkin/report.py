@@ -23,7 +23,7 @@ from verstehen.methods.potemkin.stats import (
     Table6,
 )
 from verstehen.report.figures import new_figure, nothing_to_plot, save_png
-from verstehen.report.tables import table
+from verstehen.report.tables import plural, table
 
 
 def unreadable(r: PotemkinRate) -> str:
@@ -48,7 +48,8 @@ def _note(rows: list[dict[str, PotemkinRate]]) -> str:
             "left out (as in the paper), unreadable generate and edit answers "
             + ("count as wrong (--unparsed exclude leaves them out)" if wrong
                else "are left out (--unparsed exclude)")
-            + f"; {excluded} answers without a passed keystone are not counted")
+            + f"; {plural(excluded, 'answer')} without a passed keystone "
+            + ("is" if excluded == 1 else "are") + " not counted")
 
 
 def table1_text(t1: Table1) -> str:
@@ -156,7 +157,7 @@ def show_run(result: PotemkinResult) -> None:
         known = [k for k in keystones if k.keystone is not None]
         passed = sum(bool(k.keystone) for k in known)
         print(f"keystone (definition) correct for {passed} of {len(known)} graded concepts"
-              + (f"; {len(keystones) - len(known)} definitions not graded yet"
+              + (f"; {plural(len(keystones) - len(known), 'definition')} not graded yet"
                  if len(known) < len(keystones) else ""))
     else:
         print("keystone not asked (--tasks without define): rates are not conditioned on "
@@ -164,7 +165,9 @@ def show_run(result: PotemkinResult) -> None:
     print("grades by: " + ", ".join(f"{k} {v}" for k, v in sorted(result.grades_by.items())))
     if result.waiting_for_keystone:
         waiting = sum(result.waiting_for_keystone.values())
-        print(f"{waiting} use answers wait for their concept's definition to be graded "
+        print(f"{plural(waiting, 'use answer')} "
+              f"{'waits for its' if waiting == 1 else 'wait for their'} concept's definition "
+              "to be graded "
               f"(--judge, or `verstehen annotate export {folder}`)")
     for name, a in result.agreement.items():
         kappa = "undefined" if a.kappa is None else f"{a.kappa:.2f}"
@@ -214,20 +217,22 @@ def show_selfjudge(result: SelfJudgeResult) -> None:
     if r.concept_step == "ask":
         unnamed = (f" ({r.concept_from_subject} named none: the subject stood in)"
                    if r.concept_from_subject else "")
-        print(f"{r.model}: {r.relies_on_concept} of {r.questions} benchmark questions rely on "
+        print(f"{r.model}: {r.relies_on_concept} of {plural(r.questions, 'benchmark question')} "
+              f"{'relies' if r.relies_on_concept == 1 else 'rely'} on "
               f"a concept, by the model's word{unnamed}; {r.answered_correctly} of those "
-              f"answered correctly; {r.related_questions} related questions; {r.judgments} "
-              "judgments")
+              f"answered correctly; {plural(r.related_questions, 'related question')}; "
+              f"{plural(r.judgments, 'judgment')}")
     else:
-        print(f"{r.model}: {r.answered_correctly} of {r.questions} benchmark questions answered "
-              f"correctly (concept: the subject's name); {r.related_questions} related "
-              f"questions; {r.judgments} judgments")
+        print(f"{r.model}: {r.answered_correctly} of {plural(r.questions, 'benchmark question')} "
+              f"answered correctly (concept: the subject's name); "
+              f"{plural(r.related_questions, 'related question')}; "
+              f"{plural(r.judgments, 'judgment')}")
     if r.potemkin_rate is None or r.se is None:
         print("potemkin rate (lower bound): —  (no judgment could be read)")
     else:
         print(f"potemkin rate (lower bound) = 2 x (1 - judge accuracy) = "
-              f"{r.potemkin_rate:.2f} ({r.se:.2f}), n {r.judgments} judgments over "
-              f"{r.clusters} questions (SE clustered by question)")
+              f"{r.potemkin_rate:.2f} ({r.se:.2f}), n {plural(r.judgments, 'judgment')} "
+              f"over {plural(r.clusters, 'question')} (SE clustered by question)")
     if r.upstream_rate is not None and r.upstream_se is not None:
         print(f"  as the paper's code reports it (the mean of the running rate after each "
               f"question, in draw order): {r.upstream_rate:.2f} ({r.upstream_se:.2f})")
