@@ -181,8 +181,8 @@ def test_plain_progress_prints_counts():
     progress.advance(cached=False, error=True)
     progress.close()
     last = stream.getvalue().splitlines()[-1]
-    assert "2/3 done" in last and "1 cached" in last and "1 retries" in last
-    assert "1 errors" in last
+    assert "2/3 done" in last and "1 cached" in last and "1 retry," in last
+    assert "1 error," in last
 
 
 def test_two_servers_of_one_model_name_get_a_limit_each(cache_path):

@@ -44,16 +44,22 @@ async def _one_model(model: str | Model, plan: AuditPlan, scopes: list[Scope],
         for name, counts in lens_usage.items():
             usage.setdefault(name, ModelUsage()).absorb(counts)
 
+    progress = session.runner.progress
+    lenses = 1 + bool(keys) + bool(keys and plan.examples)
     try:
-        done = await certify_scopes(model, scopes, certify_plan, base_url=base_url,
-                                    settings=lens_settings, command="certify", session=session)
+        # each lens adds its calls when it starts: until the last has, the total is provisional
+        with progress.growing(lenses > 1):
+            done = await certify_scopes(model, scopes, certify_plan, base_url=base_url,
+                                        settings=lens_settings, command="certify",
+                                        session=session)
         count(done.usage)
         if keys:
-            defined = await run_potemkin(
-                model, plan_run(concepts=keys, tasks=("define",), seed=plan.seed,
-                                max_tokens=plan.max_tokens),
-                judge=judge, base_url=base_url, judge_base_url=judge_base_url,
-                settings=lens_settings, session=session)
+            with progress.growing(lenses > 2):
+                defined = await run_potemkin(
+                    model, plan_run(concepts=keys, tasks=("define",), seed=plan.seed,
+                                    max_tokens=plan.max_tokens),
+                    judge=judge, base_url=base_url, judge_base_url=judge_base_url,
+                    settings=lens_settings, session=session)
             count(defined.usage or {})
         if keys and plan.examples:
             made = await run_incoherence(

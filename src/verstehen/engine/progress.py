@@ -1,21 +1,53 @@
-"""Progress of a batch of calls: a live rich bar on a terminal, plain lines otherwise."""
+"""Progress of a batch of calls: a live rich bar on a terminal, plain lines otherwise.
+
+A procedure that adds to the total in steps whose number it does not know yet (the looks of a
+sequential test, the lenses of an audit) asks in `growing()`: until the last of them ends the
+total is provisional, shown as "16/26+" and without an ETA, which would be too soon.
+"""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, Task, TextColumn, TimeRemainingColumn
+from rich.text import Text
+
+from verstehen.report.tables import plural
+
+NO_ETA = "no ETA yet (more calls may follow)"
 
 
 class Counts:
     """The numbers every progress display shows."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.total = self.done = self.cached = self.retries = self.errors = 0
-        self.started = time.monotonic()
+        self.clock = clock
+        self.started = clock()
+        self._growing = 0  # how many callers may still add to the total
+
+    @property
+    def provisional(self) -> bool:
+        """Whether more calls may still be added to the total."""
+        return self._growing > 0
+
+    @contextmanager
+    def growing(self, more: bool = True) -> Iterator[None]:
+        """While inside (with `more`), the total may still grow: it is shown as provisional."""
+        self._growing += more
+        try:
+            yield
+        finally:
+            self._growing -= more
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Show the numbers again (a display that shows them between calls overrides it)."""
 
     def eta(self) -> str:
         """Seconds left at the rate of calls that were not cache hits."""
@@ -25,14 +57,16 @@ class Counts:
             return "0s"
         if fresh <= 0:
             return "?"
-        return f"{(time.monotonic() - self.started) / fresh * left:.0f}s"
+        return f"{(self.clock() - self.started) / fresh * left:.0f}s"
 
     def line(self, label: str) -> str:
-        """One line with done/total, cache hits, retries, errors and ETA."""
-        return (
-            f"{label}: {self.done}/{self.total} done, {self.cached} cached, "
-            f"{self.retries} retries, {self.errors} errors, ETA {self.eta()}"
-        )
+        """One line with done/total, cache hits, retries, errors and ETA ("16/26+" and no ETA
+        while the total is provisional)."""
+        more = "+" if self.provisional else ""
+        eta = NO_ETA if self.provisional else f"ETA {self.eta()}"
+        return (f"{label}: {self.done}/{self.total}{more} done, {self.cached} cached, "
+                f"{plural(self.retries, 'retry', 'retries')}, {plural(self.errors, 'error')}, "
+                f"{eta}")
 
 
 class NullProgress(Counts):
@@ -59,15 +93,16 @@ class NullProgress(Counts):
 class PlainProgress(NullProgress):
     """A line at most every `every` seconds, and at the end (for logs and pipes)."""
 
-    def __init__(self, label: str, stream: TextIO = sys.stderr, every: float = 5.0) -> None:
-        super().__init__()
+    def __init__(self, label: str, stream: TextIO = sys.stderr, every: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(clock)
         self.label, self.stream, self.every = label, stream, every
         self._last = 0.0
 
     def advance(self, *, cached: bool, error: bool) -> None:
         """Count, and print when the interval has passed."""
         super().advance(cached=cached, error=error)
-        now = time.monotonic()
+        now = self.clock()
         if now - self._last >= self.every:
             self._last = now
             print(self.line(self.label), file=self.stream, flush=True)
@@ -78,6 +113,16 @@ class PlainProgress(NullProgress):
             print(self.line(self.label), file=self.stream, flush=True)
 
 
+class _TimeLeft(TimeRemainingColumn):
+    """rich's time remaining, or no ETA while the total is provisional."""
+
+    def render(self, task: Task) -> Text:
+        """The time left, or words saying there is none yet."""
+        if task.fields.get("more"):
+            return Text(NO_ETA, style="progress.remaining")
+        return super().render(task)
+
+
 class RichProgress(NullProgress):
     """A live bar with the same numbers, refreshed by rich."""
 
@@ -86,14 +131,15 @@ class RichProgress(NullProgress):
         self._bar = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
-            TextColumn("{task.completed}/{task.total}"),
+            TextColumn("{task.completed}/{task.total}{task.fields[more]}"),
             TextColumn("cached {task.fields[cached]} · retries {task.fields[retries]} · "
                        "errors {task.fields[errors]}"),
-            TimeRemainingColumn(),
+            _TimeLeft(),
             console=Console(stderr=True),
             transient=False,
         )
-        self._task = self._bar.add_task(label, total=0, cached=0, retries=0, errors=0)
+        self._task = self._bar.add_task(label, total=0, cached=0, retries=0, errors=0,
+                                        more="")
         self._started = False
 
     def _update(self) -> None:
@@ -101,7 +147,8 @@ class RichProgress(NullProgress):
             self._started = True
             self._bar.start()
         self._bar.update(self._task, total=self.total, completed=self.done, cached=self.cached,
-                         retries=self.retries, errors=self.errors)
+                         retries=self.retries, errors=self.errors,
+                         more="+" if self.provisional else "")
 
     def add_total(self, n: int) -> None:
         """Expect n more calls."""
@@ -117,6 +164,11 @@ class RichProgress(NullProgress):
         """Count one retry."""
         super().retry()
         self._update()
+
+    def refresh(self) -> None:
+        """Show whether the total is still provisional."""
+        if self._started:
+            self._update()
 
     def close(self) -> None:
         """Stop the live display."""

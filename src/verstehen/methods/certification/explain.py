@@ -114,11 +114,14 @@ async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
 async def run_explained(runner: Runner, model: Model, scope: ExplainableScope, store: RunStore,
                         plan: CertifyPlan, program_questions: int) -> ScopeResult:
     """Procedure 5.1: explained families from programs, the rest from `plan.questions` answers."""
-    explained = [
-        fam for fam in await asyncio.gather(*(
-            explain_family(runner, model, scope, store, family, k, plan.seed, program_questions)
-            for k, family in enumerate(sorted(scope.families))))
-        if fam is not None]
+    runner.progress.add_total(len(scope.families))  # a program asked for each family
+    with runner.progress.growing():  # then the questions of the families left unexplained
+        explained = [
+            fam for fam in await asyncio.gather(*(
+                explain_family(runner, model, scope, store, family, k, plan.seed,
+                               program_questions)
+                for k, family in enumerate(sorted(scope.families))))
+            if fam is not None]
     covered = {fam.family for fam in explained}
     asker = Asker(runner, model, scope, store, plan.seed, plan.max_tokens)
     records: list[dict[str, Any]] = []

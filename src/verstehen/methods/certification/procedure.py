@@ -103,20 +103,23 @@ async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStor
     """Ask, grade and decide; returns the scope's summary (verdict, counts, rephrase check)."""
     asker = Asker(runner, model, scope, store, plan.seed, plan.max_tokens)
     records: list[dict[str, Any]] = []
-    if plan.sequential:
-        schedule = checkpoints(plan.first_look, plan.questions)
-        verdict = None
-        for look, n in enumerate(schedule, 1):
-            records += await asker.ask_range(len(records), n)
-            if asker.errors:
-                break
-            verdict = certify_at_look(scores_of(records), plan.criterion, look, schedule)
-            if verdict.decision != Decision.INCONCLUSIVE:
-                break
-    else:
-        records = await asker.ask_range(0, plan.questions)
-        verdict = None if asker.errors else certify(
-            scores_of(records), plan.criterion.pg, plan.criterion.rid, plan.criterion.delta)
+    with runner.progress.growing(plan.rephrase > 0):  # the rephrasings come after the answers
+        if plan.sequential:
+            schedule = checkpoints(plan.first_look, plan.questions)
+            verdict = None
+            for look, n in enumerate(schedule, 1):
+                with runner.progress.growing(look < len(schedule)):
+                    records += await asker.ask_range(len(records), n)
+                if asker.errors:
+                    break
+                verdict = certify_at_look(scores_of(records), plan.criterion, look, schedule)
+                if verdict.decision != Decision.INCONCLUSIVE:
+                    break
+        else:
+            records = await asker.ask_range(0, plan.questions)
+            verdict = None if asker.errors else certify(
+                scores_of(records), plan.criterion.pg, plan.criterion.rid,
+                plan.criterion.delta)
     rephrased = await rephrase_check(asker, records, plan.rephrase) if not asker.errors else None
     return scope_summary(scope, records, verdict, rephrased, asker.errors)
 

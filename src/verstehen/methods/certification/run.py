@@ -114,13 +114,16 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
             "explanations": program_questions is not None,
             "base_url": base_url}, plan.seed, [opened.identity()])
         results = []
-        for scope in scopes:
-            if program_questions is not None:
-                assert isinstance(scope, ExplainableScope)
-                results.append(await run_explained(session.runner, opened, scope, store, plan,
-                                                   program_questions))
-            else:
-                results.append(await run_certify(session.runner, opened, scope, store, plan))
+        for i, scope in enumerate(scopes):
+            # each scope adds its questions when it starts: until the last does, more follow
+            with session.runner.progress.growing(i < len(scopes) - 1):
+                if program_questions is not None:
+                    assert isinstance(scope, ExplainableScope)
+                    results.append(await run_explained(session.runner, opened, scope, store,
+                                                       plan, program_questions))
+                else:
+                    results.append(await run_certify(session.runner, opened, scope, store,
+                                                     plan))
         return store, results
 
     timed = await in_session(settings, f"{command} {name}", body, session)

@@ -193,7 +193,8 @@ async def run_generate(runner: Runner, model: Model, plan: GeneratePlan,
             if any(r["status"] != "dropped" for r in records):
                 return  # kept, or a call failed (a rerun retries it)
 
-    await asyncio.gather(*(one(*job) for job in jobs))
+    with runner.progress.growing(plan.tries > 1):  # a dropped reply is drawn again
+        await asyncio.gather(*(one(*job) for job in jobs))
 
 
 def count_questions(records: list[dict[str, Any]]) -> dict[str, QuestionCounts]:

@@ -212,7 +212,9 @@ async def ask_questions(runner: Runner, model: Model, scope: MCQScope, store: Ru
     items = pick(scope, plan)
     runner.progress.add_total(len(items))  # the first call each; later steps as they qualify
     judge = SelfJudge(runner, model, store, plan)
-    await asyncio.gather(*(judge.original(scope, item, draw) for draw, item in enumerate(items)))
+    with runner.progress.growing():
+        await asyncio.gather(*(judge.original(scope, item, draw)
+                               for draw, item in enumerate(items)))
 
 
 def summarize_selfjudge(records: list[dict[str, Any]], *, model: str, run_dir: Path,
