@@ -42,7 +42,7 @@ CONFIG_KEYS = ["model", "questions", "kb", "limit", "base_url", "relations", "ma
                "template_style", "seed", "max_tokens"]
 SUMMARY_KEYS = ["method", "consistency", "by_relation", "by_concept", "bias", "anchors", "facts",
                 "positive_facts", "facts_unanswered", "mean_facts_per_anchor", "failed_calls",
-                "run", "relations_png", "bias_png", "seconds", "usage"]
+                "concepts", "run", "relations_png", "bias_png", "seconds", "usage"]
 
 
 def write_data(folder: Path) -> tuple[Path, Path]:

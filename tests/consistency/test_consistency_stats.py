@@ -592,7 +592,7 @@ def test_bias_text():
     assert "0.50 (0.35) n=2" in text   # 1/2, SE sqrt(1/8) = 0.354
     assert "best single combo #2" in text
     assert "1.00 (0.00) n=2" in text   # combo 2 on negatives
-    assert "0.75" in text and "1 facts unanswered" in text
+    assert "0.75" in text and "1 fact unanswered" in text
 
 
 def test_plots_write_pngs(tmp_path):

@@ -162,6 +162,25 @@ def fact_concepts(anchor: AnchorResult, facts: Mapping[str, FactAnswer]) -> set[
     return {c for f in facts_of(anchor, facts) if f.positive for c in (f.c1, f.c2)}
 
 
+@dataclass(frozen=True)
+class ConceptCounts(JsonForm):
+    """What the per-concept table was picked from: the concepts in the anchors' true background
+    facts, those in the facts of at least `min_anchors` anchors, and how many at most it shows."""
+
+    in_facts: int
+    eligible: int
+    top: int
+    min_anchors: int
+
+
+def concept_counts(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer], *,
+                   top: int = TOP_CONCEPTS, min_anchors: int = MIN_ANCHORS) -> ConceptCounts:
+    """How many concepts `by_concept` chose from (with the same `top` and `min_anchors`)."""
+    counts = Counter(c for a in anchors for c in fact_concepts(a, facts))
+    return ConceptCounts(len(counts), sum(n >= min_anchors for n in counts.values()), top,
+                         min_anchors)
+
+
 def by_concept(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer], *,
                top: int = TOP_CONCEPTS, min_anchors: int = MIN_ANCHORS, resamples: int = 200,
                seed: int = 0) -> dict[str, ConceptBreakdown]:

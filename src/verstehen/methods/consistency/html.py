@@ -9,13 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.engine.store import RunStore
-from verstehen.methods.consistency.breakdowns import (
-    MIN_ANCHORS,
-    TOP_CONCEPTS,
-    CCEntry,
-    RateEntry,
-    fact_concepts,
-)
+from verstehen.methods.consistency.breakdowns import CCEntry, RateEntry, fact_concepts
+from verstehen.methods.consistency.report import base_rate_warning, concept_selection
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import (
     LEVEL,
@@ -149,6 +144,13 @@ def _model(run: Path) -> str:
 
 def _overall(result: ConsistencyResult, run: Run) -> str:
     c = result.consistency
+    warning = base_rate_warning(c)
+    return _overall_table(result, run) + (f'<p class="warn">{esc(warning)}</p>' if warning
+                                          else "")
+
+
+def _overall_table(result: ConsistencyResult, run: Run) -> str:
+    c = result.consistency
     scored, link = run.scored, run.anchors_link
     unanswered = [a.id for a in run.anchors if a.correct is None]
     no_background = [a.id for a in run.anchors
@@ -189,10 +191,10 @@ def _relations(result: ConsistencyResult, run: Run) -> str:
 
 
 def _concepts(result: ConsistencyResult, run: Run) -> str:
+    selection = concept_selection(len(result.by_concept), result.concepts)
+    caption = f"<p>{esc(selection[0].upper() + selection[1:])}.</p>"
     if not result.by_concept:
-        return (f"<p>No concept is in the background facts of {MIN_ANCHORS} anchors (the "
-                f"paper's selection: the {TOP_CONCEPTS} concepts in the facts of the most "
-                f"anchors, at least {MIN_ANCHORS}).</p>")
+        return caption
     rows = []
     for concept, e in result.by_concept.items():
         listing = [a.id for a in run.anchors if concept in fact_concepts(a, run.facts)]
@@ -205,7 +207,7 @@ def _concepts(result: ConsistencyResult, run: Run) -> str:
                      run.anchors_link(cc_cell(e.without),
                                       f"anchors in CC without {concept} in their facts",
                                       [i for i in run.scored if i not in listing])])
-    return table(["concept", "anchors", "CC with", "CC without"], rows)
+    return caption + table(["concept", "anchors", "CC with", "CC without"], rows)
 
 
 def _side(e: RateEntry) -> str:

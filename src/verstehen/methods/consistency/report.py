@@ -12,6 +12,7 @@ from verstehen.methods.consistency.breakdowns import (
     BestCombo,
     CCEntry,
     ConceptBreakdown,
+    ConceptCounts,
     MajorityAnswers,
     MeanEntry,
     RateEntry,
@@ -22,7 +23,7 @@ from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import LEVEL, Consistency
 from verstehen.methods.consistency.summary import ConsistencySummary
 from verstehen.report.figures import new_figure, nothing_to_plot, save_png, spread_labels
-from verstehen.report.tables import table
+from verstehen.report.tables import plural, table
 
 DASH = "—"
 DIAGONAL = ("y = x: as consistent as knowledgeable\n(above: more consistent than "
@@ -63,6 +64,8 @@ def consistency_text(c: Consistency) -> str:
                 f"n={c.n}; base rate {_num(c.base_rate)})")
     lines = [head, "  (AP of predicting a correct anchor answer from S_B; the base rate is "
                    "the AP of a score that knows nothing)"]
+    if warning := base_rate_warning(c):
+        lines.append(warning)
     if c.s_b is not None and c.s_a is not None:
         lines.append(f"background score S_B {c.s_b:.2f} (SE {c.s_b_se:.2f}), "
                      f"task score S_A {c.s_a:.2f} (SE {c.s_a_se:.2f}), n={c.n}")
@@ -72,9 +75,21 @@ def consistency_text(c: Consistency) -> str:
         lines.append(f"background score by relation {c.s_b_relations:.2f}{interval} (paper "
                      f"Figure 4a: S_B on each relation's facts averaged over the anchors, then "
                      f"over the {c.relations} relations; {level} bootstrap)")
-    lines.append(f"left out: {c.unanswered} anchors with an unanswered anchor question, "
-                 f"{c.no_background} with no answered background fact")
+    lines.append(f"left out: {plural(c.unanswered, 'anchor')} with an unanswered anchor "
+                 f"question, {c.no_background} with no answered background fact")
     return "\n".join(lines)
+
+
+def base_rate_warning(c: Consistency) -> str | None:
+    """A warning when every anchor question in CC was answered correctly, or none was: CC then
+    says nothing of the background score; None otherwise."""
+    if c.n == 0 or c.base_rate not in (0.0, 1.0):
+        return None
+    if c.base_rate == 1.0:
+        return ("warning: CC is not informative: every anchor question was answered correctly "
+                "(base rate 1.00), so any background score, however poor, gets CC 1")
+    return ("warning: CC is not informative: no anchor question was answered correctly (base "
+            "rate 0.00), so the background score has nothing to predict")
 
 
 def relation_text(rel: dict[str, RelationBreakdown]) -> str:
@@ -86,19 +101,40 @@ def relation_text(rel: dict[str, RelationBreakdown]) -> str:
             "with / without: anchors whose background facts do / do not include the relation")
 
 
-def concept_text(con: dict[str, ConceptBreakdown]) -> str:
-    """Per concept: how many anchors have it in their facts, CC with / without it; or why no
-    concept is shown."""
-    rule = (f"the paper's selection: the {TOP_CONCEPTS} concepts in the background facts of "
-            f"the most anchors, at least {MIN_ANCHORS}")
+def concept_selection(shown: int, counts: ConceptCounts | None) -> str:
+    """Which concepts the per-concept table shows, of how many, and by what selection (the
+    paper's: the most frequent in the anchors' background facts, each in enough of them)."""
+    if counts is None:  # a summary written before the counts were kept
+        rule = (f"the paper's selection: the {TOP_CONCEPTS} concepts in the background facts "
+                f"of the most anchors, at least {MIN_ANCHORS}")
+        return (f"{plural(shown, 'concept')} shown ({rule})" if shown else
+                f"no concept is in the background facts of {MIN_ANCHORS} anchors ({rule})")
+    where = f"in the background facts of at least {plural(counts.min_anchors, 'anchor')}"
+    rule = (f"the paper's selection: the {counts.top} in the facts of the most anchors; "
+            f"{plural(counts.in_facts, 'concept')} in the facts in all")
+    if not shown:
+        return (f"no concept is in the background facts of {counts.min_anchors} anchors "
+                f"({rule})")
+    if shown < counts.eligible:
+        head = f"{shown} of the {counts.eligible} concepts {where} are shown"
+    elif shown == 1:
+        head = f"the 1 concept {where} is shown"
+    else:
+        head = f"all {shown} concepts {where} are shown"
+    return f"{head} ({rule})"
+
+
+def concept_text(con: dict[str, ConceptBreakdown], counts: ConceptCounts | None = None) -> str:
+    """Per concept: how many anchors have it in their facts, CC with / without it, under a line
+    on which concepts are shown of how many; or why no concept is shown."""
+    selection = concept_selection(len(con), counts)
     if not con:
-        return f"no concept is in the background facts of {MIN_ANCHORS} anchors ({rule})"
+        return selection
     rows = [[c, str(e.anchors), format_cc(e.with_), format_cc(e.without)]
             for c, e in con.items()]
-    return (table(["concept", "anchors", "CC with", "CC without"], rows)
-            + f"\n{rule}; with / without: anchors whose true background facts do / do not "
-            f"contain the concept; {LEVEL:.0%} bootstrap intervals in brackets; n counts the "
-            "anchors in CC")
+    return (selection + "\n" + table(["concept", "anchors", "CC with", "CC without"], rows)
+            + "\nwith / without: anchors whose true background facts do / do not contain the "
+            f"concept; {LEVEL:.0%} bootstrap intervals in brackets; n counts the anchors in CC")
 
 
 def _single_name(single: BestCombo) -> str:
@@ -119,9 +155,9 @@ def bias_text(bias: YesNoBias) -> str:
         rows.append(row(_single_name(bias.single), bias.single))
     return (table(["answer", "positive facts: said yes", "negative facts: said no",
                    "balanced"], rows)
-            + f"\nstandard errors in parentheses; {bias.majority.unanswered} facts "
-            f"unanswered; single combos over the {bias.facts_with_combos} facts scored by "
-            "likelihood")
+            + f"\nstandard errors in parentheses; {plural(bias.majority.unanswered, 'fact')} "
+            f"unanswered; single combos over the {plural(bias.facts_with_combos, 'fact')} "
+            "scored by likelihood")
 
 
 def summary_text(summary: ConsistencySummary) -> str:
@@ -130,12 +166,14 @@ def summary_text(summary: ConsistencySummary) -> str:
            if summary.method == "likelihood" else
            "GENERATION: parsed yes/no, majority over the 5 meta-prompts (not the paper's "
            "likelihood method; the model gives no exact log-probabilities)")
-    parts = [f"{summary.anchors} anchor questions, {summary.facts} background facts "
-             f"({summary.positive_facts} true), answered by {how}",
+    parts = [f"{plural(summary.anchors, 'anchor question')}, "
+             f"{plural(summary.facts, 'background fact')} ({summary.positive_facts} true), "
+             f"answered by {how}",
              consistency_text(summary.consistency),
              "yes/no bias (paper Figure 6)\n" + bias_text(summary.bias),
              "per relation (paper Figures 5 and 7)\n" + relation_text(summary.by_relation),
-             "per concept (paper Figure 7)\n" + concept_text(summary.by_concept)]
+             "per concept (paper Figure 7)\n" + concept_text(summary.by_concept,
+                                                               summary.concepts)]
     return "\n\n".join(parts)
 
 

@@ -27,6 +27,7 @@ from verstehen.methods.consistency.report import write_figures
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.summary import ConsistencySummary, summarize_consistency
 from verstehen.models import Model, model_name, split_name
+from verstehen.report.tables import plural
 
 
 def load_anchors(questions: Path | str | Sequence[MCQItem], kb: Path | str | KnowledgeBase,
@@ -62,9 +63,10 @@ async def run_consistency(model: str | Model, questions: Path | str | Sequence[M
     anchors, knowledge = load_anchors(questions, kb, plan, limit=limit)
     if settings.announce:
         distinct = len({f.key for a in anchors for f in a.facts})
-        print(f"{len(anchors)} questions, {len(knowledge)} knowledge-base edges; {distinct} "
-              f"distinct background facts to ask ({sum(len(a.facts) for a in anchors)} over "
-              "the anchors)", file=sys.stderr)
+        print(f"{plural(len(anchors), 'question')}, "
+              f"{plural(len(knowledge), 'knowledge-base edge')}; "
+              f"{plural(distinct, 'distinct background fact')} to ask "
+              f"({sum(len(a.facts) for a in anchors)} over the anchors)", file=sys.stderr)
     name = model_name(model)
 
     async def body(session: Session) -> tuple[RunStore, ConsistencySummary, tuple[Path, Path]]:

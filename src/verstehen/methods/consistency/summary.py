@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from verstehen.methods.consistency.breakdowns import (
     ConceptBreakdown,
+    ConceptCounts,
     RelationBreakdown,
     YesNoBias,
     by_concept,
     by_relation,
+    concept_counts,
     yes_no_bias,
 )
 from verstehen.methods.consistency.stats import AnchorResult, Consistency, FactAnswer, consistency
@@ -23,7 +25,8 @@ from verstehen.results import JsonForm
 class ConsistencySummary(JsonForm):
     """What a run's records say: how the facts were answered ("likelihood" or "generation"),
     CC with S_B and S_A, the breakdowns by relation and concept, the yes/no bias, and counts
-    (anchors, distinct facts and the true ones, facts left unanswered, failed calls)."""
+    (anchors, distinct facts and the true ones, facts left unanswered, failed calls), and what
+    the per-concept table was picked from (None in a summary written before it was counted)."""
 
     method: str | None
     consistency: Consistency
@@ -36,6 +39,7 @@ class ConsistencySummary(JsonForm):
     facts_unanswered: int
     mean_facts_per_anchor: float | None
     failed_calls: int
+    concepts: ConceptCounts | None = field(default=None, kw_only=True)
 
 
 def read_results(records: Iterable[dict[str, Any]]
@@ -69,4 +73,5 @@ def summarize_consistency(records: Iterable[dict[str, Any]], *, resamples: int =
         facts_unanswered=sum(f.said_yes is None for f in facts.values()),
         mean_facts_per_anchor=(sum(len(a.facts) for a in anchors) / len(anchors)
                                if anchors else None),
-        failed_calls=sum(1 for r in records if r.get("error")))
+        failed_calls=sum(1 for r in records if r.get("error")),
+        concepts=concept_counts(anchors, facts))
