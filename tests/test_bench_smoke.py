@@ -19,6 +19,8 @@ SMOKE_RUNS = {
     "audit_time.py": (["--smoke"], "audit, empty cache"),
     "concept_speed.py": (["--items", "50"], "right"),
     "embedded_load.py": (["--tiny", "--busy", "1"], "loaded, default threads"),
+    "endpoints_throughput.py": (["--requests", "40", "--limit", "2", "--repeats", "1"],
+                                "peak in flight per endpoint"),
     "engine_overhead.py": (["--requests", "40", "--concurrency", "8", "--repeats", "1"],
                            "verstehen"),
     "report_speed.py": (["--records", "100"], "records"),

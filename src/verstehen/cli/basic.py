@@ -10,11 +10,14 @@ import time
 from pathlib import Path
 
 from verstehen.cli.flags import (
+    BaseUrls,
     Parser,
+    base_urls,
     generation_flags,
     model_name,
     nonnegative_int,
     print_json,
+    variable_name,
 )
 from verstehen.cli.runs import EXIT_CALL_FAILED
 from verstehen.engine.cache import Cache, default_cache_path
@@ -23,6 +26,7 @@ from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, PROVIDERS
 from verstehen.models.base import GenerateParams, Message
 from verstehen.models.embedded import EMBEDDED, embedded_path
+from verstehen.models.endpoints import describe_endpoint, endpoint_list, pool_identity
 from verstehen.models.threads import ThreadPolicy
 from verstehen.report.tables import plural
 
@@ -30,7 +34,12 @@ from verstehen.report.tables import plural
 def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     """Add `models`, `ask` and `cache`."""
     models = commands.add_parser("models",
-                                 help="providers, the embedded default model, capabilities")
+                                 help="providers, the embedded default model, capabilities; "
+                                      "with --base-url, what each endpoint serves")
+    models.add_argument("--base-url", type=base_urls, action=BaseUrls, default=None,
+                        metavar="URL", help="an endpoint to ask (repeat it, or @FILE)")
+    models.add_argument("--api-key-env", type=variable_name, default=None, metavar="NAME",
+                        help="environment variable holding the endpoints' key")
     models.set_defaults(func=cmd_models)
 
     ask = commands.add_parser("ask", parents=[engine, generation_flags()],
@@ -81,7 +90,24 @@ def cmd_models(args: argparse.Namespace) -> int:
     time.sleep(0.3)  # a short look at what other processes use
     threads.choose()
     print(f"  threads: {threads.describe()}")
+    if args.base_url is not None:
+        show_endpoints(endpoint_list(args.base_url), args.api_key_env)
     return 0
+
+
+def show_endpoints(urls: tuple[str, ...], key_variable: str | None) -> None:
+    """What each endpoint serves, and the cache identity they make together."""
+    key = (os.environ.get(key_variable, "").strip() or None) if key_variable else None
+    infos = [describe_endpoint(url, key) for url in urls]
+    what = "one endpoint" if len(urls) == 1 else f"{len(urls)} replicas of one openai/ model"
+    print(f"\nendpoints: {what}; cache key base_url: {pool_identity(urls)}")
+    for info in infos:
+        said = f"{info.kind:<9} serves {', '.join(info.models) or '(nothing listed)'}"
+        print(f"  {info.url:<40} {said if not info.error else 'not answering: ' + info.error}")
+    served = {info.models for info in infos if not info.error}
+    if len(served) > 1:
+        print("  warning: the endpoints serve different models; replicas listed together must "
+              "serve the same weights")
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

@@ -37,7 +37,7 @@ NONE = type(None)
 # the config keys a resume takes from run.json, and the types `batch` writes them with
 RESUMED: dict[str, type | tuple[type, ...]] = {
     "model": str, "prompts": str, "samples": int, "temperature": (int, float, NONE),
-    "max_tokens": (int, NONE), "seed": (int, NONE), "base_url": (str, NONE)}
+    "max_tokens": (int, NONE), "seed": (int, NONE), "base_url": (str, list, NONE)}
 SUFFIXES = {".txt": "one prompt a line", ".jsonl": 'one {"prompt"} or {"messages"} object a line'}
 
 

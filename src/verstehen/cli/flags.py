@@ -18,7 +18,9 @@ from typing import Any, NoReturn
 from verstehen.engine.session import RunSettings
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, split_name
+from verstehen.models.endpoints import one_or_several, read_url_list
 from verstehen.models.remote import base_url_address
+from verstehen.models.servers import SERVER_KINDS
 
 EXIT_USER_ERROR = 2
 
@@ -122,16 +124,48 @@ def base_url(text: str) -> str:
     return text
 
 
+def base_urls(text: str) -> tuple[str, ...]:
+    """One base URL, or `@FILE`: the URLs of a file, one a line (`#` starts a comment)."""
+    try:
+        return read_url_list(Path(text[1:])) if text.startswith("@") else (base_url(text),)
+    except UserError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class BaseUrls(argparse.Action):
+    """--base-url given once is that URL (text); given again, or as a file of several, the
+    tuple of them all: replicas of one model."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        """Add the URLs to those given before."""
+        before = getattr(namespace, self.dest)
+        urls = (() if before is None else (before,) if isinstance(before, str)
+                else tuple(before)) + tuple(values)
+        try:
+            setattr(namespace, self.dest, one_or_several(urls))
+        except UserError as exc:
+            parser.error(f"argument --base-url: {exc}")
+
+
 def engine_flags() -> Parser:
     """Flags of every command that calls a model: the cache and how calls are made."""
     flags = Parser(add_help=False)
     flags.add_argument("--cache", type=Path, default=None,
                        help="cache file (default $VERSTEHEN_CACHE or "
                             "~/.cache/verstehen/calls.sqlite)")
-    flags.add_argument("--base-url", type=base_url, default=None,
-                       help="OpenAI- or Anthropic-compatible server, e.g. http://127.0.0.1:8000/v1")
+    flags.add_argument("--base-url", type=base_urls, action=BaseUrls, default=None,
+                       metavar="URL",
+                       help="OpenAI- or Anthropic-compatible server, e.g. http://127.0.0.1:8000/v1;"
+                            " repeat it, or give @FILE (one URL a line), for replicas of one "
+                            "openai/ model serving the same weights")
+    flags.add_argument("--server-kind", choices=SERVER_KINDS, default=None,
+                       help="how the server gives prompt log-probabilities: vllm, llamacpp "
+                            "(llama-cpp-python's server), openai (echo only); default auto: "
+                            "asked of its /v1/models")
     flags.add_argument("--max-connections", type=positive_int, default=None,
-                       help="concurrent calls per model (default 8 remote, 1 local)")
+                       help="concurrent calls per model, per endpoint when there are several "
+                            "(default 8 remote, 1 local)")
     flags.add_argument("--max-attempts", type=positive_int, default=6,
                        help="attempts per call on 429, 5xx, timeouts (default 6)")
     flags.add_argument("--threads", type=thread_count, default=None,
@@ -182,7 +216,8 @@ def settings_from(args: argparse.Namespace) -> RunSettings:
                        max_connections=args.max_connections, max_attempts=args.max_attempts,
                        progress=not getattr(args, "no_progress", False), announce=True,
                        argv=tuple(args.argv), threads=args.threads, timeout=args.timeout,
-                       api_key_env=args.api_key_env)
+                       api_key_env=args.api_key_env,
+                       server_kind=getattr(args, "server_kind", None))
 
 
 def print_json(value: Any) -> None:

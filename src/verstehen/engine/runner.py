@@ -17,6 +17,7 @@ from verstehen.errors import CallFailed, TransientError, UserError
 from verstehen.models.base import (
     BatchLogprobs,
     Completion,
+    EndpointUsage,
     GenerateParams,
     Message,
     Model,
@@ -42,7 +43,8 @@ class CallResult:
 
 @dataclass
 class ModelUsage:
-    """Token and call counts of one model: all calls, and the ones paid for in this run."""
+    """Token and call counts of one model: all calls, and the ones paid for in this run; for a
+    model with several endpoints, each endpoint's requests (`EndpointUsage`)."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -51,6 +53,12 @@ class ModelUsage:
     completion_tokens: int = 0
     new_prompt_tokens: int = 0
     new_completion_tokens: int = 0
+    endpoints: tuple[EndpointUsage, ...] = ()
+
+    def __post_init__(self) -> None:
+        # summary.json read back with ModelUsage(**counts) gives the endpoints as dicts
+        self.endpoints = tuple(e if isinstance(e, EndpointUsage) else EndpointUsage(**e)
+                               for e in self.endpoints)
 
     def add(self, usage: Usage, *, cached: bool) -> None:
         """Count one finished call's tokens."""
@@ -63,14 +71,22 @@ class ModelUsage:
     def absorb(self, other: ModelUsage) -> None:
         """Add another count of the same model (one job made of several runs)."""
         for f in fields(self):
-            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+            if f.name != "endpoints":
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        mine = {e.url: e for e in self.endpoints}
+        for e in other.endpoints:
+            mine[e.url] = mine[e.url].plus(e) if e.url in mine else e
+        self.endpoints = tuple(mine.values())
 
     def since(self, earlier: ModelUsage | None) -> ModelUsage:
         """The counts added after `earlier` (a copy taken before; None: all of them)."""
         if earlier is None:
             return replace(self)
+        before = {e.url: e for e in earlier.endpoints}
         return ModelUsage(**{f.name: getattr(self, f.name) - getattr(earlier, f.name)
-                             for f in fields(self)})
+                             for f in fields(self) if f.name != "endpoints"},
+                          endpoints=tuple(e.minus(before[e.url]) if e.url in before else e
+                                          for e in self.endpoints))
 
 
 @dataclass
@@ -181,8 +197,11 @@ class Runner:
     def _limit(self, model: Model) -> asyncio.Semaphore:
         endpoint = _endpoint(model)
         if endpoint not in self._limits:
+            # max_connections is per endpoint: a model with several holds that many per replica
+            replicas = getattr(model, "endpoint_count", 1)
             self._limits[endpoint] = asyncio.Semaphore(
-                self.max_connections or model.max_connections
+                self.max_connections * replicas if self.max_connections
+                else model.max_connections
             )
         return self._limits[endpoint]
 
@@ -216,6 +235,8 @@ class Runner:
             del self._inflight[key]
         waiting.set_result((result.value, result.error))
         result.key = key
+        if (counts := getattr(model, "endpoint_usage", None)) is not None:
+            usage.endpoints = counts() or usage.endpoints
         if result.ok:  # never blocks the loop; a locked file keeps the result in memory
             await self.cache.store(key, model.name, kind, result.value)
         else:

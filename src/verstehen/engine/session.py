@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -17,7 +17,8 @@ from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
 from verstehen.engine.store import RunStore, default_runs_dir
 from verstehen.errors import UserError
 from verstehen.models import Model, get_model, split_name
-from verstehen.models.remote import check_reachable, without_credentials
+from verstehen.models.endpoints import check_endpoints, one_or_several
+from verstehen.models.remote import without_credentials
 
 T = TypeVar("T")
 
@@ -33,6 +34,8 @@ class RunSettings:
     free). `timeout` is one remote attempt's wait for a reply in seconds (None: 60), and
     `api_key_env` names the variable holding the key for a server given by base URL (None: no
     key; a provider's own key goes to its official host only).
+    `server_kind` says how an OpenAI-compatible server gives prompt log-probabilities
+    (`vllm`, `llamacpp`, `openai`; None: asked of the server).
     """
 
     runs_dir: Path | str | None = None
@@ -45,6 +48,7 @@ class RunSettings:
     threads: int | None = None
     timeout: float | None = None
     api_key_env: str | None = None
+    server_kind: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("runs_dir", "cache"):  # paths may be given as text (from Python)
@@ -89,7 +93,9 @@ class Session:
     threads: int | None = None
     timeout: float | None = None
     api_key_env: str | None = None
-    _opened: dict[tuple[str, str | None], Model] = field(default_factory=dict, repr=False)
+    server_kind: str | None = None
+    _opened: dict[tuple[str, str | tuple[str, ...] | None], Model] = field(
+        default_factory=dict, repr=False)
 
     @classmethod
     def start(cls, settings: RunSettings | None = None, progress_label: str = "") -> Session:
@@ -102,32 +108,43 @@ class Session:
             progress=make_progress(progress_label, enabled=settings.progress),
         )
         return cls(runner, threads=settings.threads, timeout=settings.timeout,
-                   api_key_env=settings.api_key_env)
+                   api_key_env=settings.api_key_env, server_kind=settings.server_kind)
 
-    def open_model(self, model: str | Model, *, base_url: str | None = None) -> Model:
+    def open_model(self, model: str | Model, *,
+                   base_url: str | Sequence[str] | None = None) -> Model:
         """The model named `provider/name` (checking first that an explicit base URL answers),
         or a Model object as given (the caller keeps it: the session will not close it).
 
-        Asking again for the same name and base URL returns the model already open (a model
-        judging itself is one instance, not two copies of its weights).
+        Several base URLs are replicas of one openai/ model: each gets `max_connections`
+        calls at once, and one that cannot be reached now is said in a line on stderr (its
+        calls go to the others). Asking again for the same name and base URL returns the model
+        already open (a model judging itself is one instance, not two copies of its weights).
         """
         if not isinstance(model, str):
             return model
-        if (model, base_url) in self._opened:
-            return self._opened[(model, base_url)]
+        urls = one_or_several(base_url)
+        if (model, urls) in self._opened:
+            return self._opened[(model, urls)]
         provider, _ = split_name(model)
-        if base_url is not None:
+        remote: dict[str, Any] = {"timeout": self.timeout, "api_key_env": self.api_key_env}
+        if provider == "openai":
+            remote.update(server_kind=self.server_kind,
+                          endpoint_limit=self.runner.max_connections)
+        if urls is not None:
             if provider == "local":
                 raise UserError("--base-url is for openai/ and anthropic/ models, not local/")
-            check_reachable(base_url)
-            opened = get_model(model, base_url=base_url, timeout=self.timeout,
-                               api_key_env=self.api_key_env)
+            if isinstance(urls, tuple) and provider != "openai":
+                raise UserError(f"several --base-url are replicas of one openai/ model, not "
+                                f"of {model}: give one")
+            if unreachable := check_endpoints(urls):
+                print(f"verstehen: {unreachable}", file=sys.stderr)
+            opened = get_model(model, base_url=urls, **remote)
         elif provider == "local":
             opened = get_model(model, threads=self.threads)
         else:
-            opened = get_model(model, timeout=self.timeout, api_key_env=self.api_key_env)
+            opened = get_model(model, **remote)
         self.models.append(opened)
-        self._opened[(model, base_url)] = opened
+        self._opened[(model, urls)] = opened
         return opened
 
     async def close(self) -> None:

@@ -49,6 +49,29 @@ class Completion:
 
 
 @dataclass(frozen=True)
+class EndpointUsage:
+    """One endpoint's counts since the model was opened: requests sent, requests that failed,
+    the most in flight at once, and how many times it was marked down."""
+
+    url: str
+    calls: int = 0
+    errors: int = 0
+    peak_outstanding: int = 0
+    downs: int = 0
+
+    def minus(self, earlier: EndpointUsage) -> EndpointUsage:
+        """The counts added after `earlier` (the peak is the peak so far)."""
+        return EndpointUsage(self.url, self.calls - earlier.calls, self.errors - earlier.errors,
+                             self.peak_outstanding, self.downs - earlier.downs)
+
+    def plus(self, other: EndpointUsage) -> EndpointUsage:
+        """Both counts together (the higher peak)."""
+        return EndpointUsage(self.url, self.calls + other.calls, self.errors + other.errors,
+                             max(self.peak_outstanding, other.peak_outstanding),
+                             self.downs + other.downs)
+
+
+@dataclass(frozen=True)
 class Capabilities:
     """What a provider can do; `logprobs` is exact continuation scoring, and
     `logprobs_batch` > 1 says it has `logprobs_batch` for up to that many requests at once;

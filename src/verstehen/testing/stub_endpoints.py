@@ -1,0 +1,130 @@
+"""Several OpenAI-compatible stub endpoints in one background thread, for tests of a model
+with several endpoints.
+
+Each endpoint answers chat completions as `verstehen.testing.stub_server` does (after `delay`
+seconds), or whatever `route` returns; it counts the requests it received per prompt and the
+most it held at once, and `kill(i)` (or `kill_after={i: n}`, on the n-th chat request) makes
+endpoint i go away: its port closes and every open connection is reset unanswered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections import Counter
+from collections.abc import Awaitable, Callable
+
+from verstehen.testing.stub_server import chat_answer, read_request, response
+
+Route = Callable[[int, str, str, dict], Awaitable[tuple[int, dict] | None]]
+
+
+def prompt_of(payload: dict) -> str:
+    """The last chat message, or the completion prompt, of a request ('' if none)."""
+    messages = payload.get("messages")
+    if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+        return str(messages[-1].get("content", ""))
+    return str(payload.get("prompt", ""))
+
+
+class StubEndpoints:
+    """`n` stub endpoints on 127.0.0.1; a context manager (its own thread and event loop)."""
+
+    def __init__(self, n: int, *, delay: float = 0.0, kill_after: dict[int, int] | None = None,
+                 route: Route | None = None) -> None:
+        self.n, self.delay, self.kill_after, self.route = n, delay, kill_after or {}, route
+        self.received = [Counter[str]() for _ in range(n)]  # requests per prompt, per endpoint
+        self.bodies: list[list[dict]] = [[] for _ in range(n)]
+        self.in_flight = [0] * n
+        self.peak = [0] * n
+        self.killed: set[int] = set()
+        self.ports: list[int] = []
+        self._servers: list[asyncio.Server] = []
+        self._transports: list[set[asyncio.Transport]] = [set() for _ in range(n)]
+        self._ready = threading.Event()
+
+    @property
+    def urls(self) -> list[str]:
+        """The base URLs, in endpoint order."""
+        return [f"http://127.0.0.1:{port}/v1" for port in self.ports]
+
+    def chats(self, i: int) -> int:
+        """Chat requests endpoint i received."""
+        return sum(self.received[i].values())
+
+    def __enter__(self) -> StubEndpoints:
+        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(),), daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("stub endpoints did not start")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+    def kill(self, i: int) -> None:
+        """Endpoint i goes away now (from any thread)."""
+        self._loop.call_soon_threadsafe(self._kill, i)
+
+    def _kill(self, i: int) -> None:
+        self.killed.add(i)
+        self._servers[i].close()
+        for transport in self._transports[i]:
+            transport.abort()
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        for i in range(self.n):
+            server = await asyncio.start_server(self._handler(i), "127.0.0.1", 0, backlog=1024)
+            self._servers.append(server)
+            self.ports.append(server.sockets[0].getsockname()[1])
+        self._ready.set()
+        await self._stop.wait()
+        for i in range(self.n):
+            if i not in self.killed:
+                self._kill(i)
+
+    def _handler(self, i: int):
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            transport = writer.transport
+            self._transports[i].add(transport)  # type: ignore[arg-type]
+            try:
+                while i not in self.killed and (request := await read_request(reader)):
+                    method, path, body = request
+                    payload = json.loads(body) if body else {}
+                    reply = await self._answer(i, method, path, payload)
+                    if i in self.killed:
+                        return  # gone: the request stays unanswered
+                    writer.write(response(*reply))
+                    await writer.drain()
+            except ConnectionError:
+                pass
+            finally:
+                self._transports[i].discard(transport)  # type: ignore[arg-type]
+                transport.abort()
+
+        return handle
+
+    async def _answer(self, i: int, method: str, path: str, payload: dict
+                      ) -> tuple[int, dict]:
+        self.bodies[i].append(payload)
+        if method == "POST":
+            self.received[i][prompt_of(payload)] += 1
+        self.in_flight[i] += 1
+        self.peak[i] = max(self.peak[i], self.in_flight[i])
+        try:
+            if path.endswith("/chat/completions") and self.chats(i) == self.kill_after.get(i):
+                self._kill(i)
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            if self.route is not None and (routed := await self.route(i, method, path,
+                                                                      payload)) is not None:
+                return routed
+            if method == "POST" and path.endswith("/chat/completions"):
+                return 200, chat_answer(payload)
+            return 404, {"error": {"message": f"no route {path}"}}
+        finally:
+            self.in_flight[i] -= 1
