@@ -3,7 +3,8 @@
 Every function that calls a model is synchronous (inside a running event loop, as in a
 notebook, it runs on a worker thread) and has an `_async` twin; each takes `runs_dir=` and
 `cache=` (defaults as the CLI's: ./runs or $VERSTEHEN_RUNS_DIR, ~/.cache/verstehen/calls.sqlite
-or $VERSTEHEN_CACHE) and writes the same run folder the CLI writes, so the commands that read
+or $VERSTEHEN_CACHE) and `resume=` (a run folder it stopped in, to go on with from its cache),
+and writes the same run folder the CLI writes, so the commands that read
 run folders (`annotate`, `potemkin score`, `imagine matrix|analyze`, `report`) work on it. A
 model is a name (`local/smollm2-135m`, `openai/gpt-4o-mini`) or a Model object.
 """

@@ -43,14 +43,18 @@ def test_report_of_two_runs_puts_the_models_side_by_side(cli: Cli, tmp_path: Pat
     assert "certify" in table and "scripted/no" in table
 
 
-def test_an_interrupted_run_is_listed_as_incomplete_and_not_drawn(cli: Cli, tmp_path) -> None:
+def test_an_interrupted_run_is_listed_as_interrupted_and_not_drawn(cli: Cli, tmp_path) -> None:
     runs = tmp_path / "runs"
     result = vs.certify(ScriptedModel(), "arithmetic/small", questions=6, pg=0.6, rid=0.4,
                         rephrase=0,
                         runs_dir=runs, cache=tmp_path / "c.sqlite")
-    (result.run_dir / "summary.json").unlink()  # as a run killed before its end leaves it
+    # as a run killed before its end leaves it: no summary, "running", no process holding it
+    (result.run_dir / "summary.json").unlink()
+    info = json.loads((result.run_dir / "run.json").read_text())
+    (result.run_dir / "run.json").write_text(json.dumps({**info, "status": "running"}))
     rows = json.loads(cli(["runs", "--runs-dir", str(runs), "--json"]).stdout)["runs"]
-    assert rows[0]["status"] == "incomplete"
+    assert rows[0]["status"] == "interrupted"
+    assert f"resume='{result.run_dir}'" in rows[0]["found"]  # it was made from Python
     cli_error(cli, ["report", str(result.run_dir)], "no summary.json", "rerun")
 
 

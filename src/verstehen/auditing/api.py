@@ -42,6 +42,7 @@ async def audit_async(
         rephrase: int = 0, examples: int = 1, seed: int = 0, max_tokens: int | None = None,
         base_url: str | None = None, judge_base_url: str | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
+        resume: Path | str | None = None,
         progress: bool = False, max_connections: int | None = None,
         max_attempts: int = 6) -> AuditResult:
     """Audit each model on the subjects' concepts (default game theory; "all" for every exact
@@ -49,7 +50,7 @@ async def audit_async(
     plan = make_plan(subjects, pg=pg, rid=rid, delta=delta, max_questions=max_questions,
                      first_look=first_look, rephrase=rephrase, examples=examples, seed=seed,
                      max_tokens=max_tokens)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
+    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     given = [models] if isinstance(models, (str, Model)) else list(models)
     return await audit_and_report(given, plan, judge=judge, base_url=base_url,

@@ -12,13 +12,13 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 
 from verstehen.auditing.plan import AuditPlan, check_reach, reach_warning
 from verstehen.auditing.results import AuditResult
 from verstehen.auditing.summary import COMMAND, model_folder, summarize_audit, target_configs
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.session import RunSettings, Session
+from verstehen.engine.store import marked_on_error
 from verstehen.errors import UserError
 from verstehen.methods.certification.procedure import CertifyPlan
 from verstehen.methods.certification.run import build_scopes, certify_scopes
@@ -92,21 +92,21 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
     if settings.announce and (warning := reach_warning(plan)):
         print(f"note: {warning}", file=sys.stderr)
     c = plan.criterion
-    store = settings.create_run(COMMAND, {
-        "models": names, "subjects": list(plan.subjects),
-        "targets": target_configs(plan.targets), "pg": c.pg, "rid": c.rid, "delta": c.delta,
-        "max_questions": plan.max_questions, "first_look": plan.first_look,
-        "rephrase": plan.rephrase, "examples": plan.examples, "max_tokens": plan.max_tokens,
-        "judge": None if judge is None else model_name(judge), "base_url": base_url,
-        "judge_base_url": judge_base_url}, plan.seed, [])
-    started = time.monotonic()
-    usage: dict[str, ModelUsage] = {}
-    for model, name in zip(models, names, strict=True):
-        lens_settings = replace(settings, runs_dir=model_folder(store.path, name),
-                                announce=False)
-        made = await _one_model(model, plan, scopes, settings, lens_settings=lens_settings,
-                                judge=judge, base_url=base_url, judge_base_url=judge_base_url)
-        for called, counts in made.items():
-            usage.setdefault(called, ModelUsage()).absorb(counts)
-    return summarize_audit(store.path, seconds=round(time.monotonic() - started, 1),
-                           usage=dict(sorted(usage.items())))
+    with marked_on_error():
+        store = settings.create_run(COMMAND, {
+            "models": names, "subjects": list(plan.subjects),
+            "targets": target_configs(plan.targets), "pg": c.pg, "rid": c.rid, "delta": c.delta,
+            "max_questions": plan.max_questions, "first_look": plan.first_look,
+            "rephrase": plan.rephrase, "examples": plan.examples, "max_tokens": plan.max_tokens,
+            "judge": None if judge is None else model_name(judge), "base_url": base_url,
+            "judge_base_url": judge_base_url}, plan.seed, [])
+        started = time.monotonic()
+        usage: dict[str, ModelUsage] = {}
+        for model, name in zip(models, names, strict=True):
+            lens_settings = settings.nested(model_folder(store.path, name))
+            made = await _one_model(model, plan, scopes, settings, lens_settings=lens_settings,
+                                    judge=judge, base_url=base_url, judge_base_url=judge_base_url)
+            for called, counts in made.items():
+                usage.setdefault(called, ModelUsage()).absorb(counts)
+        return summarize_audit(store.path, seconds=round(time.monotonic() - started, 1),
+                               usage=dict(sorted(usage.items())))

@@ -30,6 +30,7 @@ from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL
 from verstehen.models.base import GenerateParams, Message, Model, user
+from verstehen.report.tables import plural
 from verstehen.results import JsonForm, json_key
 from verstehen.textfiles import read_text
 
@@ -197,7 +198,7 @@ async def run_batch(runner: Runner, model: Model, items: list[PromptItem], store
     done = {(r["id"], r["sample"]) for r in finished}
     todo = [(item, s) for item in items for s in range(samples) if (item.id, s) not in done]
     if announce:
-        print(f"{len(todo)} calls to make ({len(done)} of {len(items) * samples} answers "
+        print(f"{plural(len(todo), 'call')} to make ({len(done)} of {len(items) * samples} answers "
               "already in the run)", file=sys.stderr)
     runner.progress.add_total(len(todo))
 
@@ -228,6 +229,8 @@ async def batch(model_name: str | Model, prompts: Path, params: GenerateParams, 
     if resume is not None:
         check_unchanged(resume, prompts)
     items = load_prompts(prompts)
+    if resume is not None:
+        resume.begin()
     label = model_name if isinstance(model_name, str) else model_name.name
 
     async def body(session: Session) -> RunStore:
@@ -283,7 +286,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
                                settings=settings_from(args), resume=store))
     print_json(result.to_dict())
     if result.failed_calls:
-        print(f"{result.failed_calls} calls failed; resume the run to retry them: "
+        print(f"{plural(result.failed_calls, 'call')} failed; resume the run to retry them: "
               f"verstehen batch --resume {result.run_dir}", file=sys.stderr)
         return EXIT_CALL_FAILED
     return 0

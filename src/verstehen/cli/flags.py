@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from verstehen.cli.resume import add_resume_flag
 from verstehen.engine.session import RunSettings
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, split_name
@@ -193,7 +194,7 @@ def generation_flags() -> Parser:
 def run_flags(engine: Parser, *, max_tokens_help: str = "cap every reply's token budget "
               "(quick runs)") -> Parser:
     """The engine flags plus what every run-making command takes: --max-tokens, --seed,
-    --runs-dir, --no-progress, --json."""
+    --runs-dir, --no-progress, --json, --resume."""
     flags = Parser(add_help=False, parents=[engine])
     flags.add_argument("--max-tokens", type=positive_int, default=None, help=max_tokens_help)
     flags.add_argument("--seed", type=seed, default=0)
@@ -201,6 +202,7 @@ def run_flags(engine: Parser, *, max_tokens_help: str = "cap every reply's token
                        help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
     flags.add_argument("--no-progress", action="store_true")
     flags.add_argument("--json", action="store_true", help="print one JSON object")
+    add_resume_flag(flags)
     return flags
 
 
@@ -217,7 +219,8 @@ def settings_from(args: argparse.Namespace) -> RunSettings:
                        progress=not getattr(args, "no_progress", False), announce=True,
                        argv=tuple(args.argv), threads=args.threads, timeout=args.timeout,
                        api_key_env=args.api_key_env,
-                       server_kind=getattr(args, "server_kind", None))
+                       server_kind=getattr(args, "server_kind", None),
+                       resume=getattr(args, "resume", None))
 
 
 def print_json(value: Any) -> None:

@@ -1,7 +1,9 @@
 """The `verstehen` command: the parser of every subcommand, each bound to its handler.
 
 `main(argv)` parses, calls `args.func(args)` and turns what a user can fix (`UserError`) into
-one line on stderr and exit code 2; Ctrl-C ends with what was finished kept (exit 130).
+one line on stderr and exit code 2; Ctrl-C ends with what was finished kept (exit 130) and
+the line to type to go on. A run folder this process was making is marked interrupted or
+failed in its run.json. `<command> --resume RUN` is parsed as the run's own command line.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import verstehen.methods.potemkin.cli as potemkin
 import verstehen.viewer.cli as viewer
 from verstehen import __version__
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser, engine_flags
+from verstehen.cli.resume import expand_resume
+from verstehen.engine.store import stop_active_runs, stopped_runs
 from verstehen.errors import UserError
 
 EXIT_INTERRUPTED = 130
@@ -46,6 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     try:
+        argv = expand_resume(argv)
+    except UserError as exc:
+        print(f"verstehen: error: {exc}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a bad flag (already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_USER_ERROR
@@ -53,16 +62,27 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USER_ERROR
     args.argv = argv
+    earlier = len(stopped_runs())
     gc.freeze()  # the imported SDKs' objects need no collecting: fewer full GC passes per call
     try:
         return args.func(args)
     except UserError as exc:
+        stop_active_runs("failed", str(exc))
         print(f"verstehen: error: {exc}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
-        print("verstehen: interrupted; finished calls are cached and records kept "
-              "(rerun, or --resume the run folder, to go on)", file=sys.stderr)
+        stop_active_runs("interrupted", "interrupted (Ctrl-C)")
+        if stopped := stopped_runs()[earlier:]:  # a job's steps lie inside its folder
+            outer = min(stopped, key=lambda run: len(run.path.parts))
+            print("verstehen: interrupted; finished calls are cached and records kept; to go "
+                  f"on, type: {outer.resume_command()}", file=sys.stderr)
+        else:
+            print("verstehen: interrupted before a run folder was made; nothing was kept "
+                  "(rerun the command)", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `verstehen concepts | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:  # a bug: the traceback follows, the run says how it ended
+        stop_active_runs("failed", f"{type(exc).__name__}: {exc}")
+        raise

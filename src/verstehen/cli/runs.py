@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from verstehen.cli.flags import print_json
+from verstehen.engine.store import RunStore
+from verstehen.report.tables import plural
 
 EXIT_CALL_FAILED = 1
 
@@ -35,7 +37,10 @@ def finish(args: argparse.Namespace, result: R, show: Callable[[R], None]) -> in
     else:
         show(result)
     if result.failed_calls:
-        print(f"{result.failed_calls} calls failed; rerun the same command to retry them",
+        run_dir = getattr(result, "run_dir", None)
+        again = (RunStore.existing(run_dir).resume_command() if run_dir is not None
+                 else "rerun the same command")
+        print(f"{plural(result.failed_calls, 'call')} failed; to retry them, type: {again}",
               file=sys.stderr)
         return EXIT_CALL_FAILED
     return 0

@@ -30,11 +30,6 @@ def canonical_name(name: str) -> str:
     return DOMAIN_ALIASES.get(head, head) + sep + rest
 
 
-def scope_spelling(spec: str) -> str:
-    """A scope spec as the scopes spell it ("literary/haiku" -> "poetry/haiku")."""
-    return canonical_name(spec)
-
-
 @dataclass(frozen=True)
 class Concept:
     """One concept of the catalog."""

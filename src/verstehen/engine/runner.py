@@ -23,6 +23,7 @@ from verstehen.models.base import (
     Model,
     Usage,
 )
+from verstehen.report.tables import plural
 
 
 @dataclass(slots=True)
@@ -256,7 +257,7 @@ class Runner:
                 raise
             except TransientError as exc:
                 if attempt == self.retry.max_attempts:
-                    return CallResult(error=f"gave up after {attempt} attempts: {exc}",
+                    return CallResult(error=f"gave up after {plural(attempt, 'attempt')}: {exc}",
                                       attempts=attempt)
                 self.progress.retry()
                 await asyncio.sleep(self.retry.delay(attempt, exc.retry_after, self._rng))

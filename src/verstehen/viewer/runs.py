@@ -22,14 +22,15 @@ from verstehen.methods.potemkin.results import (
     SelfJudgeResult,
 )
 from verstehen.report.html import num
+from verstehen.report.tables import plural
 from verstehen.results import load_result
 from verstehen.viewer.page import kind_of
 
 
 @dataclass(frozen=True)
 class RunLine:
-    """One run folder: id, command, models, status (done, failed calls, incomplete) and what
-    it found in a few words."""
+    """One run folder: id, command, models, status (running, interrupted, failed, done, or
+    how many calls failed) and what it found in a few words."""
 
     run_id: str
     command: str
@@ -59,7 +60,7 @@ HEADLINES: dict[str, tuple[type[Any], Callable[[Any], str]]] = {
                              f"{num(r.overall.incoherence)} (n={r.overall.n})"),
     "potemkin-selfjudge": (SelfJudgeResult, lambda r: f"potemkin rate at least "
                            f"{num(r.potemkin_rate)}"),
-    "imagine-generate": (GenerateResult, lambda r: f"{r.kept} questions kept"),
+    "imagine-generate": (GenerateResult, lambda r: f"{plural(r.kept, 'question')} kept"),
     "imagine-answer": (AnswerResult, lambda r: f"{len(r.matrix)} (QM, AM) cells"),
     "consistency": (ConsistencyResult, lambda r: f"CC {num(r.consistency.cc)} "
                     f"[{num(r.consistency.cc_low)}, {num(r.consistency.cc_high)}]"),
@@ -77,11 +78,14 @@ def _models(info: dict[str, Any]) -> tuple[str, ...]:
 
 def run_line(path: Path) -> RunLine:
     """One run folder's line (a summary an older version wrote is said to be unreadable)."""
-    info = RunStore.existing(path).info()
+    store = RunStore.existing(path)
+    info = store.info()
     command = info.get("command", "?")
-    status, found = "incomplete", "stopped before its end (rerun to finish from the cache)"
-    if (path / "summary.json").is_file():
-        status, found = "done", ""
+    status, found = store.status(), ""
+    if status in ("interrupted", "failed"):
+        why = info.get("status_reason") or "the process stopped"
+        found = f"{why}; to go on: {store.resume_command()}"
+    elif status == "done" and (path / "summary.json").is_file():
         try:
             kind = kind_of(path)
         except UserError:
@@ -95,7 +99,7 @@ def run_line(path: Path) -> RunLine:
             else:
                 found = headline(result)
                 if getattr(result, "failed_calls", 0):
-                    status = f"{result.failed_calls} calls failed"
+                    status = f"{plural(result.failed_calls, 'call')} failed"
     return RunLine(info.get("run_id", path.name), command, _models(info), status, found, path)
 
 

@@ -30,6 +30,7 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                         rephrase: int = 20, seed: int = 0, idk_score: float | None = None,
                         wrong_score: float | None = None, base_url: str | None = None,
                         runs_dir: Path | str | None = None, cache: Path | str | None = None,
+                        resume: Path | str | None = None,
                         progress: bool = False, max_connections: int | None = None,
                         max_attempts: int = 6) -> CertifyResult:
     """Certify `model` on one scope: `questions` answers, or `sequential` looks up to
@@ -42,7 +43,7 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                      questions=questions, sequential=sequential, max_questions=max_questions,
                      first_look=first_look, seed=seed, rephrase=rephrase,
                      explanations=explanations)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
+    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     return await certify_scopes(model, scopes, plan,
                                 program_questions=program_questions if explanations else None,

@@ -20,8 +20,9 @@ from verstehen.cli.flags import (
     settings_from,
     unit_interval,
 )
+from verstehen.cli.resume import add_resume_flag
 from verstehen.cli.runs import finish
-from verstehen.domains.catalog import scope_spelling
+from verstehen.domains.catalog import canonical_name
 from verstehen.errors import UserError
 from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
@@ -37,6 +38,7 @@ from verstehen.methods.certification.run import (
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.models import DEFAULT_MODEL
+from verstehen.report.tables import plural
 from verstehen.scopes import SCOPE_HELP as SCOPE_LISTING
 from verstehen.stats import bounds as b
 from verstehen.textfiles import read_text
@@ -105,6 +107,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                       help="ask for a program per question family and run it in a sandbox")
     cert.add_argument("--program-questions", type=positive_int, default=2000,
                       help="questions each program answers in the sandbox (default 2000)")
+    add_resume_flag(cert)
     cert.set_defaults(func=cmd_certify)
 
     scopes = commands.add_parser("scopes", help="the scopes certify can ask")
@@ -178,7 +181,7 @@ def _asked_answers(path: Path, rows: list[tuple[int, Any]], scope: str | None
                and r.get("score") is not None]
     scopes = sorted({str(r.get("scope")) for _, r in answers})
     if scope is not None:
-        wanted = scope_spelling(scope)
+        wanted = canonical_name(scope)
         if wanted not in scopes:
             raise UserError(f"{path} has no graded answers of scope {scope!r}: its scopes are "
                             f"{', '.join(scopes) or 'none'}")
@@ -256,7 +259,7 @@ def scores_verdict(scores: list[float], criterion: Criterion,
         return certify(scores, criterion.pg, criterion.rid, criterion.delta)
     budget = args.max_questions or len(scores)
     if args.first_look > min(budget, len(scores)):
-        raise UserError(f"the first look is at {args.first_look} scores but "
+        raise UserError(f"the first look is at {plural(args.first_look, 'score')} but "
                         f"{'the file holds' if budget >= len(scores) else '--max-questions is'} "
                         f"{min(budget, len(scores))}: lower --first-look")
     return certify_sequential(scores, criterion.pg, criterion.rid, criterion.delta,

@@ -26,6 +26,7 @@ async def consistency_async(
         question_style: str = "fixed", resamples: int = 1000, seed: int = 0,
         max_tokens: int | None = None, base_url: str | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
+        resume: Path | str | None = None,
         progress: bool = False, max_connections: int | None = None,
         max_attempts: int = 6) -> ConsistencyResult:
     """Conceptual consistency of `model` on the first `limit` CSQA-format `questions` (a file or
@@ -33,7 +34,7 @@ async def consistency_async(
     loaded KnowledgeBase): CC with its bootstrap interval, S_B, S_A and the breakdowns."""
     plan = ConsistencyPlan(relations=relations, max_path_length=max_path_length,
                            template_style=question_style, seed=seed, max_tokens=max_tokens)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
+    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     return await run_consistency(model, questions, kb, plan, limit=limit, resamples=resamples,
                                  base_url=base_url, settings=settings)

@@ -43,7 +43,8 @@ async def potemkin_async(
         items_per_concept: int | None = None, seed: int = 0, max_tokens: int | None = None,
         unparsed: str = "wrong", base_url: str | None = None,
         judge_base_url: str | None = None, runs_dir: Path | str | None = None,
-        cache: Path | str | None = None, progress: bool = False,
+        cache: Path | str | None = None,
+        resume: Path | str | None = None, progress: bool = False,
         max_connections: int | None = None, max_attempts: int = 6) -> PotemkinResult:
     """Define each concept (the keystone), then classify, generate and edit; Tables 1 and 6 and
     the keystone expansion once definitions are graded (by `judge`, or by people: see
@@ -52,7 +53,7 @@ async def potemkin_async(
     plan = plan_run(concepts=concepts, tasks=tasks, source=source, benchmark_dir=benchmark_dir,
                     items_per_concept=items_per_concept, seed=seed, max_tokens=max_tokens,
                     unparsed=unparsed)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
+    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     return await run_potemkin(model, plan, judge=judge, base_url=base_url,
                               judge_base_url=judge_base_url, settings=settings)
@@ -62,13 +63,14 @@ async def potemkin_incoherence_async(
         model: str | Model, *, concepts: str | Sequence[str] | None = None,
         per_concept: int = 5, temperature: float = 0.7, max_tokens: int | None = None,
         seed: int = 0, base_url: str | None = None, runs_dir: Path | str | None = None,
-        cache: Path | str | None = None, progress: bool = False,
+        cache: Path | str | None = None,
+        resume: Path | str | None = None, progress: bool = False,
         max_connections: int | None = None, max_attempts: int = 6) -> IncoherenceResult:
     """The model writes `per_concept` instances and as many non-instances of each concept (all
     32 unless given), then classifies each: incoherence = 2 x mismatch rate (paper Table 7)."""
     plan = plan_incoherence(per_concept=per_concept, temperature=temperature,
                             max_tokens=max_tokens, seed=seed)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
+    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     return await run_incoherence(model, plan, concepts=concepts, base_url=base_url,
                                  settings=settings)
@@ -79,6 +81,7 @@ async def potemkin_selfjudge_async(
         subquestions: int = 5, concept: str = "ask", seed: int = 0,
         max_tokens: int | None = None, base_url: str | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
+        resume: Path | str | None = None,
         progress: bool = False, max_connections: int | None = None,
         max_attempts: int = 6) -> SelfJudgeResult:
     """The automatic lower bound on a multiple-choice benchmark ("mcq:PATH"): the model says
@@ -86,7 +89,7 @@ async def potemkin_selfjudge_async(
     judges its own answers to related questions, and altered versions of them."""
     scope, plan = plan_selfjudge(benchmark, questions=questions, subquestions=subquestions,
                                  seed=seed, max_tokens=max_tokens, concept=concept)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, progress=progress,
+    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     return await run_selfjudge(model, scope, plan, base_url=base_url, settings=settings)
 

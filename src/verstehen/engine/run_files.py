@@ -1,0 +1,79 @@
+"""What run.json and records.jsonl may hold, and reading one line of records.jsonl."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from verstehen.engine.store import RunStore
+
+DROPPED_FILE = "records.dropped.jsonl"
+# the keys of run.json and their types (create writes them all; a reader needs none but command)
+RUN_KEYS: dict[str, type | tuple[type, ...]] = {
+    "run_id": str, "command": str, "argv": list, "config": dict, "seed": (int, type(None)),
+    "created": str, "versions": dict, "models": list, "status": str,
+    "status_reason": (str, type(None)), "cache": (str, type(None))}
+RUN_LIST_ITEMS: dict[str, type] = {"argv": str, "models": dict}
+
+
+@dataclass(frozen=True)
+class RecordLine:
+    """One newline-ended line of records.jsonl: its record, or why it holds none."""
+
+    number: int
+    raw: bytes
+    record: dict[str, Any] | None
+    problem: str | None
+
+
+@dataclass(frozen=True)
+class Repair:
+    """What `RunStore.repair` kept, and the lines it moved to records.dropped.jsonl."""
+
+    kept: tuple[dict[str, Any], ...]
+    dropped: tuple[RecordLine, ...]
+
+    def say(self, store: RunStore) -> str:
+        """One line for the user: how many records were dropped, where they went, and why."""
+        first = self.dropped[0]
+        lines = ", ".join(str(d.number) for d in self.dropped[:5])
+        more = ", ..." if len(self.dropped) > 5 else ""
+        return (f"{store.records_path}: dropped {len(self.dropped)} damaged records (lines "
+                f"{lines}{more}; line {first.number}: {first.problem}); they are kept in "
+                f"{store.path / DROPPED_FILE} and will be asked again")
+
+
+def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """(record, None) for a line holding a JSON object, else (None, what it holds)."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON ({exc.msg})"
+    if not isinstance(value, dict):
+        return None, f"a JSON {json_kind(value)}, not an object"
+    return value, None
+
+
+def json_kind(value: object) -> str:
+    """The JSON name of a parsed value's type."""
+    kinds = ((bool, "boolean"), (int, "number"), (float, "number"), (str, "string"),
+             (list, "list"), (dict, "object"))
+    return "null" if value is None else next(n for t, n in kinds if isinstance(value, t))
+
+
+def run_json_problem(info: dict[str, Any]) -> str | None:
+    """Which key of run.json has a type `create` never writes there, if one has."""
+    for key, kind in RUN_KEYS.items():
+        if key not in info:
+            continue
+        value = info[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"{key!r} is a JSON {json_kind(value)}"
+        item = RUN_LIST_ITEMS.get(key)
+        if item is not None and not all(isinstance(v, item) for v in value):
+            return f"{key!r} holds an item that is not a JSON {json_kind(item())}"
+    return None
