@@ -7,7 +7,8 @@ L x 4 (the reference), against `Runner(Cache(new empty file)).generate` on
 `get_model("openai/stub", base_url=[4 URLs], endpoint_limit=L)` (all misses, every result
 committed to the cache), same parameters, alternating repetitions. Prints calls/s of each,
 the ratio of median walls (target <= 1.10), the runner's overhead per call (wall and client
-CPU), and each endpoint's calls and peak in flight (the limit full: L on every endpoint).
+CPU; the part of it that routing over the endpoints and counting them costs, measured alone),
+and each endpoint's calls and peak in flight (the limit full: L on every endpoint).
 Run it on an otherwise idle machine; exits 0 either way.
 
 Run: python bench/endpoints_throughput.py [--requests 4000] [--limit 16] [--repeats 3]
@@ -30,6 +31,7 @@ from verstehen.engine.cache import Cache
 from verstehen.engine.runner import Runner
 from verstehen.models import GenerateParams, get_model, user
 from verstehen.models.base import EndpointUsage
+from verstehen.models.endpoints import EndpointPool
 from verstehen.testing.ports import free_port, wait_for_port
 
 PARAMS = GenerateParams(max_tokens=16)
@@ -80,6 +82,25 @@ async def runner_pass(urls: list[str], prompts: list[str], limit: int, cache_pat
     bad = [r.error for r in results if not r.ok]
     assert not bad, f"{len(bad)} failed calls, first: {bad[0]}"
     return wall, used, endpoints
+
+
+async def pool_cost(calls: int = 100_000) -> float:
+    """Microseconds per call that routing through a 4-endpoint pool and copying its counts (as
+    the runner does after each paid call) add to an instant coroutine."""
+    pool = EndpointPool([(f"http://e{i}/v1", i) for i in range(ENDPOINTS)], 16)
+
+    async def instant(endpoint: object) -> int:
+        return 1
+
+    start = time.perf_counter()
+    for _ in range(calls):
+        await instant(None)
+    bare = time.perf_counter() - start
+    start = time.perf_counter()
+    for _ in range(calls):
+        await pool.call(instant)
+        pool.usage()
+    return (time.perf_counter() - start - bare) / calls * 1e6
 
 
 def start_stubs() -> tuple[list[str], list[subprocess.Popen]]:
@@ -149,6 +170,7 @@ def main() -> None:
     row("client CPU per call, bare / runner",
         f"{cpu_bare / n * 1e6:,.0f} / {cpu_ours / n * 1e6:,.0f} us")
     row("runner overhead per call, client CPU", f"{(cpu_ours - cpu_bare) / n * 1e6:,.0f} us")
+    row("of which endpoint routing + counts", f"{run(pool_cost()):,.1f} us")
     full = all(e.peak_outstanding == limit for e in last)
     row("peak in flight per endpoint (runner)",
         " ".join(str(e.peak_outstanding) for e in last), f"= {limit} each", full)

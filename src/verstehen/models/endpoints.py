@@ -132,10 +132,11 @@ class Endpoint(Generic[C]):
     """One endpoint of a pool: its client and what the pool knows of it."""
 
     __slots__ = ("calls", "client", "down_until", "downs", "errors", "failures", "index",
-                 "next_cooldown", "outstanding", "peak", "url")
+                 "next_cooldown", "outstanding", "peak", "public", "url")
 
     def __init__(self, index: int, url: str, client: C) -> None:
         self.index, self.url, self.client = index, url, client
+        self.public = public_url(url)
         self.calls = self.errors = self.outstanding = self.peak = self.downs = 0
         self.failures = 0  # transient failures in a row
         self.down_until = 0.0
@@ -143,8 +144,7 @@ class Endpoint(Generic[C]):
 
     def usage(self) -> EndpointUsage:
         """Its counts, typed."""
-        return EndpointUsage(public_url(self.url), self.calls, self.errors, self.peak,
-                             self.downs)
+        return EndpointUsage(self.public, self.calls, self.errors, self.peak, self.downs)
 
 
 class EndpointPool(Generic[C]):
@@ -247,6 +247,6 @@ class EndpointPool(Generic[C]):
     def _all_down(self) -> TransientError:
         now = self._clock()
         back = min(e.down_until for e in self.endpoints) - now
-        urls = ", ".join(public_url(e.url) for e in self.endpoints)
+        urls = ", ".join(e.public for e in self.endpoints)
         return TransientError(f"every endpoint is down or failed this call ({urls})",
                               retry_after=max(back, 0.0) or None)
