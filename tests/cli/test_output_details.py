@@ -19,7 +19,7 @@ from verstehen.models import PROVIDERS
 from verstehen.report.tables import plural
 from verstehen.testing.scripted import ScriptedModel
 
-from conftest import Cli
+from conftest import Cli, cli_error
 
 # ---------------------------------------------------------------- a. `verstehen models`
 
@@ -117,3 +117,11 @@ def test_a_bad_model_name_prints_no_progress_before_its_error(cli: Cli) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0, done.stderr
     assert "done" not in done.stderr and "ETA" not in done.stderr
+
+
+def test_a_missing_local_model_leaves_no_audit_folder(cli: Cli, cli_env: dict[str, str],
+                                                      tmp_path: Path) -> None:
+    """The audit checks its models before it makes its folder: one line, exit 2, no folder
+    (a failed run folder of an audit that never started is only clutter)."""
+    cli_error(cli, ["audit", "--model", f"local/{tmp_path / 'none.gguf'}"], "GGUF file not found")
+    assert not Path(cli_env["VERSTEHEN_RUNS_DIR"]).exists()

@@ -24,7 +24,7 @@ from verstehen.methods.certification.procedure import CertifyPlan
 from verstehen.methods.certification.run import build_scopes, certify_scopes
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.run import plan_run, run_potemkin
-from verstehen.models import Model, model_name, split_name
+from verstehen.models import Model, check_model, model_name
 from verstehen.scopes.base import Scope
 
 
@@ -86,7 +86,7 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
         raise UserError(f"a model is named twice: {', '.join(names)}")
     for model in [*models, *([judge] if judge is not None else [])]:
         if isinstance(model, str):
-            split_name(model)
+            check_model(model)  # before the audit's folder is made
     check_reach(plan)  # a plan built by hand, not by make_plan, is checked here too
     scopes = build_scopes([t.scope for t in plan.targets])  # before any folder or model
     if settings.announce and (warning := reach_warning(plan)):

@@ -29,11 +29,22 @@ __all__ = [
     "Message",
     "Model",
     "Usage",
+    "check_model",
     "get_model",
     "model_name",
     "split_name",
     "user",
 ]
+
+
+def check_model(name: str) -> None:
+    """Refuse in one line, before anything runs, a model name or a local/ file that cannot be
+    opened (a missing or non-GGUF file)."""
+    provider, model = split_name(name)
+    if provider == "local":
+        from verstehen.models.local import resolve_path
+
+        resolve_path(model)
 
 
 def get_model(name: str, **args: Any) -> Model:

@@ -84,7 +84,8 @@ def run_line(path: Path) -> RunLine:
     status, found = store.status(), ""
     if status in ("interrupted", "failed"):
         why = info.get("status_reason") or "the process stopped"
-        found = f"{why}; to go on: {store.resume_command()}"
+        then = "to go on" if status == "interrupted" else "once that is fixed"
+        found = f"{why}; {then}: {store.resume_command()}"
     elif status == "done" and (path / "summary.json").is_file():
         try:
             kind = kind_of(path)
