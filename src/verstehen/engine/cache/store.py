@@ -41,10 +41,29 @@ def _warn(message: str) -> None:
     print(f"verstehen: warning: {message}", file=sys.stderr, flush=True)
 
 
-def _settle(done: Future[bool], written: bool) -> None:
-    # the awaiter may cancel it meanwhile
-    with contextlib.suppress(InvalidStateError):
-        done.set_result(written)
+Waiter = Future[bool] | asyncio.Future[bool]
+
+
+def _settle(waiters: list[Waiter], written: bool) -> None:
+    """Tell the waiters how a write went (from the writer thread): a thread's future at once,
+    an event loop's futures in one callback on that loop (one wake-up of the loop per batch,
+    not one per row)."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[bool]]] = {}
+    for done in waiters:
+        if isinstance(done, asyncio.Future):
+            by_loop.setdefault(done.get_loop(), []).append(done)
+        else:
+            with contextlib.suppress(InvalidStateError):  # the awaiter may cancel it meanwhile
+                done.set_result(written)
+    for loop, futures in by_loop.items():
+        with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits
+            loop.call_soon_threadsafe(_settle_on_loop, futures, written)
+
+
+def _settle_on_loop(futures: list[asyncio.Future[bool]], written: bool) -> None:
+    for done in futures:
+        if not done.done():
+            done.set_result(written)
 
 
 @dataclass(slots=True)
@@ -57,7 +76,7 @@ class _Entry:
     text: str
     sha256: str
     created: float
-    waiters: list[Future[bool]] = field(default_factory=list)
+    waiters: list[Waiter] = field(default_factory=list)
 
 
 class Cache:
@@ -154,9 +173,14 @@ class Cache:
         The future is True once the row is committed, False when the first try failed (the
         result stays in memory and the writer keeps retrying); it never blocks the caller.
         """
+        done: Future[bool] = Future()
+        self._put(key, model, kind, response, done)
+        return done
+
+    def _put(self, key: str, model: str, kind: str, response: dict[str, Any],
+             done: Waiter) -> None:
         text = json.dumps(response, ensure_ascii=False)
         entry = _Entry(key, model, kind, text, checksum(text), time.time())
-        done: Future[bool] = Future()
         with self._cond:
             self._pending[key] = entry
             if self._stalled_since is None:
@@ -168,11 +192,12 @@ class Cache:
                                                 name="verstehen-cache-writer")
                 self._thread.start()
             self._cond.notify_all()
-        return done
 
     async def store(self, key: str, model: str, kind: str, response: dict[str, Any]) -> bool:
         """`put`, then await its first write attempt without blocking the event loop."""
-        return await asyncio.wrap_future(self.put(key, model, kind, response))
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._put(key, model, kind, response, done)
+        return await done
 
     def pending(self) -> int:
         """How many results are in memory, not yet written to the file."""
@@ -239,12 +264,13 @@ class Cache:
 
     def _written(self, batch: list[_Entry]) -> None:
         with self._cond:
+            waiters: list[Waiter] = []
             for entry in batch:
                 if self._pending.get(entry.key) is entry:  # not replaced while being written
                     del self._pending[entry.key]
-                for done in entry.waiters:
-                    _settle(done, True)
+                waiters += entry.waiters
                 entry.waiters.clear()
+            _settle(waiters, True)
             self._stalled_since = None
             self._cond.notify_all()
 
@@ -255,10 +281,11 @@ class Cache:
             self._write_error = reason
             if self._stalled_since is None:
                 self._stalled_since = now
+            waiters: list[Waiter] = []
             for entry in self._pending.values():  # their callers go on; the results wait here
-                for done in entry.waiters:
-                    _settle(done, False)
+                waiters += entry.waiters
                 entry.waiters.clear()
+            _settle(waiters, False)
             give_up = self._closing and (not busy or now >= self._close_deadline)
             if give_up:
                 self._thread = None
