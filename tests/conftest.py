@@ -179,3 +179,18 @@ def user_error(args: list[str], env: dict[str, str], *needles: str) -> str:
     for needle in needles:
         assert needle in lines[0]
     return lines[0]
+
+
+def figures_saved_by(monkeypatch: pytest.MonkeyPatch, module: object) -> list:
+    """The figures `module` saves through its `save_png`, in order, each still written to its
+    path (for tests that look inside a figure a public plot function made)."""
+    from verstehen.report import figures
+
+    caught: list = []
+
+    def save(fig: object, path: Path) -> None:
+        caught.append(fig)
+        figures.save_png(fig, path)
+
+    monkeypatch.setattr(module, "save_png", save)
+    return caught

@@ -4,7 +4,6 @@ line (issue 21, item 8)."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -21,20 +20,15 @@ from verstehen.methods.consistency.breakdowns import (
 )
 from verstehen.report import figures
 
+from conftest import figures_saved_by
+
 NONE = CCEntry(None, None, None, 0, None)
 
 
 @pytest.fixture
 def drawn(monkeypatch: pytest.MonkeyPatch) -> list:
     """The figures the report module saves, each still written to its path."""
-    caught: list = []
-
-    def save(fig, path: Path) -> None:
-        caught.append(fig)
-        figures.save_png(fig, path)
-
-    monkeypatch.setattr(report, "save_png", save)
-    return caught
+    return figures_saved_by(monkeypatch, report)
 
 
 def relation(s_b: float, cc: float) -> RelationBreakdown:

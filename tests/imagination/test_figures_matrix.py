@@ -3,8 +3,6 @@ bar, the 25% chance level marked, and every model under its full name (issue 21,
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from verstehen.methods.imagination import plots
@@ -17,6 +15,8 @@ from verstehen.methods.imagination.stats import (
 )
 from verstehen.report import figures
 
+from conftest import figures_saved_by
+
 MODELS = ("hand/written", "local/smollm2-135m",
           "local//work/models/gemma-3-270m-q4_k_m.gguf [letter]")
 
@@ -24,14 +24,7 @@ MODELS = ("hand/written", "local/smollm2-135m",
 @pytest.fixture
 def drawn(monkeypatch: pytest.MonkeyPatch) -> list:
     """The figures the plots module saves, each still written to its path."""
-    caught: list = []
-
-    def save(fig, path: Path) -> None:
-        caught.append(fig)
-        figures.save_png(fig, path)
-
-    monkeypatch.setattr(plots, "save_png", save)
-    return caught
+    return figures_saved_by(monkeypatch, plots)
 
 
 def answers() -> list[dict]:

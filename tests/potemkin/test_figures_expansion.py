@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from verstehen.methods.potemkin import report
 from verstehen.methods.potemkin.stats import UseRecord, keystone_expansion
-from verstehen.report import figures
+
+from conftest import figures_saved_by
 
 
 @pytest.fixture
 def drawn(monkeypatch: pytest.MonkeyPatch) -> list:
     """The figures the report module saves, each still written to its path."""
-    caught: list = []
-
-    def save(fig, path: Path) -> None:
-        caught.append(fig)
-        figures.save_png(fig, path)
-
-    monkeypatch.setattr(report, "save_png", save)
-    return caught
+    return figures_saved_by(monkeypatch, report)
 
 
 def answers(model: str, right: int) -> list[UseRecord]:
