@@ -14,7 +14,6 @@ from verstehen.methods.imagination.plots import (
     plot_length_ranks,
     plot_matrix,
     plot_warmup,
-    short_name,
 )
 from verstehen.methods.imagination.report import (
     decile_text,
@@ -121,11 +120,6 @@ def test_plot_length_ranks_writes_a_png(tmp_path: Path) -> None:
                        LengthRanks("m", "knowledge", "CQ", (0, 0, 0, 1.0))], path)
     assert png_size(path)[0] > 0
 
-
-def test_short_names_keep_the_bracket_suffix() -> None:
-    assert short_name("local/smollm2-135m [letter]") == "smollm2-135m [letter]"
-    assert short_name("a/b/c") == "c"
-    assert short_name("plain [x/y]") == "plain [x/y]"
 
 
 def test_other_tables_show_rates_with_se_and_n() -> None:

@@ -3,7 +3,6 @@ and the warm-up figure (Fig. 9: κ, α and length ranks by position in a sequenc
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,13 +30,6 @@ QM_WRAP, AM_WRAP = 20, 26  # characters per line of a model's name on the x and 
 RANK_LABELS = ("shortest", "2nd shortest", "3rd shortest", "longest")
 RANK_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
 AVERAGE_COLOR = "hotpink"  # the paper draws the mean over answer models in pink
-
-
-def short_name(model: str) -> str:
-    """`local/smollm2-135m [letter]` -> `smollm2-135m [letter]`: the part after the last "/"."""
-    m = re.fullmatch(r"(.*?)(\s*\[[^\]]*\])?", model)
-    base, suffix = (m.group(1), m.group(2) or "") if m else (model, "")
-    return base.rsplit("/", 1)[-1] + suffix
 
 
 def matrix_figure(rows: Sequence[MatrixRow]) -> Any:
