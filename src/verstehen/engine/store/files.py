@@ -1,13 +1,11 @@
-"""What run.json and records.jsonl may hold, and reading one line of records.jsonl."""
+"""What run.json and records.jsonl may hold, and reading one line of records.jsonl
+(no run folder needed: these are the checks `RunStore` applies)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from verstehen.engine.store import RunStore
+from typing import Any
 
 DROPPED_FILE = "records.dropped.jsonl"
 # the keys of run.json and their types (create writes them all; a reader needs none but command)
@@ -26,23 +24,6 @@ class RecordLine:
     raw: bytes
     record: dict[str, Any] | None
     problem: str | None
-
-
-@dataclass(frozen=True)
-class Repair:
-    """What `RunStore.repair` kept, and the lines it moved to records.dropped.jsonl."""
-
-    kept: tuple[dict[str, Any], ...]
-    dropped: tuple[RecordLine, ...]
-
-    def say(self, store: RunStore) -> str:
-        """One line for the user: how many records were dropped, where they went, and why."""
-        first = self.dropped[0]
-        lines = ", ".join(str(d.number) for d in self.dropped[:5])
-        more = ", ..." if len(self.dropped) > 5 else ""
-        return (f"{store.records_path}: dropped {len(self.dropped)} damaged records (lines "
-                f"{lines}{more}; line {first.number}: {first.problem}); they are kept in "
-                f"{store.path / DROPPED_FILE} and will be asked again")
 
 
 def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
