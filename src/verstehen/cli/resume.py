@@ -21,10 +21,9 @@ RESUMABLE = {("certify",), ("audit",), ("consistency",), ("potemkin", "run"),
 RESUME_VALUE_FLAGS = ("--cache", "--max-connections", "--max-attempts", "--threads",
                       "--timeout", "--api-key-env")
 RESUME_SWITCHES = ("--no-progress", "--json")
+ALLOWED = ", ".join(RESUME_VALUE_FLAGS + RESUME_SWITCHES)
 RESUME_HELP = ("go on with an interrupted run folder: its settings come from its run.json, "
-               "finished calls from the cache; only --cache, --max-connections, "
-               "--max-attempts, --threads, --timeout, --api-key-env, --no-progress and "
-               "--json may be given with it")
+               f"finished calls from the cache; only {ALLOWED} may be given with it")
 
 
 def add_resume_flag(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +46,7 @@ def expand_resume(argv: list[str]) -> list[str]:
     else:
         return argv  # argparse says that --resume needs a value
     store = RunStore.existing(Path(path))
-    made_by = str(store.info()["command"]).replace("-", " ")
+    made_by = store.made_by()
     if made_by != " ".join(words):
         raise UserError(f"{path} is a run of `verstehen {made_by}`, not of `verstehen "
                         f"{' '.join(words)}`: type verstehen {made_by} --resume {path}")
@@ -80,7 +79,5 @@ def _check_extra(tokens: list[str]) -> None:
             i += 1 if "=" in tokens[i] else 2
         else:
             raise UserError(f"{tokens[i]} cannot be given with --resume: the run's settings "
-                            "come from its run.json (only --cache, --max-connections, "
-                            "--max-attempts, --threads, --timeout, --api-key-env, "
-                            "--no-progress and --json may change); start a new run to "
-                            "change it")
+                            f"come from its run.json (only {ALLOWED} may change); start a new "
+                            "run to change it")

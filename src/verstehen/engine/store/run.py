@@ -223,19 +223,21 @@ class RunStore:
             return None
         for folder in sorted(runs_dir.iterdir(), reverse=True):
             if (folder / "run.json").is_file():
-                info = cls.existing(folder).info()
+                info = cls(folder).info()
                 if info.get("command") == command and info.get("config") == given:
                     return folder
         return None
 
+    def made_by(self) -> str:
+        """The command words that made the run ("potemkin run" for run.json's "potemkin-run")."""
+        return str(self.info()["command"]).replace("-", " ")
+
     def resume_command(self) -> str:
-        """What to type to go on with this run (`verstehen potemkin run --resume RUN` for a
-        run.json command "potemkin-run"; a run made from Python is resumed there)."""
-        info = self.info()
-        if not info.get("argv"):
+        """What to type to go on with this run (a run made from Python is resumed there)."""
+        if not self.info().get("argv"):
             return (f"the same call in Python with resume={str(self.path)!r}, as the run was "
                     "made there")
-        return f"verstehen {str(info['command']).replace('-', ' ')} --resume {self.path}"
+        return f"verstehen {self.made_by()} --resume {self.path}"
 
     @property
     def run_id(self) -> str:
