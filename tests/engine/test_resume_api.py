@@ -27,10 +27,9 @@ from verstehen.api import (
 )
 from verstehen.testing.scripted import ScriptedModel
 
+from consistency.test_consistency_api import write_data
+
 IN_FLIGHT = ScriptedModel.max_connections  # calls that may be under way at the interrupt
-CSQA = [("q1", "Where would you read a book?", ["library", "ocean", "sky"], "A"),
-        ("q2", "Where is a book kept?", ["shelf", "library", "cloud"], "B")]
-KB = "relation\tstart\tend\nUsedFor\tbook\tread\nAtLocation\tbook\tlibrary\n"
 
 
 def question(prompt: str) -> str:
@@ -43,15 +42,9 @@ def question(prompt: str) -> str:
 
 
 def csqa_files(folder: Path) -> dict[str, Path]:
-    """CSQA and a two-edge knowledge base, as files."""
+    """The consistency tests' three CSQA questions and knowledge base, as files."""
     folder.mkdir(parents=True, exist_ok=True)
-    questions = folder / "q.jsonl"
-    questions.write_text("".join(json.dumps({
-        "id": i, "answerKey": key, "question": {"stem": stem, "choices": [
-            {"label": "ABC"[k], "text": t} for k, t in enumerate(choices)]}}) + "\n"
-        for i, stem, choices, key in CSQA))
-    kb = folder / "kb.tsv"
-    kb.write_text(KB)
+    questions, kb = write_data(folder)
     return {"questions": questions, "kb": kb}
 
 
