@@ -18,6 +18,7 @@ from verstehen.domains.base import Item
 from verstehen.domains.catalog import (
     BY_KEY,
     CONCEPTS,
+    DOMAIN_ALIASES,
     DOMAINS,
     Concept,
     canonical_name,
@@ -91,10 +92,13 @@ def define_item(concept: Concept, benchmark: Benchmark | None) -> UseItem:
                    BENCHMARK_TOKENS["define"])
 
 
+FIRST_SPELLING = {new: old for old, new in DOMAIN_ALIASES.items()}
+
+
 def _first_key(concept: Concept) -> str:
     # the key as runs were first written ("literary/haiku"), so a seed draws the same items
-    return concept.key.replace("poetry/", "literary/", 1) if concept.domain == "poetry" \
-        else concept.key
+    head, sep, rest = concept.key.partition("/")
+    return FIRST_SPELLING.get(head, head) + sep + rest
 
 
 def generated_items(concept: Concept, task: Task, count: int, seed: int) -> list[UseItem]:

@@ -68,8 +68,8 @@ def check_unparsed(unparsed: str) -> None:
 
 
 def unparsed_wrong(task: str, unparsed: str) -> bool:
-    """Whether an unreadable answer of `task` counts as wrong (else it is left out)."""
-    check_unparsed(unparsed)
+    """Whether an unreadable answer of `task` counts as wrong (else it is left out); the public
+    entry points check `unparsed` once (`check_unparsed`), not once per record."""
     return task != "classify" and unparsed == "wrong"
 
 
@@ -85,6 +85,7 @@ def potemkin_rate(records: Iterable[UseRecord], task: str,
                   unparsed: str = "wrong") -> PotemkinRate:
     """SCALE[task]·(1 - accuracy) on the answers with the keystone passed, and its SE; an
     unreadable answer is left out, or counted wrong for generate and edit under "wrong"."""
+    check_unparsed(unparsed)
     mine = [r for r in records if r.task == task]
     counted = [c for r in mine if r.keystone and (c := graded(r, unparsed)) is not None]
     missing = sum(1 for r in mine if r.keystone and r.correct is None)
@@ -157,6 +158,7 @@ def keystone_expansion(records: Sequence[UseRecord], ks: Iterable[int] = range(5
     """
     if next_uses < 1:
         raise ValueError(f"next_uses must be at least 1, not {next_uses}")
+    check_unparsed(unparsed)
     records = [replace(r, correct=graded(r, unparsed)) for r in records]
     models = sorted({r.model for r in records})
     dropped = [m for m in models if above_chance_only and not _above_chance(records, m)]
