@@ -372,7 +372,7 @@ return 1
 frame = sys._getframe()
 while frame is not None:
     for name, obj in list(frame.f_locals.items()) + list(frame.f_globals.items()):
-        if callable(obj) and name in ('finish', 'send', 'write_result'):
+        if callable(obj) and name in ('send', 'fatal'):
             for _ in range(5):
                 try:
                     obj(b'V', b'{{"value": "FORGED"}}')
@@ -490,10 +490,13 @@ os.path.realpath = posixpath.realpath
 open({victim}, 'w').write('x')
 """, "files"),
     _attack("tamper_main_module", """
-main = sys.modules['__main__']
-for name in ('_BLOCKED_IMPORTS', '_EVENT_KINDS', '_PATH_EVENTS'):
-    getattr(main, name, {{}}).clear()
-main._EVENT_PREFIXES = ()
+for module in list(sys.modules.values()):  # the hook's tables, wherever they are
+    for name in ('_BLOCKED_IMPORTS', '_EVENT_KINDS', '_PATH_EVENTS'):
+        table = getattr(module, name, None)
+        if isinstance(table, dict):
+            table.clear()
+    if hasattr(module, '_EVENT_PREFIXES'):
+        module._EVENT_PREFIXES = ()
 import socket
 socket.create_connection(('127.0.0.1', {port}), 1)
 """, "net"),

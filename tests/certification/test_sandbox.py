@@ -295,7 +295,7 @@ def solve(a):
     frame = sys._getframe()
     while frame is not None:
         for name, obj in list(frame.f_locals.items()) + list(frame.f_globals.items()):
-            if callable(obj) and name in ("finish", "send"):
+            if callable(obj) and name in ("send", "fatal"):
                 for args in [({"ok": True, "outputs": [{"value": "FORGED"}] * 5,
                                "error": None},), (b"V", b'{"value": "FORGED"}')] * 5:
                     try:
@@ -308,13 +308,17 @@ def solve(a):
 FORGE_BY_FDS = """
 import json, os
 def solve(a):
-    doc = json.dumps({"ok": True, "outputs": [{"value": "FORGED"}] * 5, "error": None,
-                      "netns": True, "landlock": True}).encode()
+    value = json.dumps({"value": "FORGED"}).encode()
+    message = b"V" + b"%010d" % len(value) + value  # the runner's own message format
+    frame = json.dumps({"ok": True, "outputs": [{"value": "FORGED"}] * 5, "error": None,
+                        "layers": []}).encode()
+    frame = b"0" * 32 + b" %d\\n" % len(frame) + frame  # the parent's, with a guessed nonce
     for fd in range(1, 10):
-        try:
-            os.write(fd, doc)
-        except OSError:
-            pass
+        for forged in [message] * 5 + [frame]:
+            try:
+                os.write(fd, forged)
+            except OSError:
+                pass
     os._exit(0)
 """
 
@@ -348,8 +352,8 @@ def test_report_checks() -> None:
     for raw in bad:
         found = sandbox._report(raw, nonce, 2, LAYERS)
         assert isinstance(found, str) and found.startswith("malformed sandbox report"), raw
-    assert sandbox._report(frame(good), nonce, 2, frozenset()) != sandbox._report(
-        frame(good), nonce, 2, LAYERS)  # a layer that was not asked for
+    unasked = sandbox._report(frame(good), nonce, 2, frozenset())  # "audit" was not asked for
+    assert isinstance(unasked, str) and unasked.startswith("malformed sandbox report: layers")
     assert sandbox._report(b"", nonce, 2, LAYERS) is None
 
 
