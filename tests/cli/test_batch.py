@@ -144,5 +144,4 @@ def test_failed_calls_are_counted_and_exit_1(cli: Cli, tmp_path: Path) -> None:
     assert done.returncode == 1 and json.loads(done.stdout)["errors"] == 2
     lines = done.stderr.strip().splitlines()
     assert "2 calls to make (0 of 2 answers already in the run)" in lines
-    assert lines[-1] == f"2 calls failed; resume the run to retry them: verstehen batch " \
-                        f"--resume {run}"
+    assert lines[-1] == f"2 calls failed; to retry them, type: verstehen batch --resume {run}"

@@ -140,6 +140,7 @@ def spread(urls: list[str], calls: int, path: Path) -> ModelUsage:
                                          for i in range(calls)))
         await model.aclose()
         assert all(r.ok for r in results)
+        runner.count_endpoints()  # as a session does when it reads the usage
         return runner.usage[model.name]
 
     return asyncio.run(main())

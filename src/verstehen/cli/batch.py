@@ -23,7 +23,7 @@ from typing import Any
 
 from verstehen.cli.basic import params_from
 from verstehen.cli.flags import Parser, generation_flags, positive_int, print_json, settings_from
-from verstehen.cli.runs import EXIT_CALL_FAILED
+from verstehen.cli.runs import finish
 from verstehen.engine.runner import ModelUsage, Runner
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
@@ -284,9 +284,4 @@ def cmd_batch(args: argparse.Namespace) -> int:
     result = asyncio.run(batch(args.model, Path(args.prompts), params_from(args),
                                samples=args.samples, base_url=args.base_url,
                                settings=settings_from(args), resume=store))
-    print_json(result.to_dict())
-    if result.failed_calls:
-        print(f"{plural(result.failed_calls, 'call')} failed; resume the run to retry them: "
-              f"verstehen batch --resume {result.run_dir}", file=sys.stderr)
-        return EXIT_CALL_FAILED
-    return 0
+    return finish(args, result, lambda done: print_json(done.to_dict()))

@@ -137,6 +137,7 @@ class Runner:
         # calls under way by key: an identical call made meanwhile waits for the first one
         self._inflight: dict[str, asyncio.Future[tuple[Any, str | None]]] = {}
         self._batchers: dict[tuple[tuple[str, str], ...], LogprobBatcher] = {}
+        self._pooled: dict[str, Any] = {}  # models on several endpoints, by name
 
     async def generate(
         self,
@@ -187,6 +188,13 @@ class Runner:
     def _usage(self, model: Model) -> ModelUsage:
         return self.usage.setdefault(model.name, ModelUsage())
 
+    def count_endpoints(self) -> None:
+        """Copy each pooled model's per-endpoint counts into its usage (done when usage is read,
+        not after every call)."""
+        for name, model in self._pooled.items():
+            if counts := model.endpoint_usage():
+                self.usage.setdefault(name, ModelUsage()).endpoints = counts
+
     def _batcher(self, model: Model) -> LogprobBatcher:
         endpoint = _endpoint(model)
         if endpoint not in self._batchers:
@@ -198,6 +206,8 @@ class Runner:
     def _limit(self, model: Model) -> asyncio.Semaphore:
         endpoint = _endpoint(model)
         if endpoint not in self._limits:
+            if getattr(model, "endpoint_usage", None) is not None:
+                self._pooled[model.name] = model
             # max_connections is per endpoint: a model with several holds that many per replica
             replicas = getattr(model, "endpoint_count", 1)
             self._limits[endpoint] = asyncio.Semaphore(
@@ -236,8 +246,6 @@ class Runner:
             del self._inflight[key]
         waiting.set_result((result.value, result.error))
         result.key = key
-        if (counts := getattr(model, "endpoint_usage", None)) is not None:
-            usage.endpoints = counts() or usage.endpoints
         if result.ok:  # never blocks the loop; a locked file keeps the result in memory
             await self.cache.store(key, model.name, kind, result.value)
         else:

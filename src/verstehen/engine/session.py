@@ -200,6 +200,7 @@ async def in_session(settings: RunSettings, label: str,
     """
     own = session is None
     session = session or Session.start(settings, label)
+    session.runner.count_endpoints()
     before = {name: replace(counts) for name, counts in session.runner.usage.items()}
     started = time.monotonic()
     try:
@@ -208,6 +209,7 @@ async def in_session(settings: RunSettings, label: str,
     finally:
         if own:
             await session.close()
+    session.runner.count_endpoints()
     usage = {name: counts.since(before.get(name))
              for name, counts in session.runner.usage.items()}
     return Timed(value, round(time.monotonic() - started, 1),
