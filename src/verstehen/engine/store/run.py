@@ -67,6 +67,11 @@ def without_secrets(config: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in config.items() if not SECRET_NAME.search(k)}
 
 
+def as_stored(config: dict[str, Any]) -> dict[str, Any]:
+    """The config as run.json holds it (secrets left out, through JSON), to compare with one."""
+    return json.loads(json.dumps(without_secrets(config)))
+
+
 @dataclass(frozen=True)
 class Repair:
     """What `RunStore.repair` kept, and the lines it moved to records.dropped.jsonl."""
@@ -198,7 +203,7 @@ class RunStore:
             store.release()
             raise UserError(f"{store.path} is a run of {info['command']!r}, not {command!r}: "
                             "resume it with the command that made it")
-        given = json.loads(json.dumps(without_secrets(config)))
+        given = as_stored(config)
         changed = next((k for k in sorted({*given, *info["config"]})
                         if given.get(k) != info["config"].get(k)), None)
         if changed is not None:
@@ -218,7 +223,7 @@ class RunStore:
     def matching(cls, runs_dir: Path, *, command: str, config: dict[str, Any]) -> Path | None:
         """The newest run folder under runs_dir made by `command` with this `config` (the
         step of a resumed job that was started before), if there is one."""
-        given = json.loads(json.dumps(without_secrets(config)))
+        given = as_stored(config)
         if not runs_dir.is_dir():
             return None
         for folder in sorted(runs_dir.iterdir(), reverse=True):
