@@ -173,12 +173,22 @@ class ConceptCounts(JsonForm):
     min_anchors: int
 
 
+def concepts_in_facts(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer]
+                      ) -> tuple[dict[str, set[str]], Counter[str]]:
+    """Each anchor's `fact_concepts` by its id, and in how many anchors' facts each concept is."""
+    has = {a.id: fact_concepts(a, facts) for a in anchors}
+    return has, Counter(c for a in anchors for c in has[a.id])
+
+
+def _counts(counts: Counter[str], top: int, min_anchors: int) -> ConceptCounts:
+    return ConceptCounts(len(counts), sum(n >= min_anchors for n in counts.values()), top,
+                         min_anchors)
+
+
 def concept_counts(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer], *,
                    top: int = TOP_CONCEPTS, min_anchors: int = MIN_ANCHORS) -> ConceptCounts:
     """How many concepts `by_concept` chose from (with the same `top` and `min_anchors`)."""
-    counts = Counter(c for a in anchors for c in fact_concepts(a, facts))
-    return ConceptCounts(len(counts), sum(n >= min_anchors for n in counts.values()), top,
-                         min_anchors)
+    return _counts(concepts_in_facts(anchors, facts)[1], top, min_anchors)
 
 
 def by_concept(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer], *,
@@ -187,8 +197,17 @@ def by_concept(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer],
     """Figure 7b: the `top` concepts found in the background facts of the most anchors, if
     in at least `min_anchors` (the paper: 14 concepts, at least 28; ties by name), each with
     CC over the anchors in CC whose facts contain it and over those whose facts do not."""
-    has = {a.id: fact_concepts(a, facts) for a in anchors}
-    counts = Counter(c for a in anchors for c in has[a.id])
+    return concept_breakdown(anchors, facts, top=top, min_anchors=min_anchors,
+                             resamples=resamples, seed=seed)[0]
+
+
+def concept_breakdown(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer], *,
+                      top: int = TOP_CONCEPTS, min_anchors: int = MIN_ANCHORS,
+                      resamples: int = 200, seed: int = 0
+                      ) -> tuple[dict[str, ConceptBreakdown], ConceptCounts]:
+    """`by_concept` and `concept_counts` together, the concepts in each anchor's facts found
+    once."""
+    has, counts = concepts_in_facts(anchors, facts)
     chosen = sorted((c for c in counts if counts[c] >= min_anchors),
                     key=lambda c: (-counts[c], c))[:max(top, 0)]
     scored, _, _ = scored_anchors(anchors, facts)
@@ -201,7 +220,7 @@ def by_concept(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer],
             anchors=counts[concept],
             with_=cc_entry(split[True], resamples=resamples, seed=seed),
             without=cc_entry(split[False], resamples=resamples, seed=seed))
-    return out
+    return out, _counts(counts, top, min_anchors)
 
 
 def _rate(values: Sequence[bool]) -> RateEntry:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.engine.store import RunStore
-from verstehen.methods.consistency.breakdowns import CCEntry, RateEntry, fact_concepts
+from verstehen.methods.consistency.breakdowns import CCEntry, RateEntry, concepts_in_facts
 from verstehen.methods.consistency.report import base_rate_warning, concept_selection
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import (
@@ -195,18 +195,20 @@ def _concepts(result: ConsistencyResult, run: Run) -> str:
     caption = f"<p>{esc(selection[0].upper() + selection[1:])}.</p>"
     if not result.by_concept:
         return caption
+    has, _ = concepts_in_facts(run.anchors, run.facts)
     rows = []
     for concept, e in result.by_concept.items():
-        listing = [a.id for a in run.anchors if concept in fact_concepts(a, run.facts)]
+        listing = [a.id for a in run.anchors if concept in has[a.id]]
+        listed = set(listing)
         rows.append([esc(concept),
                      run.anchors_link(str(e.anchors), f"anchors with {concept} in their facts",
                                       listing),
                      run.anchors_link(cc_cell(e.with_),
                                       f"anchors in CC with {concept} in their facts",
-                                      [i for i in run.scored if i in listing]),
+                                      [i for i in run.scored if i in listed]),
                      run.anchors_link(cc_cell(e.without),
                                       f"anchors in CC without {concept} in their facts",
-                                      [i for i in run.scored if i not in listing])])
+                                      [i for i in run.scored if i not in listed])])
     return caption + table(["concept", "anchors", "CC with", "CC without"], rows)
 
 

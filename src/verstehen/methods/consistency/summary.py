@@ -12,9 +12,8 @@ from verstehen.methods.consistency.breakdowns import (
     ConceptCounts,
     RelationBreakdown,
     YesNoBias,
-    by_concept,
     by_relation,
-    concept_counts,
+    concept_breakdown,
     yes_no_bias,
 )
 from verstehen.methods.consistency.stats import AnchorResult, Consistency, FactAnswer, consistency
@@ -62,11 +61,12 @@ def summarize_consistency(records: Iterable[dict[str, Any]], *, resamples: int =
     records = [r for r in records if r["kind"] in ("fact", "anchor")]
     anchors, facts = read_results(records)
     methods = Counter(r["method"] for r in records)
+    concepts, counts = concept_breakdown(anchors, facts, seed=seed)
     return ConsistencySummary(
         method=methods.most_common(1)[0][0] if methods else None,
         consistency=consistency(anchors, facts, resamples=resamples, seed=seed),
         by_relation=by_relation(anchors, facts, seed=seed),
-        by_concept=by_concept(anchors, facts, seed=seed),
+        by_concept=concepts,
         bias=yes_no_bias(facts),
         anchors=len(anchors), facts=len(facts),
         positive_facts=sum(f.positive for f in facts.values()),
@@ -74,4 +74,4 @@ def summarize_consistency(records: Iterable[dict[str, Any]], *, resamples: int =
         mean_facts_per_anchor=(sum(len(a.facts) for a in anchors) / len(anchors)
                                if anchors else None),
         failed_calls=sum(1 for r in records if r.get("error")),
-        concepts=concept_counts(anchors, facts))
+        concepts=counts)
