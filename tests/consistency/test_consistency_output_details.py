@@ -34,7 +34,7 @@ def selection_example() -> tuple[list[AnchorResult], dict[str, FactAnswer]]:
             key = f"{concept}-{i}"
             facts[key] = FactAnswer(key, "RelatedTo", concept, f"x{key}", True, i % 2 == 0,
                                     None)
-            anchors.append(AnchorResult(key, (key,), (), i % 3 == 0))
+            anchors.append(AnchorResult(key, (key,), i % 3 == 0))
     return anchors, facts
 
 
@@ -43,9 +43,8 @@ def records_of(anchors: list[AnchorResult], facts: dict[str, FactAnswer]) -> lis
     return [*({"kind": "fact", "key": f.key, "relation": f.relation, "c1": f.c1, "c2": f.c2,
                "positive": f.positive, "said_yes": f.said_yes, "combos": None,
                "method": "generation"} for f in facts.values()),
-            *({"kind": "anchor", "id": a.id, "facts": list(a.facts),
-               "concepts": list(a.concepts), "correct": a.correct, "method": "generation"}
-              for a in anchors)]
+            *({"kind": "anchor", "id": a.id, "facts": list(a.facts), "correct": a.correct,
+               "method": "generation"} for a in anchors)]
 
 
 def test_the_concept_table_says_how_many_it_shows_and_how_they_were_picked() -> None:
@@ -66,7 +65,7 @@ def test_the_concept_table_says_how_many_it_shows_and_how_they_were_picked() -> 
 
 
 def cc_all(correct: bool) -> str:
-    anchors = [AnchorResult(f"A{i}", (f"f{i}",), (), correct) for i in range(4)]
+    anchors = [AnchorResult(f"A{i}", (f"f{i}",), correct) for i in range(4)]
     facts = {f"f{i}": FactAnswer(f"f{i}", "used for", "a", "b", True, i % 2 == 0, None)
              for i in range(4)}
     return consistency_text(consistency(anchors, facts, resamples=20))
@@ -81,8 +80,8 @@ def test_cc_warns_when_every_anchor_or_none_is_right() -> None:
 
 
 def test_one_anchor_left_out_is_one_anchor() -> None:
-    anchors = [AnchorResult("A0", ("f0",), (), True), AnchorResult("A1", ("f1",), (), False),
-               AnchorResult("A2", ("f0",), (), None)]
+    anchors = [AnchorResult("A0", ("f0",), True), AnchorResult("A1", ("f1",), False),
+               AnchorResult("A2", ("f0",), None)]
     facts = {f"f{i}": FactAnswer(f"f{i}", "used for", "a", "b", True, i == 0, None)
              for i in range(2)}
     text = consistency_text(consistency(anchors, facts, resamples=20))

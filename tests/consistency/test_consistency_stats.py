@@ -44,9 +44,8 @@ def fact(key: str, positive: bool, said_yes: bool | None, relation: str = "used 
     return FactAnswer(key, relation, "c1", "c2", positive, said_yes, combos)
 
 
-def anchor(id_: str, facts: tuple[str, ...], correct: bool | None,
-           concepts: tuple[str, ...] = ()) -> AnchorResult:
-    return AnchorResult(id_, facts, concepts, correct)
+def anchor(id_: str, facts: tuple[str, ...], correct: bool | None) -> AnchorResult:
+    return AnchorResult(id_, facts, correct)
 
 
 # --- answers -------------------------------------------------------------------------------
@@ -323,15 +322,15 @@ def breakdown_example() -> tuple[list[AnchorResult], dict[str, FactAnswer]]:
     ]}
     anchors = [
         # full S_B: pos {u1 1, l1 0} 1/2, neg {u3 1} -> 3/4; used for 1; at location 0
-        anchor("B1", ("u1", "u3", "l1"), True, ("book", "school")),
+        anchor("B1", ("u1", "u3", "l1"), True),
         # full: pos 1, neg 0 -> 1/2; used for 1/2
-        anchor("B2", ("u1", "u2"), False, ("book",)),
+        anchor("B2", ("u1", "u2"), False),
         # full: pos 1, neg 1 -> 1; at location 1
-        anchor("B3", ("l2", "l3"), True, ("school", "bag")),
+        anchor("B3", ("l2", "l3"), True),
         # full: pos {l1 0} 0, neg {u2 0, l2 1} 1/2 -> 1/4; used for 0; at location 1/2
-        anchor("B4", ("u2", "l1", "l2"), False, ("book", "bag")),
+        anchor("B4", ("u2", "l1", "l2"), False),
         # full: neg {u2 0} -> 0; used for 0
-        anchor("B5", ("u2",), True, ("bag", "pen")),
+        anchor("B5", ("u2",), True),
     ]
     return anchors, facts
 
@@ -439,8 +438,8 @@ def test_by_relation_leaves_unanswered_anchors_out_of_cc_only():
 
 
 def concept_example() -> tuple[list[AnchorResult], dict[str, FactAnswer]]:
-    """Anchors whose matched concepts (AnchorResult.concepts) differ from the concepts in
-    their true facts; false twins end in concepts drawn at random (river, book)."""
+    """Anchors whose true facts hold different concepts; false twins end in concepts drawn
+    at random (river, book), which do not count."""
     facts = {f.key: f for f in [
         FactAnswer("school+", "UsedFor", "book", "school", True, True, None),    # right
         FactAnswer("river-", "UsedFor", "book", "river", False, False, None),    # right
@@ -451,15 +450,15 @@ def concept_example() -> tuple[list[AnchorResult], dict[str, FactAnswer]]:
     ]}
     anchors = [
         # in facts: book, school; S_B (1 + 1)/2 = 1
-        anchor("A1", ("school+", "river-"), True, ("book", "school", "river_bank")),
-        # in facts: dog, kennel (book only as a twin's end and a matched concept); (0 + 1)/2
-        anchor("A2", ("kennel+", "dogbook-"), False, ("dog", "kennel", "book")),
+        anchor("A1", ("school+", "river-"), True),
+        # in facts: dog, kennel (book only as a twin's end); (0 + 1)/2
+        anchor("A2", ("kennel+", "dogbook-"), False),
         # in facts: book, shelf, school; pos (0 + 1)/2, neg 0 -> 1/4
-        anchor("A3", ("shelf+", "school+", "river2-"), True, ("book", "shelf")),
+        anchor("A3", ("shelf+", "school+", "river2-"), True),
         # in facts: dog, kennel, book, school; pos (0 + 1)/2, neg (1 + 1)/2 -> 3/4
-        anchor("A4", ("kennel+", "dogbook-", "school+", "river-"), False, ("dog", "kennel")),
-        # no fact: matched book, but its facts contain nothing (and it is not in CC)
-        anchor("A5", (), False, ("book",)),
+        anchor("A4", ("kennel+", "dogbook-", "school+", "river-"), False),
+        # no fact: its facts contain nothing (and it is not in CC)
+        anchor("A5", (), False),
     ]
     return anchors, facts
 

@@ -45,11 +45,10 @@ class FactAnswer:
 
 @dataclass(frozen=True)
 class AnchorResult:
-    """One anchor question: its background fact keys, its concepts, whether it was right."""
+    """One anchor question: its background fact keys and whether it was right."""
 
     id: str
     facts: tuple[str, ...]
-    concepts: tuple[str, ...]
     correct: bool | None
 
 

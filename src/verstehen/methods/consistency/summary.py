@@ -49,8 +49,7 @@ def read_results(records: Iterable[dict[str, Any]]
                                   r["said_yes"],
                                   None if r["combos"] is None else tuple(r["combos"]))
              for r in records if r["kind"] == "fact"}
-    anchors = {r["id"]: AnchorResult(r["id"], tuple(r["facts"]), tuple(r["concepts"]),
-                                     r["correct"])
+    anchors = {r["id"]: AnchorResult(r["id"], tuple(r["facts"]), r["correct"])
                for r in records if r["kind"] == "anchor"}
     return list(anchors.values()), facts
 
