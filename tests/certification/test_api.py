@@ -18,7 +18,7 @@ from test_certify_procedure import calculator
 import verstehen as vs
 from verstehen.engine.session import RunSettings
 from verstehen.methods.certification.decide import certify
-from verstehen.methods.certification.plan import perfect_reach, samples_needed, unreachable
+from verstehen.methods.certification.plan import samples_needed
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import (
     build_scopes,
@@ -26,8 +26,13 @@ from verstehen.methods.certification.run import (
     criterion_of,
     make_plan,
 )
-from verstehen.methods.certification.sequential import first_decisive_look
-from verstehen.methods.certification.verdict import Criterion, Decision
+from verstehen.methods.certification.sequential import (
+    certify_at_look,
+    first_decisive_look,
+    perfect_reach,
+    unreachable,
+)
+from verstehen.methods.certification.verdict import Criterion, Decision, checkpoints
 from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
 
@@ -165,7 +170,16 @@ def test_perfect_reach_agrees_with_the_verdicts_on_perfect_scores(pg: float, rid
         said = perfect_reach(c, n, sequential=False) is not None
         assert said is (certify(np.ones(n), pg, rid, 0.05).decision is Decision.UNDERSTANDS)
     for budget in (16, 40, 64, 100, 256, 1000):
-        assert perfect_reach(c, budget, sequential=True, first_look=8) == \
-            first_decisive_look(c, 8, budget, 1.0)
+        schedule = checkpoints(8, budget)
+        decisions = [certify_at_look(np.ones(budget), c, look, schedule).decision
+                     for look in range(1, len(schedule) + 1)]
+        reach = perfect_reach(c, budget, sequential=True, first_look=8)
+        assert reach == first_decisive_look(c, 8, budget, 1.0)
+        if reach is None:  # no look certifies a perfect model
+            assert Decision.UNDERSTANDS not in decisions
+        else:  # certified at the look reach names, and at no earlier look
+            look = schedule.index(reach)
+            assert decisions[look] is Decision.UNDERSTANDS
+            assert all(d is Decision.INCONCLUSIVE for d in decisions[:look])
         assert (unreachable(c, budget, sequential=True, first_look=8) is None) is \
-            (first_decisive_look(c, 8, budget, 1.0) is not None)
+            (first_decisive_look(c, 8, budget, 1.0) is not None) is (reach is not None)

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept, canonical_name
 from verstehen.errors import UserError
-from verstehen.methods.certification.plan import unreachable
-from verstehen.methods.certification.sequential import first_decisive_look
+from verstehen.methods.certification.sequential import first_decisive_look, unreachable
 from verstehen.methods.certification.verdict import Criterion
 
 ARITHMETIC = ("arithmetic/small", "arithmetic")

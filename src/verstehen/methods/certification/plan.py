@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-from verstehen.methods.certification.verdict import Criterion, checkpoints, look_delta
+from verstehen.methods.certification.verdict import Criterion, look_delta
 from verstehen.stats.bounds import chernoff_lower, chernoff_upper
 
 _MAX_DOUBLINGS = 45  # 2**45 questions: beyond any budget, so "never" in practice
@@ -71,32 +71,3 @@ def sequential_samples_needed(criterion: Criterion, expected_score: float, expec
         if _decides(criterion, s, r, n, look_delta(criterion.delta, look), z):
             return n
     return None
-
-
-def perfect_reach(criterion: Criterion, budget: int, *, sequential: bool,
-                  first_look: int = 16) -> int | None:
-    """After how many questions a perfect model (every answer scores 1) is certified as
-    understanding within `budget`: the fixed-n run of `budget` questions, or the sequential
-    looks first_look, 2·first_look, ... up to `budget`; None when the budget never does."""
-    if not sequential:
-        n = samples_needed(criterion, 1.0, 0.0)
-        return budget if n is not None and n <= budget else None
-    for look, n in enumerate(checkpoints(first_look, budget), 1):
-        if _decides(criterion, 1.0, 0.0, n, look_delta(criterion.delta, look), 0.0):
-            return n
-    return None
-
-
-def unreachable(criterion: Criterion, budget: int, *, sequential: bool,
-                first_look: int = 16) -> str | None:
-    """Why `budget` questions cannot certify even a perfect model, and what would (one line
-    without advice on flags); None when they can."""
-    if perfect_reach(criterion, budget, sequential=sequential, first_look=first_look):
-        return None
-    fixed = samples_needed(criterion, 1.0, 0.0)
-    looks = sequential_samples_needed(criterion, 1.0, 0.0, first=first_look)
-    run = (f"sequential looks from {first_look} up to {budget}" if sequential
-           else f"{budget} questions")
-    return (f"with PG {criterion.pg:g}, RID {criterion.rid:.3g} and δ {criterion.delta:g}, "
-            f"{run} cannot certify even a perfect model as understanding: that takes "
-            f"{fixed:,} questions at a fixed n, or sequential looks up to {looks:,}")

@@ -13,13 +13,10 @@ from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.certification.explain import run_explained
-from verstehen.methods.certification.plan import (
-    samples_needed,
-    sequential_samples_needed,
-    unreachable,
-)
+from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
 from verstehen.methods.certification.procedure import CertifyPlan, run_certify
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
+from verstehen.methods.certification.sequential import unreachable
 from verstehen.methods.certification.verdict import Criterion
 from verstehen.models import Model, model_name
 from verstehen.scopes import get_scope

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from verstehen.methods.certification.decide import certify, check_scores
-from verstehen.methods.certification.plan import sequential_samples_needed
+from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
 from verstehen.methods.certification.verdict import (
     Criterion,
     Decision,
@@ -74,3 +74,29 @@ def first_decisive_look(criterion: Criterion, first: int, max_n: int,
         if certify_at_look(scores, criterion, look, schedule).decision != Decision.INCONCLUSIVE:
             return n
     return None
+
+
+def perfect_reach(criterion: Criterion, budget: int, *, sequential: bool,
+                  first_look: int = 16) -> int | None:
+    """After how many questions a perfect model (every answer scores 1) is certified as
+    understanding within `budget`: the fixed-n run of `budget` questions, or the sequential
+    looks first_look, 2·first_look, ... up to `budget`; None when the budget never does."""
+    if not sequential:
+        n = samples_needed(criterion, 1.0, 0.0)
+        return budget if n is not None and n <= budget else None
+    return first_decisive_look(criterion, first_look, budget, 1.0)
+
+
+def unreachable(criterion: Criterion, budget: int, *, sequential: bool,
+                first_look: int = 16) -> str | None:
+    """Why `budget` questions cannot certify even a perfect model, and what would (one line
+    without advice on flags); None when they can."""
+    if perfect_reach(criterion, budget, sequential=sequential, first_look=first_look):
+        return None
+    fixed = samples_needed(criterion, 1.0, 0.0)
+    looks = sequential_samples_needed(criterion, 1.0, 0.0, first=first_look)
+    run = (f"sequential looks from {first_look} up to {budget}" if sequential
+           else f"{budget} questions")
+    return (f"with PG {criterion.pg:g}, RID {criterion.rid:.3g} and δ {criterion.delta:g}, "
+            f"{run} cannot certify even a perfect model as understanding: that takes "
+            f"{fixed:,} questions at a fixed n, or sequential looks up to {looks:,}")
