@@ -19,23 +19,9 @@ from verstehen.report.html import Page
 from verstehen.testing.scripted import ScriptedModel
 
 from consistency.test_consistency_api import write_data
+from consistency.test_consistency_stats import selection_example
 
 NOT_INFORMATIVE = "CC is not informative"
-
-
-def selection_example() -> tuple[list[AnchorResult], dict[str, FactAnswer]]:
-    """k00 in 30 anchors' facts, k01..k14 in 28 each, fire in 27; each fact's other end is a
-    concept of its own: 15 concepts in at least 28 anchors, 16 + 449 in the facts in all."""
-    facts: dict[str, FactAnswer] = {}
-    anchors = []
-    sizes = {"k00": 30, **{f"k{j:02d}": 28 for j in range(1, 15)}, "fire": 27}
-    for concept, size in sizes.items():
-        for i in range(size):
-            key = f"{concept}-{i}"
-            facts[key] = FactAnswer(key, "RelatedTo", concept, f"x{key}", True, i % 2 == 0,
-                                    None)
-            anchors.append(AnchorResult(key, (key,), i % 3 == 0))
-    return anchors, facts
 
 
 def records_of(anchors: list[AnchorResult], facts: dict[str, FactAnswer]) -> list[dict]:

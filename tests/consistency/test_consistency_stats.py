@@ -485,10 +485,9 @@ def test_by_concept_splits_by_the_concepts_in_the_facts():
     assert by_concept(anchors, facts, resamples=5) == {}  # the paper's 28: none here
 
 
-def test_by_concept_keeps_the_papers_selection():
-    # the paper's Figure 7b: the 14 concepts in the most anchors' facts, at least 28 each.
-    # k00 in 30 anchors, k01..k14 in 28 each, fire in 27; each anchor's fact has its own
-    # second concept x<i> (in 1 anchor)
+def selection_example() -> tuple[list[AnchorResult], dict[str, FactAnswer]]:
+    """k00 in 30 anchors' facts, k01..k14 in 28 each, fire in 27; each fact's other end is a
+    concept of its own: 15 concepts in at least 28 anchors, 16 + 449 in the facts in all."""
     facts: dict[str, FactAnswer] = {}
     anchors = []
     sizes = {"k00": 30, **{f"k{j:02d}": 28 for j in range(1, 15)}, "fire": 27}
@@ -498,6 +497,12 @@ def test_by_concept_keeps_the_papers_selection():
             facts[key] = FactAnswer(key, "RelatedTo", concept, f"x{key}", True, i % 2 == 0,
                                     None)
             anchors.append(anchor(key, (key,), i % 3 == 0))
+    return anchors, facts
+
+
+def test_by_concept_keeps_the_papers_selection():
+    # the paper's Figure 7b: the 14 concepts in the most anchors' facts, at least 28 each
+    anchors, facts = selection_example()
     con = by_concept(anchors, facts, resamples=2)
     # the first 14 by count, then name: k00, k01..k13; k14 is the 15th, fire too rare
     assert list(con) == ["k00", *(f"k{j:02d}" for j in range(1, 14))]
