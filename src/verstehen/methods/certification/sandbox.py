@@ -112,9 +112,17 @@ class SandboxResult:
     outputs: list[dict[str, Any]]
     error: str | None
     seconds: float
-    network_namespace: bool = False
-    landlock: bool = False
     layers: frozenset[str] = frozenset()
+
+    @property
+    def network_namespace(self) -> bool:
+        """Whether the run had its own network namespace (no network)."""
+        return "netns" in self.layers
+
+    @property
+    def landlock(self) -> bool:
+        """Whether Landlock confined the run's file access."""
+        return "landlock" in self.layers
 
 
 class _Abort(Exception):
@@ -344,7 +352,7 @@ def run_program(source: str, entry: str, inputs: list[list[Any]], limits: Limits
     if isinstance(report, str):
         return SandboxResult(False, [], report, seconds)
     ok, outputs, error, applied = report
-    return SandboxResult(ok, outputs, error, seconds, "netns" in applied, "landlock" in applied,
+    return SandboxResult(ok, outputs, error, seconds,
                          frozenset(applied) | ({"parent"} if walk else set()))
 
 
