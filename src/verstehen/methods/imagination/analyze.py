@@ -101,17 +101,16 @@ def analyze_runs(runs: Sequence[Path], *, similarity: str = "tfidf",
         raise UserError(f"{exc} in {', '.join(map(str, runs))}") from None
     ranks, position_ranks = length_rank_distribution(questions), length_ranks_by_position(
         questions)
-    figures = bool(ranks) or bool(positions or position_ranks)
-    folder = Path(out) if out else own_folder("imagine-analyze") if figures else None
     png = warmup = None
-    if ranks and folder is not None:
-        png = folder / "length-ranks.png"
+    if ranks or positions or position_ranks:
+        folder = Path(out) if out else own_folder("imagine-analyze")
         folder.mkdir(parents=True, exist_ok=True)
-        plot_length_ranks(ranks, png)
-    if (positions or position_ranks) and folder is not None:
-        warmup = folder / "warm-up.png"
-        folder.mkdir(parents=True, exist_ok=True)
-        plot_warmup(positions, position_ranks, warmup)
+        if ranks:
+            png = folder / "length-ranks.png"
+            plot_length_ranks(ranks, png)
+        if positions or position_ranks:
+            warmup = folder / "warm-up.png"
+            plot_warmup(positions, position_ranks, warmup)
     return AnalyzeResult(
         length_ranks=ranks, length_ranks_png=png, deciles=deciles, positions=positions,
         position_ranks=position_ranks, warmup_png=warmup,
