@@ -20,7 +20,7 @@ from verstehen.cli.flags import (
     variable_name,
 )
 from verstehen.cli.runs import EXIT_CALL_FAILED
-from verstehen.engine.cache import Cache, default_cache_path
+from verstehen.engine.cache import Cache, cache_file
 from verstehen.engine.session import RunSettings, Session
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, PROVIDERS
@@ -147,7 +147,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_cache(args: argparse.Namespace) -> int:
     """Show or clear the cache; neither creates a cache that is not there, and clearing asks
     first (on a terminal) unless --yes."""
-    path = Path(args.cache).expanduser() if args.cache else default_cache_path()
+    path = cache_file(args.cache)
     if not path.exists():
         if args.action == "clear":
             print(f"nothing to clear: there is no cache at {path}")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from verstehen.engine.cache import Cache, default_cache_path
+from verstehen.engine.cache import Cache, cache_file
 from verstehen.engine.progress import make_progress
 from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
 from verstehen.engine.store import RunStore, default_runs_dir, marked_on_error
@@ -86,7 +86,7 @@ class RunSettings:
         store = RunStore.create(runs_dir, command=command,
                                 argv=without_credentials(list(self.argv)), config=config,
                                 seed=seed, models=without_credentials(models),
-                                cache=str(self.cache_path().expanduser().absolute()))
+                                cache=str(self.cache_path().absolute()))
         if self.announce:
             print(f"run folder: {store.path}", file=sys.stderr)
         return store
@@ -94,13 +94,9 @@ class RunSettings:
     def cache_path(self) -> Path:
         """The cache file calls go through: the one given, else the one the resumed run used
         (when it recorded one), else the default."""
-        if self.cache is not None:
-            return Path(self.cache)
-        if self.resume is not None:
-            used = RunStore.existing(Path(self.resume)).info().get("cache")
-            if used:
-                return Path(used)
-        return default_cache_path()
+        if self.cache is None and self.resume is not None:
+            return cache_file(RunStore.existing(Path(self.resume)).info().get("cache"))
+        return cache_file(self.cache)
 
     def nested(self, runs_dir: Path) -> RunSettings:
         """The settings of one step of a job, whose run folder goes under `runs_dir`: not

@@ -5,7 +5,7 @@
 caller's thread, writes on a writer thread that outlasts another process's lock).
 """
 
-from verstehen.engine.cache.keys import call_key, checksum, default_cache_path
+from verstehen.engine.cache.keys import cache_file, call_key, checksum, default_cache_path
 from verstehen.engine.cache.store import Cache
 
-__all__ = ["Cache", "call_key", "checksum", "default_cache_path"]
+__all__ = ["Cache", "cache_file", "call_key", "checksum", "default_cache_path"]

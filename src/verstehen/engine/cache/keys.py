@@ -17,6 +17,11 @@ def default_cache_path() -> Path:
     return base / "verstehen" / "calls.sqlite"
 
 
+def cache_file(path: Path | str | None = None) -> Path:
+    """The cache file a path names (`~` expanded), or the default one when none is given."""
+    return Path(path).expanduser() if path else default_cache_path()
+
+
 def call_key(identity: dict[str, str], kind: str, request: dict[str, Any]) -> str:
     """SHA-256 of the model's identity, the kind of call and the full request."""
     payload = json.dumps(

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verstehen.engine.cache.keys import checksum, default_cache_path
+from verstehen.engine.cache.keys import cache_file, checksum
 from verstehen.engine.cache.schema import is_busy, migrate, user_error
 from verstehen.errors import UserError
 from verstehen.report.tables import plural
@@ -89,7 +89,7 @@ class Cache:
 
     def __init__(self, path: Path | str | None = None, *,
                  busy_timeout: float = BUSY_TIMEOUT) -> None:
-        self.path = Path(path).expanduser() if path else default_cache_path()
+        self.path = cache_file(path)
         self.busy_timeout = busy_timeout
         self._cond = threading.Condition()
         self._pending: dict[str, _Entry] = {}  # written to memory, not yet to the file
