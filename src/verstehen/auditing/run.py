@@ -45,16 +45,15 @@ async def _one_model(model: str | Model, plan: AuditPlan, scopes: list[Scope],
             usage.setdefault(name, ModelUsage()).absorb(counts)
 
     progress = session.runner.progress
-    lenses = 1 + bool(keys) + bool(keys and plan.examples)
     try:
         # each lens adds its calls when it starts: until the last has, the total is provisional
-        with progress.growing(lenses > 1):
+        with progress.growing(bool(keys)):
             done = await certify_scopes(model, scopes, certify_plan, base_url=base_url,
                                         settings=lens_settings, command="certify",
                                         session=session)
         count(done.usage)
         if keys:
-            with progress.growing(lenses > 2):
+            with progress.growing(bool(plan.examples)):
                 defined = await run_potemkin(
                     model, plan_run(concepts=keys, tasks=("define",), seed=plan.seed,
                                     max_tokens=plan.max_tokens),

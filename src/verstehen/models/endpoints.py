@@ -188,8 +188,8 @@ class EndpointPool(Generic[C]):
                 value = await fn(endpoint)
             except TransientError:
                 self._failed(endpoint)
-                tried.add(id(endpoint))
-                if len(tried) == len(self.endpoints) or not self._live(tried):
+                tried.add(endpoint.index)
+                if not self._live(tried):  # every endpoint down or tried for this call
                     raise
                 continue
             except Exception:
@@ -203,7 +203,7 @@ class EndpointPool(Generic[C]):
 
     def _live(self, tried: set[int]) -> list[Endpoint[C]]:
         now = self._clock()
-        return [e for e in self.endpoints if e.down_until <= now and id(e) not in tried]
+        return [e for e in self.endpoints if e.down_until <= now and e.index not in tried]
 
     async def _acquire(self, tried: set[int]) -> Endpoint[C]:
         while True:
