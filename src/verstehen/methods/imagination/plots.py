@@ -134,12 +134,11 @@ def plot_length_ranks(dist: Sequence[LengthRanks], path: Path) -> None:
 def _rate_panel(ax, positions: Sequence[PositionRates], attr: str, label: str) -> None:
     """One AM's rate per position as a line each, and their mean over AMs in pink."""
     x = list(POSITIONS)
-    for row in positions:
-        values = [np.nan if getattr(r, attr) is None else getattr(r, attr) for r in row.rates]
+    table = np.array([[np.nan if getattr(r, attr) is None else getattr(r, attr)
+                       for r in row.rates] for row in positions], dtype=float)
+    for row, values in zip(positions, table, strict=True):
         ax.plot(x, values, marker="o", linewidth=1, markersize=3, label=wrap_name(row.am, AM_WRAP))
     if positions:
-        table = np.array([[np.nan if getattr(r, attr) is None else getattr(r, attr)
-                           for r in row.rates] for row in positions], dtype=float)
         counts = np.sum(~np.isnan(table), axis=0)
         mean = np.divide(np.nansum(table, axis=0), counts, out=np.full(len(x), np.nan),
                          where=counts > 0)
