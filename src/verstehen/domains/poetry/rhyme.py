@@ -133,7 +133,7 @@ def _eye_part(word: str) -> str:
 def loose_rhyme(a: str, b: str) -> str | None:
     """The kind of loose rhyme of two different words (module doc), or None; the historical
     kinds (`HISTORICAL`) are tried first."""
-    if a == b or _same_sound(a, b):
+    if _same_sound(a, b):
         return None
     if not rhyme_keys(a).isdisjoint(rhyme_keys(b)):
         return "identical"  # rime riche, the same rhyme part and onset: "mend"/"commend"
