@@ -5,6 +5,7 @@ self-judge bound; several runs' Table 1 side by side."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,25 +68,23 @@ def run_section(run: Path, page: Page) -> None:
     result = load_result(PotemkinResult, run)
     graded = GradedAnswers(page, run)
     # the answers' names are the current ones (`latest`); an old summary's are mapped to them
-    keystones = {(k.model, canonical_name(k.concept)): k.keystone for k in result.keystones}
+    known = [replace(k, concept=canonical_name(k.concept)) for k in result.keystones]
+    table6 = {canonical_name(domain): t1 for domain, t1 in (result.table6 or {}).items()}
+    keystones = {(k.model, k.concept): k.keystone for k in known}
 
     def counted(model: str, task: str, domain: str | None = None) -> Callable[[Record], bool]:
         def keep(a: Record) -> bool:
             correct, by = graded.grades.get(a["id"], (None, ""))
             return (a["model"] == model or model == "overall") and a["task"] == task and (
-                domain is None or a["domain"] == canonical_name(domain)) and bool(
+                domain is None or a["domain"] == domain) and bool(
                 keystones.get((a["model"], a["concept"]))) and (correct is not None
                                                                  or by == "unparsed")
         return keep
 
-    def concept_name(key: str) -> str:
-        return BY_KEY[canonical_name(key)].name if canonical_name(key) in BY_KEY else key
-
-    rows = [[esc(concept_name(k.concept)), esc(k.model),
-             graded.link(GRADE_WORDS[k.keystone], f"{canonical_name(k.concept)}: definition",
-                         lambda a, k=k: a["task"] == "define"
-                         and a["concept"] == canonical_name(k.concept)
-                         and a["model"] == k.model)] for k in result.keystones]
+    rows = [[esc(BY_KEY[k.concept].name if k.concept in BY_KEY else k.concept), esc(k.model),
+             graded.link(GRADE_WORDS[k.keystone], f"{k.concept}: definition",
+                         lambda a, k=k: a["task"] == "define" and a["concept"] == k.concept
+                         and a["model"] == k.model)] for k in known]
     body = "<h3>Keystones (definitions)</h3>" + table(["concept", "model", "definition"], rows)
     if result.table1 is not None:
         body += "<h3>Potemkin rate per model and task (paper Table 1)</h3>" + table(
@@ -96,10 +95,10 @@ def run_section(run: Path, page: Page) -> None:
     if result.table6 is not None:
         body += "<h3>Per domain (paper Table 6)</h3>" + table(
             ["domain", "model", *TASKS],
-            [[esc(DOMAINS.get(canonical_name(domain), domain)), esc(model),
+            [[esc(DOMAINS.get(domain, domain)), esc(model),
               *(_rate_cell(r, graded, counted(model, t, domain), f"{domain}, {model}: {t}")
                 for t, r in by_task.items())]
-             for domain, t1 in result.table6.items() for model, by_task in t1.items()])
+             for domain, t1 in table6.items() for model, by_task in t1.items()])
     if result.plot is not None:
         body += "<h3>Keystone expansion (paper Figure 4)</h3>" + figure(
             run / result.plot, "share of concepts understood after k right classifications")

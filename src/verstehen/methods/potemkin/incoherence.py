@@ -120,10 +120,10 @@ def summarize_incoherence(records: list[dict[str, Any]], *, model: str, run_dir:
                           seconds: float, usage: dict[str, ModelUsage]) -> IncoherenceResult:
     """Incoherence per domain and overall (paper Table 7), plus the checker's view."""
     pairs = [r for r in records if r["kind"] == "pair"]
-    done = [r for r in pairs if r["error"] is None]
-    domain = {id(r): canonical_name(r["domain"]) for r in done}  # an old run's too
-    by_domain = {DOMAINS[d]: incoherence([r for r in done if domain[id(r)] == d])
-                 for d in DOMAINS if d in domain.values()}
+    done = [{**r, "domain": canonical_name(r["domain"])}  # an old run's names too
+            for r in pairs if r["error"] is None]
+    by_domain = {DOMAINS[d]: incoherence([r for r in done if r["domain"] == d])
+                 for d in DOMAINS if any(r["domain"] == d for r in done)}
     return IncoherenceResult(
         model=model, by_domain=by_domain, overall=incoherence(done), checker=checked(done),
         unchecked_reasons=dict(Counter(
