@@ -161,7 +161,8 @@ def _runner(job: dict[str, Any], report_w: int, err_w: int) -> NoReturn:
 
 
 def _load(job: dict[str, Any]) -> tuple[Any, str | None]:
-    """Compile and execute the program (its top level under the load timer); (entry, error)."""
+    """Compile and execute the program (its top level under the load timer); (entry, error).
+    _Timeout and MemoryError pass through to _run."""
     namespace: dict[str, Any] = {"__name__": "__explanation__", "__builtins__": __builtins__}
     try:
         code = compile(job["source"], "<explanation>", "exec")
@@ -170,9 +171,7 @@ def _load(job: dict[str, Any]) -> tuple[Any, str | None]:
         return None, f"syntax error: {getattr(exc, 'msg', exc)}{where}"
     try:
         exec(code, namespace)
-    except _Timeout:
-        return None, "time limit exceeded while loading the program"
-    except MemoryError:
+    except (_Timeout, MemoryError):  # _run reports the load timeout; MemoryError is fatal
         raise
     except BaseException as exc:
         return None, f"error while loading the program: {_describe(exc)}"
