@@ -96,6 +96,7 @@ class RunStore:
         self.path = path
         self.records_path = path / "records.jsonl"
         self._lock_fd: int | None = None
+        self._info: dict[str, Any] | None = None  # run.json as last read or written here
 
     def _take_lock(self) -> None:
         """Hold the folder's lock while this process writes it: a second process that tries
@@ -125,8 +126,11 @@ class RunStore:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def __del__(self) -> None:
-        self.release()
+    def __del__(self, _close: Callable[[int], None] = os.close) -> None:
+        # at interpreter exit module globals may be gone: the close is bound here
+        if self._lock_fd is not None:
+            _close(self._lock_fd)
+            self._lock_fd = None
 
     @classmethod
     def create(
@@ -251,7 +255,10 @@ class RunStore:
 
     def info(self) -> dict[str, Any]:
         """The contents of run.json (UserError in one line when it is not what `create`
-        writes: not JSON, not an object, or a key of the wrong type)."""
+        writes: not JSON, not an object, or a key of the wrong type). Read once per store: only
+        the process holding the folder's lock writes it, and through this store."""
+        if self._info is not None:
+            return dict(self._info)
         path = self.path / "run.json"
         try:
             info = json.loads(read_text(path, "run file"))
@@ -264,7 +271,8 @@ class RunStore:
         if problem is not None:
             raise UserError(f"{path}: {problem}, which verstehen never writes: it was edited "
                             "or is not verstehen's; start a new run")
-        return info
+        self._info = info
+        return dict(info)
 
     def append(self, record: dict[str, Any]) -> None:
         """Add one record; it is in the file (the OS's page cache) when this returns."""
@@ -380,6 +388,8 @@ class RunStore:
         tmp = self.path / f".{name}.tmp"
         tmp.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
         tmp.replace(self.path / name)
+        if name == "run.json":
+            self._info = dict(value)
 
     def _drop_torn_tail(self) -> None:
         """Cut a last line without its newline (a write the process did not finish)."""
