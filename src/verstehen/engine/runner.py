@@ -115,6 +115,19 @@ def sample_seed(seed: int, sample_index: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+# What a call asks the model, given its arguments: a plain function and a tuple, not a closure
+# per call (4000 calls waiting for a slot each held one, and the garbage collector walked them)
+Asker = Callable[..., Awaitable[dict[str, Any]]]
+
+
+async def _ask_generate(model: Model, messages: list[Message], params: GenerateParams
+                        ) -> dict[str, Any]:
+    out = await model.generate(messages, params)
+    usage = {"prompt_tokens": out.usage.prompt_tokens,
+             "completion_tokens": out.usage.completion_tokens}
+    return {"text": out.text, "finish_reason": out.finish_reason, "usage": usage}
+
+
 def _endpoint(model: Model) -> tuple[tuple[str, str], ...]:
     """One endpoint per model identity: two servers of one model name are two endpoints."""
     return tuple(sorted(model.identity().items()))
@@ -134,8 +147,11 @@ class Runner:
         # limits per identity: one endpoint shares a limit, two servers of one name do not
         self._limits: dict[tuple[tuple[str, str], ...], asyncio.Semaphore] = {}
         self._rng = random.Random()  # jitter only; never experiment randomness
-        # calls under way by key: an identical call made meanwhile waits for the first one
-        self._inflight: dict[str, asyncio.Future[tuple[Any, str | None]]] = {}
+        # calls under way by key: an identical call made meanwhile waits for the first one (the
+        # futures of those waiting; None for most calls, which have none)
+        self._inflight: dict[str, list[asyncio.Future[tuple[Any, str | None]]] | None] = {}
+        # each model's endpoint key, by id (the model kept with it, so the id stays its own)
+        self._endpoints: dict[int, tuple[Model, tuple[tuple[str, str], ...]]] = {}
         self._batchers: dict[tuple[tuple[str, str], ...], LogprobBatcher] = {}
         self._pooled: dict[str, Any] = {}  # models on several endpoints, by name
 
@@ -150,16 +166,11 @@ class Runner:
         """A chat completion; at temperature > 0 each sample index is its own cache entry."""
         params = params or GenerateParams()
         index = sample_index if params.temperature > 0 else 0
-        request = {"messages": messages, "params": params.as_dict(), "sample": index}
+        key = call_key(model.identity(), "generate",
+                       {"messages": messages, "params": params.as_dict(), "sample": index})
         sent = replace(params, seed=sample_seed(params.seed, index)) if index else params
-
-        async def call() -> dict[str, Any]:
-            out = await model.generate(messages, sent)
-            usage = {"prompt_tokens": out.usage.prompt_tokens,
-                     "completion_tokens": out.usage.completion_tokens}
-            return {"text": out.text, "finish_reason": out.finish_reason, "usage": usage}
-
-        result = await self._through_cache(model, "generate", request, call)
+        result = await self._through_cache(model, "generate", key, _ask_generate,
+                                           (model, messages, sent))
         if result.ok:
             stored = result.value
             result.value = Completion(stored["text"], stored["finish_reason"],
@@ -173,20 +184,24 @@ class Runner:
         if model.capabilities.scoring:
             request["scoring"] = model.capabilities.scoring
         batched = model.capabilities.logprobs_batch > 1 and isinstance(model, BatchLogprobs)
-
-        async def call() -> dict[str, Any]:
-            if batched:
-                return {"logprobs": await self._batcher(model).submit(context, continuations)}
-            return {"logprobs": await model.logprobs(context, continuations)}
-
+        key = call_key(model.identity(), "logprobs", request)
         # a batched call waits for the model's limit in the batcher, once per batch
-        result = await self._through_cache(model, "logprobs", request, call, limited=not batched)
+        result = await self._through_cache(
+            model, "logprobs", key, self._ask_logprobs, (model, context, continuations, batched),
+            limited=not batched)
         if result.ok:
             result.value = result.value["logprobs"]
         return result
 
+    async def _ask_logprobs(self, model: Model, context: str, continuations: list[str],
+                            batched: bool) -> dict[str, Any]:
+        if batched:
+            return {"logprobs": await self._batcher(model).submit(context, continuations)}
+        return {"logprobs": await model.logprobs(context, continuations)}
+
     def _usage(self, model: Model) -> ModelUsage:
-        return self.usage.setdefault(model.name, ModelUsage())
+        usage = self.usage.get(model.name)
+        return usage if usage is not None else self.usage.setdefault(model.name, ModelUsage())
 
     def count_endpoints(self) -> None:
         """Copy each pooled model's per-endpoint counts into its usage (done when usage is read,
@@ -195,8 +210,14 @@ class Runner:
             if counts := model.endpoint_usage():
                 self.usage.setdefault(name, ModelUsage()).endpoints = counts
 
+    def _endpoint(self, model: Model) -> tuple[tuple[str, str], ...]:
+        known = self._endpoints.get(id(model))
+        if known is None:
+            known = self._endpoints[id(model)] = (model, _endpoint(model))
+        return known[1]
+
     def _batcher(self, model: Model) -> LogprobBatcher:
-        endpoint = _endpoint(model)
+        endpoint = self._endpoint(model)
         if endpoint not in self._batchers:
             assert isinstance(model, BatchLogprobs)
             self._batchers[endpoint] = LogprobBatcher(model, self._limit(model),
@@ -204,7 +225,7 @@ class Runner:
         return self._batchers[endpoint]
 
     def _limit(self, model: Model) -> asyncio.Semaphore:
-        endpoint = _endpoint(model)
+        endpoint = self._endpoint(model)
         if endpoint not in self._limits:
             if getattr(model, "endpoint_usage", None) is not None:
                 self._pooled[model.name] = model
@@ -220,17 +241,21 @@ class Runner:
         self,
         model: Model,
         kind: str,
-        request: dict[str, Any],
-        call: Callable[[], Awaitable[dict[str, Any]]],
+        key: str,
+        ask: Asker,
+        args: tuple[Any, ...],
         *,
         limited: bool = True,
     ) -> CallResult:
-        key = call_key(model.identity(), kind, request)
+        """The cached response under `key`, else `ask(*args)`'s (asked once however many wait for
+        it), stored before it is returned."""
         usage = self._usage(model)
         usage.calls += 1
         stored = self.cache.get(key)
         if stored is None and key in self._inflight:  # paid once, even when asked twice at once
-            stored, error = await asyncio.shield(self._inflight[key])
+            first = asyncio.get_running_loop().create_future()
+            self._inflight[key] = [*(self._inflight[key] or ()), first]
+            stored, error = await asyncio.shield(first)
             if error is not None:
                 usage.errors += 1
                 self.progress.advance(cached=False, error=True)
@@ -239,12 +264,13 @@ class Runner:
             usage.cache_hits += 1
             self.progress.advance(cached=True, error=False)
             return CallResult(stored, cached=True, key=key)
-        waiting = self._inflight[key] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = None
         try:
-            result = await self._attempt(model, call, limited=limited)
+            result = await self._attempt(model, ask, args, limited=limited)
         finally:
-            del self._inflight[key]
-        waiting.set_result((result.value, result.error))
+            waiting = self._inflight.pop(key)
+        for other in waiting or ():
+            other.set_result((result.value, result.error))
         result.key = key
         if result.ok:  # never blocks the loop; a locked file keeps the result in memory
             await self.cache.store(key, model.name, kind, result.value)
@@ -254,13 +280,13 @@ class Runner:
         return result
 
     async def _attempt(
-        self, model: Model, call: Callable[[], Awaitable[dict[str, Any]]], *, limited: bool
+        self, model: Model, ask: Asker, args: tuple[Any, ...], *, limited: bool
     ) -> CallResult:
         limit = self._limit(model) if limited else contextlib.nullcontext()
         for attempt in range(1, self.retry.max_attempts + 1):
             try:
                 async with limit:
-                    return CallResult(await call(), attempts=attempt)
+                    return CallResult(await ask(*args), attempts=attempt)
             except UserError:
                 raise
             except TransientError as exc:

@@ -22,14 +22,15 @@ def cache_file(path: Path | str | None = None) -> Path:
     return Path(path).expanduser() if path else default_cache_path()
 
 
+# Made once: json.dumps with options builds a new encoder each call, garbage on every call.
+_KEY_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                             check_circular=False)
+RESPONSE_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def call_key(identity: dict[str, str], kind: str, request: dict[str, Any]) -> str:
     """SHA-256 of the model's identity, the kind of call and the full request."""
-    payload = json.dumps(
-        {"model": identity, "kind": kind, "request": request},
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
+    payload = _KEY_JSON.encode({"model": identity, "kind": kind, "request": request})
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 

@@ -1,27 +1,29 @@
 """`Cache`: one SQLite (WAL) file of model calls.
 
 Reads run on the caller's thread and never wait long: a locked, damaged or unparsable row is a
-miss, and the call is asked again. Writes go to a background thread with a connection of its
-own, so a file another process keeps locked neither fails a run nor stalls its event loop: a
-result waits in memory (and is served from there) until it is written, and the writer retries
-with backoff. Each row carries the SHA-256 of its response, checked on every read.
+miss, and the call is asked again. Rows stored from an event loop are committed on that loop,
+many to a commit, by a connection that never waits for a lock; a file another process keeps
+locked (or any failed write) hands them to a background thread with a connection of its own,
+so the run neither fails nor stalls: a result waits in memory (and is served from there) until
+it is written, and the thread retries with backoff. Each row carries the SHA-256 of its
+response, checked on every read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import sqlite3
 import sys
 import threading
 import time
-from concurrent.futures import Future, InvalidStateError
-from dataclasses import dataclass, field
+import weakref
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from verstehen.engine.cache.keys import cache_file, checksum
+from verstehen.engine.cache.keys import RESPONSE_JSON, cache_file, checksum
+from verstehen.engine.cache.pending import Entry, Waiter, settle, write_rows
 from verstehen.engine.cache.schema import is_busy, migrate, user_error
 from verstehen.errors import UserError
 from verstehen.report.tables import plural
@@ -31,6 +33,8 @@ READ_TIMEOUT = 0.1  # a read waits this long on a lock (on the event loop), then
 WRITE_ATTEMPT_TIMEOUT = 0.2  # sqlite's busy wait in one write attempt (writer thread)
 BACKOFF_FIRST, BACKOFF_CAP = 0.05, 2.0  # the writer's retry delays double between these
 IDLE_EXIT = 2.0  # an idle writer thread ends after this many seconds (a new put starts one)
+COMMIT_SPACING, COMMIT_GAP_CAP = 4.0, 0.1  # commit at most 1/5 of the time: rows arriving
+# meanwhile share the next commit (one costs much the same for 1 row or 50)
 
 
 def _reason(exc: BaseException) -> str:
@@ -39,44 +43,6 @@ def _reason(exc: BaseException) -> str:
 
 def _warn(message: str) -> None:
     print(f"verstehen: warning: {message}", file=sys.stderr, flush=True)
-
-
-Waiter = Future[bool] | asyncio.Future[bool]
-
-
-def _settle(waiters: list[Waiter], written: bool) -> None:
-    """Tell the waiters how a write went (from the writer thread): a thread's future at once,
-    an event loop's futures in one callback on that loop (one wake-up of the loop per batch,
-    not one per row)."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[bool]]] = {}
-    for done in waiters:
-        if isinstance(done, asyncio.Future):
-            by_loop.setdefault(done.get_loop(), []).append(done)
-        else:
-            with contextlib.suppress(InvalidStateError):  # the awaiter may cancel it meanwhile
-                done.set_result(written)
-    for loop, futures in by_loop.items():
-        with contextlib.suppress(RuntimeError):  # that loop has closed: nobody waits
-            loop.call_soon_threadsafe(_settle_on_loop, futures, written)
-
-
-def _settle_on_loop(futures: list[asyncio.Future[bool]], written: bool) -> None:
-    for done in futures:
-        if not done.done():
-            done.set_result(written)
-
-
-@dataclass(slots=True)
-class _Entry:
-    """A result waiting to be written, and the futures of those waiting for its first try."""
-
-    key: str
-    model: str
-    kind: str
-    text: str
-    sha256: str
-    created: float
-    waiters: list[Waiter] = field(default_factory=list)
 
 
 class Cache:
@@ -92,7 +58,7 @@ class Cache:
         self.path = cache_file(path)
         self.busy_timeout = busy_timeout
         self._cond = threading.Condition()
-        self._pending: dict[str, _Entry] = {}  # written to memory, not yet to the file
+        self._pending: dict[str, Entry] = {}  # written to memory, not yet to the file
         self._thread: threading.Thread | None = None
         self._closing = False
         self._close_deadline = 0.0
@@ -103,6 +69,12 @@ class Cache:
         self._damaged: set[str] = set()
         self._unread = 0
         self._unread_reason = ""
+        # committing on the event loop: the loops with a commit due, when the next may start,
+        # and the connection (of the first thread that stored from a loop; others use the writer)
+        self._flushing: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+        self._next_flush = 0.0
+        self._loop_db: sqlite3.Connection | None = None
+        self._loop_thread: int | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=READ_TIMEOUT, isolation_level=None)
@@ -126,10 +98,13 @@ class Cache:
             if not is_busy(exc):
                 raise
 
-    def _connect_writer(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=WRITE_ATTEMPT_TIMEOUT, isolation_level=None)
+    def _connect(self, timeout: float) -> sqlite3.Connection:
+        """A connection for writes, waiting `timeout` seconds at most on a lock."""
+        db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
+                             check_same_thread=False)
         try:
             db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit survives a killed process
+            migrate(db)  # once a connection: a table made or altered stays so
         except BaseException:
             db.close()
             raise
@@ -140,8 +115,7 @@ class Cache:
 
         A row that is locked, unreadable, fails its checksum or does not parse is None too.
         """
-        with self._cond:
-            entry = self._pending.get(key)
+        entry = self._pending.get(key)  # one dict read: atomic, no lock needed
         if entry is not None:
             return json.loads(entry.text)
         try:
@@ -178,26 +152,80 @@ class Cache:
         return done
 
     def _put(self, key: str, model: str, kind: str, response: dict[str, Any],
-             done: Waiter) -> None:
-        text = json.dumps(response, ensure_ascii=False)
-        entry = _Entry(key, model, kind, text, checksum(text), time.time())
+             done: Waiter, *, on_loop: bool = False) -> None:
+        text = RESPONSE_JSON.encode(response)
+        entry = Entry(key, model, kind, text, checksum(text), time.time())
         with self._cond:
+            idle = not self._pending
+            if (replaced := self._pending.get(key)) is not None:  # its waiters wait on this one
+                entry.waiters, replaced.waiters = replaced.waiters, []
             self._pending[key] = entry
             if self._stalled_since is None:
                 entry.waiters.append(done)
             else:
                 done.set_result(False)
+            if self._thread is None and on_loop:
+                return  # the event loop writes it (`_flush_on_loop`)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._write_loop, daemon=True,
-                                                name="verstehen-cache-writer")
-                self._thread.start()
-            self._cond.notify_all()
+                self._start_writer()
+            elif idle:  # a writer with work pending wakes on its own time: waking it per row
+                self._cond.notify_all()  # made it fight the event loop for the GIL
 
     async def store(self, key: str, model: str, kind: str, response: dict[str, Any]) -> bool:
-        """`put`, then await its first write attempt without blocking the event loop."""
-        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._put(key, model, kind, response, done)
+        """`put`, then await its first write attempt without blocking the event loop.
+
+        Rows stored from one event loop are committed on it, many to a commit, with a
+        connection that never waits for a lock: a locked or failing file hands them to the
+        writer thread, which retries. (A writer thread beside a busy loop cost more than the
+        writes: the two traded the GIL several times a commit.)
+        """
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[bool] = loop.create_future()
+        on_loop = self._claim_loop_thread()
+        self._put(key, model, kind, response, done, on_loop=on_loop)
+        if on_loop and loop not in self._flushing:
+            self._flushing.add(loop)
+            loop.call_at(max(loop.time(), self._next_flush), self._flush_on_loop, loop)
         return await done
+
+    def _claim_loop_thread(self) -> bool:
+        """True when this thread may commit on its loop: the first thread to ask may."""
+        me = threading.get_ident()
+        with self._cond:
+            if self._loop_thread is None:
+                self._loop_thread = me
+            return self._loop_thread == me
+
+    def _flush_on_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Commit what is pending on the event loop, or leave it to the writer thread."""
+        self._flushing.discard(loop)
+        with self._cond:
+            if self._thread is not None or self._closing or not self._pending:
+                return  # the writer thread is at work (or will be): it takes these too
+            batch = list(self._pending.values())
+        started = loop.time()
+        try:
+            if self._loop_db is None:
+                self._loop_db = self._connect(timeout=0)  # a lock: at once to the thread
+            write_rows(self._loop_db, batch)
+        except Exception as exc:  # a lock or a fault: the writer thread retries, warns, settles
+            if not is_busy(exc) and self._loop_db is not None:
+                self._loop_db.close()
+                self._loop_db = None
+            with self._cond:
+                if self._thread is None:
+                    self._start_writer()
+                self._cond.notify_all()
+            return
+        self._next_flush = loop.time() + min((loop.time() - started) * COMMIT_SPACING,
+                                             COMMIT_GAP_CAP)
+        self._written(batch)
+
+    def _start_writer(self) -> None:
+        """Start the writer thread (the caller holds `_cond`)."""
+        self._thread = threading.Thread(target=self._write_loop, daemon=True,
+                                        name="verstehen-cache-writer")
+        self._thread.start()
 
     def pending(self) -> int:
         """How many results are in memory, not yet written to the file."""
@@ -212,8 +240,9 @@ class Cache:
             while (batch := self._next_batch(delay)) is not None:
                 try:
                     if db is None:
-                        db = self._connect_writer()
-                    self._write(db, batch)
+                        db = self._connect(WRITE_ATTEMPT_TIMEOUT)
+                    started = time.monotonic()
+                    write_rows(db, batch)
                 except Exception as exc:  # the writer must outlive any failure: results wait on it
                     if db is not None and not is_busy(exc):
                         db.close()
@@ -222,13 +251,15 @@ class Cache:
                     if self._failed(exc):
                         return
                 else:
-                    delay = 0.0
+                    # rest a few times as long as the commit took: rows arriving meanwhile
+                    # share the next one (a commit costs much the same for 1 row or 50)
+                    delay = min((time.monotonic() - started) * COMMIT_SPACING, COMMIT_GAP_CAP)
                     self._written(batch)
         finally:
             if db is not None:
                 db.close()
 
-    def _next_batch(self, delay: float) -> list[_Entry] | None:
+    def _next_batch(self, delay: float) -> list[Entry] | None:
         """What to write next, once `delay` has passed; None when the thread should end."""
         with self._cond:
             retry_at = time.monotonic() + delay
@@ -247,22 +278,7 @@ class Cache:
                     return list(self._pending.values())
                 self._cond.wait(retry_at - now)
 
-    def _write(self, db: sqlite3.Connection, batch: list[_Entry]) -> None:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            migrate(db, in_transaction=True)
-            db.executemany(
-                "INSERT OR REPLACE INTO calls (key, model, kind, response, created, sha256) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(e.key, e.model, e.kind, e.text, e.created, e.sha256) for e in batch],
-            )
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
-
-    def _written(self, batch: list[_Entry]) -> None:
+    def _written(self, batch: list[Entry]) -> None:
         with self._cond:
             waiters: list[Waiter] = []
             for entry in batch:
@@ -270,7 +286,7 @@ class Cache:
                     del self._pending[entry.key]
                 waiters += entry.waiters
                 entry.waiters.clear()
-            _settle(waiters, True)
+            settle(waiters, True)
             self._stalled_since = None
             self._cond.notify_all()
 
@@ -285,7 +301,7 @@ class Cache:
             for entry in self._pending.values():  # their callers go on; the results wait here
                 waiters += entry.waiters
                 entry.waiters.clear()
-            _settle(waiters, False)
+            settle(waiters, False)
             give_up = self._closing and (not busy or now >= self._close_deadline)
             if give_up:
                 self._thread = None
@@ -342,6 +358,8 @@ class Cache:
             self._closing = True
             self._close_deadline = time.monotonic() + self.busy_timeout
             self._retry_now = True  # the lock may be gone: try now, not after the backoff
+            if self._pending and self._thread is None:  # left by a loop that closed first
+                self._start_writer()
             thread = self._thread
             self._cond.notify_all()
         if thread is not None:
@@ -364,14 +382,20 @@ class Cache:
         self._damaged.clear()
         self._unread = 0
 
+    def _close_files(self) -> None:
+        self._db.close()
+        if self._loop_db is not None:
+            self._loop_db.close()
+            self._loop_db = None
+
     def close(self) -> None:
         """Write what is pending, close, and say (once) what could not be read or written."""
         self._finish_writes()
-        self._db.close()
+        self._close_files()
         self._report()
 
     async def aclose(self) -> None:
         """`close` for a coroutine: the event loop runs on while pending results are written."""
         await asyncio.to_thread(self._finish_writes)
-        self._db.close()
+        self._close_files()
         self._report()
