@@ -5,25 +5,30 @@ ports, then times N distinct chat requests, the gather only: a bare AsyncOpenAI 
 endpoint, each call sent to the endpoint with the fewest calls in flight under a total of
 L x 4 (the reference), against `Runner(Cache(new empty file)).generate` on
 `get_model("openai/stub", base_url=[4 URLs], endpoint_limit=L)` (all misses, every result
-committed to the cache), same parameters, alternating repetitions. Prints calls/s of each,
-the ratio of median walls (target <= 1.10), the runner's overhead per call (wall and client
-CPU; the part of it that routing over the endpoints and counting them costs, measured alone),
-and each endpoint's calls and peak in flight (the limit full: L on every endpoint).
-Run it on an otherwise idle machine; exits 0 either way.
+committed to the cache), same parameters, alternating repetitions, each pass after a
+gc.collect(). Twice: with the heap as a Python program leaves it, then with the import-time
+objects frozen (gc.freeze), as the `verstehen` command does before it runs a command: the
+collector's full passes over those ~100k objects were a third of the runner's overhead. Prints,
+for each, calls/s of both, the ratio of median walls (target <= 1.10) and the runner's overhead
+per call (wall and client CPU); then the part of it that routing over the endpoints and counting
+them costs (measured alone) and each endpoint's calls and peak in flight (the limit full: L on
+every endpoint). Run it on an otherwise idle machine; exits 0 either way.
 
-Run: python bench/endpoints_throughput.py [--requests 4000] [--limit 16] [--repeats 3]
+Run: python bench/endpoints_throughput.py [--requests 4000] [--limit 16] [--repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import openai
 
@@ -115,31 +120,74 @@ def start_stubs() -> tuple[list[str], list[subprocess.Popen]]:
     return [f"http://127.0.0.1:{port}/v1" for port in ports], procs
 
 
+Bare = tuple[float, float, list[int]]
+Ours = tuple[float, float, tuple[EndpointUsage, ...]]
+
+
+def alternate(urls: list[str], prompts: list[str], limit: int, repeats: int, folder: Path,
+              tag: str) -> tuple[list[Bare], list[Ours]]:
+    """`repeats` passes of each, alternating and flipping the order each time."""
+    bare: list[Bare] = []
+    ours: list[Ours] = []
+    for i in range(repeats):
+        for which in ("bare", "ours") if i % 2 == 0 else ("ours", "bare"):
+            if which == "bare":
+                bare.append(run(bare_pass(urls, prompts, limit)))
+            else:
+                ours.append(run(runner_pass(urls, prompts, limit,
+                                            Path(folder, f"{tag}{i}.sqlite"))))
+    return bare, ours
+
+
+def run(coro: Any) -> Any:
+    """asyncio.run, after collecting what the pass before left."""
+    gc.collect()
+    return asyncio.run(coro)
+
+
+def row(name: str, value: str, target: str = "", ok: bool | None = None) -> None:
+    """One line of the table."""
+    mark = "" if ok is None else ("PASS" if ok else "MISS")
+    print(f"  {name:<40}{value:>22}  {target:<10}{mark}")
+
+
+def report(title: str, n: int, bare: list[Bare], ours: list[Ours]) -> None:
+    """The throughput rows of one heap condition."""
+    med = statistics.median
+    wall_bare, wall_ours = med(r[0] for r in bare), med(r[0] for r in ours)
+    cpu_bare, cpu_ours = med(r[1] for r in bare), med(r[1] for r in ours)
+    ratio = wall_ours / wall_bare
+    print(f"  {title}")
+    row("bare SDK by hand, calls/s (median)", f"{n / wall_bare:,.0f}")
+    row("verstehen runner, calls/s (median)", f"{n / wall_ours:,.0f}")
+    row("ratio runner/bare (median wall)", f"{ratio:.3f}", "<= 1.10", ratio <= 1.10)
+    row("runner overhead per call, wall", f"{(wall_ours - wall_bare) / n * 1e6:,.0f} us")
+    row("client CPU per call, bare / runner",
+        f"{cpu_bare / n * 1e6:,.0f} / {cpu_ours / n * 1e6:,.0f} us")
+    row("runner overhead per call, client CPU", f"{(cpu_ours - cpu_bare) / n * 1e6:,.0f} us")
+    print("    wall per run: bare " + " ".join(f"{r[0]:.3f}" for r in bare)
+          + " | runner " + " ".join(f"{r[0]:.3f}" for r in ours))
+
+
 def main() -> None:
     """Parse flags, start the stubs, run the passes and print the table."""
     ap = argparse.ArgumentParser(description="one model on 4 endpoints: runner vs bare SDK")
     ap.add_argument("--requests", type=int, default=4000)
     ap.add_argument("--limit", type=int, default=16, help="calls in flight per endpoint")
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
     n, limit = args.requests, args.limit
     prompts = [f"question {i}" for i in range(n)]
     urls, procs = start_stubs()
-    run = asyncio.run
     try:
         with tempfile.TemporaryDirectory() as tmp:
             run(bare_pass(urls, prompts[:200], limit))  # warm-up: imports, first connections
             run(runner_pass(urls, prompts[:200], limit, Path(tmp, "warm.sqlite")))
-            bare: list[tuple[float, float, list[int]]] = []
-            ours: list[tuple[float, float, tuple[EndpointUsage, ...]]] = []
-            for i in range(args.repeats):  # alternate, flipping the order each time
-                first_bare = i % 2 == 0
-                for which in ("bare", "ours") if first_bare else ("ours", "bare"):
-                    if which == "bare":
-                        bare.append(run(bare_pass(urls, prompts, limit)))
-                    else:
-                        ours.append(run(runner_pass(urls, prompts, limit,
-                                                    Path(tmp, f"r{i}.sqlite"))))
+            loose = alternate(urls, prompts, limit, args.repeats, Path(tmp), "loose")
+            gc.collect()
+            gc.freeze()  # what `verstehen` does before a command (cli/main.py)
+            frozen = alternate(urls, prompts, limit, args.repeats, Path(tmp), "frozen")
+            gc.unfreeze()
     finally:
         for proc in procs:
             proc.terminate()
@@ -149,35 +197,20 @@ def main() -> None:
             except subprocess.TimeoutExpired:
                 proc.kill()
 
-    med = statistics.median
-    wall_bare, wall_ours = med(r[0] for r in bare), med(r[0] for r in ours)
-    cpu_bare, cpu_ours = med(r[1] for r in bare), med(r[1] for r in ours)
-    ratio = wall_ours / wall_bare
-    last = ours[-1][2]
-
-    def row(name: str, value: str, target: str = "", ok: bool | None = None) -> None:
-        mark = "" if ok is None else ("PASS" if ok else "MISS")
-        print(f"  {name:<40}{value:>22}  {target:<10}{mark}")
-
     print(f"endpoints throughput: {n} requests over {ENDPOINTS} instant stub endpoints, "
-          f"{limit} in flight per endpoint, {args.repeats} alternating repetitions, "
+          f"{limit} in flight per endpoint, {args.repeats} alternating repetitions a heap, "
           f"python {sys.version.split()[0]}, openai {openai.__version__}")
     print(f"  {'figure':<40}{'value':>22}  {'target':<10}result")
-    row("bare SDK by hand, calls/s (median)", f"{n / wall_bare:,.0f}")
-    row("verstehen runner, calls/s (median)", f"{n / wall_ours:,.0f}")
-    row("ratio runner/bare (median wall)", f"{ratio:.3f}", "<= 1.10", ratio <= 1.10)
-    row("runner overhead per call, wall", f"{(wall_ours - wall_bare) / n * 1e6:,.0f} us")
-    row("client CPU per call, bare / runner",
-        f"{cpu_bare / n * 1e6:,.0f} / {cpu_ours / n * 1e6:,.0f} us")
-    row("runner overhead per call, client CPU", f"{(cpu_ours - cpu_bare) / n * 1e6:,.0f} us")
+    report("heap frozen after imports, as the verstehen command runs (gc.freeze):", n, *frozen)
+    report("heap not frozen (a Python program that never calls gc.freeze):", n, *loose)
+    print("  both heaps:")
     row("of which endpoint routing + counts", f"{run(pool_cost()):,.1f} us")
+    last = frozen[1][-1][2]
     full = all(e.peak_outstanding == limit for e in last)
     row("peak in flight per endpoint (runner)",
         " ".join(str(e.peak_outstanding) for e in last), f"= {limit} each", full)
     row("calls per endpoint, runner", " ".join(str(e.calls) for e in last))
-    row("calls per endpoint, bare", " ".join(str(c) for c in bare[-1][2]))
-    print("  wall per run: bare " + " ".join(f"{r[0]:.3f}" for r in bare)
-          + " | runner " + " ".join(f"{r[0]:.3f}" for r in ours))
+    row("calls per endpoint, bare", " ".join(str(c) for c in frozen[0][-1][2]))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ import sqlite3
 import sys
 import threading
 import time
-import weakref
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -69,9 +68,9 @@ class Cache:
         self._damaged: set[str] = set()
         self._unread = 0
         self._unread_reason = ""
-        # committing on the event loop: the loops with a commit due, when the next may start,
-        # and the connection (of the first thread that stored from a loop; others use the writer)
-        self._flushing: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+        # committing on the event loop: the loop with a commit due, when the next may start, and
+        # the connection (of the first thread that stored from a loop; others use the writer)
+        self._flush_due: asyncio.AbstractEventLoop | None = None
         self._next_flush = 0.0
         self._loop_db: sqlite3.Connection | None = None
         self._loop_thread: int | None = None
@@ -171,8 +170,10 @@ class Cache:
             elif idle:  # a writer with work pending wakes on its own time: waking it per row
                 self._cond.notify_all()  # made it fight the event loop for the GIL
 
-    async def store(self, key: str, model: str, kind: str, response: dict[str, Any]) -> bool:
-        """`put`, then await its first write attempt without blocking the event loop.
+    def store(self, key: str, model: str, kind: str, response: dict[str, Any]
+              ) -> asyncio.Future[bool]:
+        """`put` from a coroutine: await the future for the first write attempt, which never
+        blocks the event loop.
 
         Rows stored from one event loop are committed on it, many to a commit, with a
         connection that never waits for a lock: a locked or failing file hands them to the
@@ -183,14 +184,16 @@ class Cache:
         done: asyncio.Future[bool] = loop.create_future()
         on_loop = self._claim_loop_thread()
         self._put(key, model, kind, response, done, on_loop=on_loop)
-        if on_loop and loop not in self._flushing:
-            self._flushing.add(loop)
+        if on_loop and self._flush_due is not loop:
+            self._flush_due = loop
             loop.call_at(max(loop.time(), self._next_flush), self._flush_on_loop, loop)
-        return await done
+        return done
 
     def _claim_loop_thread(self) -> bool:
         """True when this thread may commit on its loop: the first thread to ask may."""
         me = threading.get_ident()
+        if self._loop_thread == me:
+            return True
         with self._cond:
             if self._loop_thread is None:
                 self._loop_thread = me
@@ -198,7 +201,8 @@ class Cache:
 
     def _flush_on_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """Commit what is pending on the event loop, or leave it to the writer thread."""
-        self._flushing.discard(loop)
+        if self._flush_due is loop:
+            self._flush_due = None
         with self._cond:
             if self._thread is not None or self._closing or not self._pending:
                 return  # the writer thread is at work (or will be): it takes these too
