@@ -2,7 +2,8 @@
 
 `keys` names a call (its key, the checksum of its response, the file's default place),
 `schema` is the file's format and its migration, `store` the `Cache` itself (reads on the
-caller's thread, writes on a writer thread that outlasts another process's lock).
+caller's thread), `writes` how results get into the file (committed on the event loop that
+stored them; a writer thread outlasts another process's lock) and `pending` the rows on the way.
 """
 
 from verstehen.engine.cache.keys import cache_file, call_key, checksum, default_cache_path

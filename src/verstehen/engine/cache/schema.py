@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 
 from verstehen.errors import UserError
@@ -68,3 +69,8 @@ def user_error(path: Path, exc: sqlite3.Error) -> UserError:
         return UserError(f"cannot use the cache {path} ({exc}): pass --cache or set "
                          "VERSTEHEN_CACHE")
     return UserError(f"cache {path} is damaged ({exc}): move it away or pass --cache NEW")
+
+
+def warn(message: str) -> None:
+    """One warning line about the cache on stderr."""
+    print(f"verstehen: warning: {message}", file=sys.stderr, flush=True)

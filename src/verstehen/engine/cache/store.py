@@ -1,12 +1,9 @@
 """`Cache`: one SQLite (WAL) file of model calls.
 
 Reads run on the caller's thread and never wait long: a locked, damaged or unparsable row is a
-miss, and the call is asked again. Rows stored from an event loop are committed on that loop,
-many to a commit, by a connection that never waits for a lock; a file another process keeps
-locked (or any failed write) hands them to a background thread with a connection of its own,
-so the run neither fails nor stalls: a result waits in memory (and is served from there) until
-it is written, and the thread retries with backoff. Each row carries the SHA-256 of its
-response, checked on every read.
+miss, and the call is asked again. Writes are `writes.Writes`'s: never a failed run or a
+stalled loop, a result waiting in memory (and served from there) until it is written. Each row
+carries the SHA-256 of its response, checked on every read.
 """
 
 from __future__ import annotations
@@ -14,39 +11,23 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import sys
-import threading
-import time
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from verstehen.engine.cache.keys import RESPONSE_JSON, cache_file, checksum
-from verstehen.engine.cache.pending import Entry, Waiter, settle, write_rows
-from verstehen.engine.cache.schema import is_busy, migrate, user_error
+from verstehen.engine.cache.keys import cache_file, checksum
+from verstehen.engine.cache.schema import is_busy, migrate, user_error, warn
+from verstehen.engine.cache.writes import Writes
 from verstehen.errors import UserError
 from verstehen.report.tables import plural
 
 BUSY_TIMEOUT = 30.0  # seconds of a locked file before the run says so; also the wait at close
 READ_TIMEOUT = 0.1  # a read waits this long on a lock (on the event loop), then is a miss
-WRITE_ATTEMPT_TIMEOUT = 0.2  # sqlite's busy wait in one write attempt (writer thread)
-BACKOFF_FIRST, BACKOFF_CAP = 0.05, 2.0  # the writer's retry delays double between these
-IDLE_EXIT = 2.0  # an idle writer thread ends after this many seconds (a new put starts one)
-COMMIT_SPACING, COMMIT_GAP_CAP = 4.0, 0.1  # commit at most 1/5 of the time: rows arriving
-# meanwhile share the next commit (one costs much the same for 1 row or 50)
-
-
-def _reason(exc: BaseException) -> str:
-    return str(exc) if isinstance(exc, sqlite3.Error) else f"{type(exc).__name__}: {exc}"
-
-
-def _warn(message: str) -> None:
-    print(f"verstehen: warning: {message}", file=sys.stderr, flush=True)
 
 
 class Cache:
-    """One SQLite file in WAL mode; each result is written the moment it arrives, or kept in
-    memory and retried while another process holds the file's lock.
+    """One SQLite file in WAL mode: reads here, each result committed before its caller sees it
+    (or kept in memory and retried while another process holds the file's lock).
 
     `busy_timeout` is how long the file may stay unwritable before the run says so (one line on
     stderr), and how long `close` waits for it to be written at the end.
@@ -56,24 +37,10 @@ class Cache:
                  busy_timeout: float = BUSY_TIMEOUT) -> None:
         self.path = cache_file(path)
         self.busy_timeout = busy_timeout
-        self._cond = threading.Condition()
-        self._pending: dict[str, Entry] = {}  # written to memory, not yet to the file
-        self._thread: threading.Thread | None = None
-        self._closing = False
-        self._close_deadline = 0.0
-        self._retry_now = False
-        self._stalled_since: float | None = None  # first failed write since the last success
-        self._write_error: str | None = None
-        self._warned = False
+        self._writes = Writes(self.path, busy_timeout)
         self._damaged: set[str] = set()
         self._unread = 0
         self._unread_reason = ""
-        # committing on the event loop: the loop with a commit due, when the next may start, and
-        # the connection (of the first thread that stored from a loop; others use the writer)
-        self._flush_due: asyncio.AbstractEventLoop | None = None
-        self._next_flush = 0.0
-        self._loop_db: sqlite3.Connection | None = None
-        self._loop_thread: int | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=READ_TIMEOUT, isolation_level=None)
@@ -97,24 +64,12 @@ class Cache:
             if not is_busy(exc):
                 raise
 
-    def _connect(self, timeout: float) -> sqlite3.Connection:
-        """A connection for writes, waiting `timeout` seconds at most on a lock."""
-        db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
-                             check_same_thread=False)
-        try:
-            db.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit survives a killed process
-            migrate(db)  # once a connection: a table made or altered stays so
-        except BaseException:
-            db.close()
-            raise
-        return db
-
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored response for a key (written or still in memory), or None.
 
         A row that is locked, unreadable, fails its checksum or does not parse is None too.
         """
-        entry = self._pending.get(key)  # one dict read: atomic, no lock needed
+        entry = self._writes.waiting(key)
         if entry is not None:
             return json.loads(entry.text)
         try:
@@ -146,179 +101,17 @@ class Cache:
         The future is True once the row is committed, False when the first try failed (the
         result stays in memory and the writer keeps retrying); it never blocks the caller.
         """
-        done: Future[bool] = Future()
-        self._put(key, model, kind, response, done)
-        return done
-
-    def _put(self, key: str, model: str, kind: str, response: dict[str, Any],
-             done: Waiter, *, on_loop: bool = False) -> None:
-        text = RESPONSE_JSON.encode(response)
-        entry = Entry(key, model, kind, text, checksum(text), time.time())
-        with self._cond:
-            idle = not self._pending
-            if (replaced := self._pending.get(key)) is not None:  # its waiters wait on this one
-                entry.waiters, replaced.waiters = replaced.waiters, []
-            self._pending[key] = entry
-            if self._stalled_since is None:
-                entry.waiters.append(done)
-            else:
-                done.set_result(False)
-            if self._thread is None and on_loop:
-                return  # the event loop writes it (`_flush_on_loop`)
-            if self._thread is None:
-                self._start_writer()
-            elif idle:  # a writer with work pending wakes on its own time: waking it per row
-                self._cond.notify_all()  # made it fight the event loop for the GIL
+        return self._writes.put(key, model, kind, response)
 
     def store(self, key: str, model: str, kind: str, response: dict[str, Any]
               ) -> asyncio.Future[bool]:
         """`put` from a coroutine: await the future for the first write attempt, which never
-        blocks the event loop.
-
-        Rows stored from one event loop are committed on it, many to a commit, with a
-        connection that never waits for a lock: a locked or failing file hands them to the
-        writer thread, which retries. (A writer thread beside a busy loop cost more than the
-        writes: the two traded the GIL several times a commit.)
-        """
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[bool] = loop.create_future()
-        on_loop = self._claim_loop_thread()
-        self._put(key, model, kind, response, done, on_loop=on_loop)
-        if on_loop and self._flush_due is not loop:
-            self._flush_due = loop
-            loop.call_at(max(loop.time(), self._next_flush), self._flush_on_loop, loop)
-        return done
-
-    def _claim_loop_thread(self) -> bool:
-        """True when this thread may commit on its loop: the first thread to ask may."""
-        me = threading.get_ident()
-        if self._loop_thread == me:
-            return True
-        with self._cond:
-            if self._loop_thread is None:
-                self._loop_thread = me
-            return self._loop_thread == me
-
-    def _flush_on_loop(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Commit what is pending on the event loop, or leave it to the writer thread."""
-        if self._flush_due is loop:
-            self._flush_due = None
-        with self._cond:
-            if self._thread is not None or self._closing or not self._pending:
-                return  # the writer thread is at work (or will be): it takes these too
-            batch = list(self._pending.values())
-        started = loop.time()
-        try:
-            if self._loop_db is None:
-                self._loop_db = self._connect(timeout=0)  # a lock: at once to the thread
-            write_rows(self._loop_db, batch)
-        except Exception as exc:  # a lock or a fault: the writer thread retries, warns, settles
-            if not is_busy(exc) and self._loop_db is not None:
-                self._loop_db.close()
-                self._loop_db = None
-            with self._cond:
-                if self._thread is None:
-                    self._start_writer()
-                self._cond.notify_all()
-            return
-        self._next_flush = loop.time() + min((loop.time() - started) * COMMIT_SPACING,
-                                             COMMIT_GAP_CAP)
-        self._written(batch)
-
-    def _start_writer(self) -> None:
-        """Start the writer thread (the caller holds `_cond`)."""
-        self._thread = threading.Thread(target=self._write_loop, daemon=True,
-                                        name="verstehen-cache-writer")
-        self._thread.start()
+        blocks the event loop (the rows of one loop are committed on it, many to a commit)."""
+        return self._writes.store(key, model, kind, response)
 
     def pending(self) -> int:
         """How many results are in memory, not yet written to the file."""
-        with self._cond:
-            return len(self._pending)
-
-    def _write_loop(self) -> None:
-        """The writer thread: commit what is pending, retrying with backoff when it cannot."""
-        db: sqlite3.Connection | None = None
-        delay = 0.0
-        try:
-            while (batch := self._next_batch(delay)) is not None:
-                try:
-                    if db is None:
-                        db = self._connect(WRITE_ATTEMPT_TIMEOUT)
-                    started = time.monotonic()
-                    write_rows(db, batch)
-                except Exception as exc:  # the writer must outlive any failure: results wait on it
-                    if db is not None and not is_busy(exc):
-                        db.close()
-                        db = None
-                    delay = min(delay * 2 or BACKOFF_FIRST, BACKOFF_CAP)
-                    if self._failed(exc):
-                        return
-                else:
-                    # rest a few times as long as the commit took: rows arriving meanwhile
-                    # share the next one (a commit costs much the same for 1 row or 50)
-                    delay = min((time.monotonic() - started) * COMMIT_SPACING, COMMIT_GAP_CAP)
-                    self._written(batch)
-        finally:
-            if db is not None:
-                db.close()
-
-    def _next_batch(self, delay: float) -> list[Entry] | None:
-        """What to write next, once `delay` has passed; None when the thread should end."""
-        with self._cond:
-            retry_at = time.monotonic() + delay
-            while True:
-                if not self._pending:
-                    idle = self._closing or not self._cond.wait(IDLE_EXIT)
-                    if idle and not self._pending:
-                        self._thread = None
-                        return None
-                    continue
-                if self._closing:  # a last try at the deadline, whatever the backoff says
-                    retry_at = min(retry_at, self._close_deadline)
-                now = time.monotonic()
-                if self._retry_now or now >= retry_at:
-                    self._retry_now = False
-                    return list(self._pending.values())
-                self._cond.wait(retry_at - now)
-
-    def _written(self, batch: list[Entry]) -> None:
-        with self._cond:
-            waiters: list[Waiter] = []
-            for entry in batch:
-                if self._pending.get(entry.key) is entry:  # not replaced while being written
-                    del self._pending[entry.key]
-                waiters += entry.waiters
-                entry.waiters.clear()
-            settle(waiters, True)
-            self._stalled_since = None
-            self._cond.notify_all()
-
-    def _failed(self, exc: Exception) -> bool:
-        """Count a failed write, warn once when it lasts; True when closing and giving up."""
-        busy, now, reason = is_busy(exc), time.monotonic(), _reason(exc)
-        with self._cond:
-            self._write_error = reason
-            if self._stalled_since is None:
-                self._stalled_since = now
-            waiters: list[Waiter] = []
-            for entry in self._pending.values():  # their callers go on; the results wait here
-                waiters += entry.waiters
-                entry.waiters.clear()
-            settle(waiters, False)
-            give_up = self._closing and (not busy or now >= self._close_deadline)
-            if give_up:
-                self._thread = None
-            warn = not (self._warned or give_up) and (
-                not busy or now - self._stalled_since >= self.busy_timeout)
-            self._warned = self._warned or warn
-            waiting = len(self._pending)
-        if warn:
-            problem = (f"cache {self.path} is locked by another process" if busy
-                       else f"cannot write the cache {self.path} ({reason})")
-            _warn(f"{problem}; {plural(waiting, 'result')} kept in memory for this run, will "
-                  "retry")
-        return give_up
+        return self._writes.pending()
 
     def stats(self) -> dict[str, Any]:
         """Entries per model and kind, and the file's size."""
@@ -356,50 +149,27 @@ class Cache:
             self._db.execute(f"PRAGMA busy_timeout = {int(READ_TIMEOUT * 1000)}")
         return deleted
 
-    def _finish_writes(self) -> None:
-        """Let the writer write what is pending (up to busy_timeout on a lock), and end it."""
-        with self._cond:
-            self._closing = True
-            self._close_deadline = time.monotonic() + self.busy_timeout
-            self._retry_now = True  # the lock may be gone: try now, not after the backoff
-            if self._pending and self._thread is None:  # left by a loop that closed first
-                self._start_writer()
-            thread = self._thread
-            self._cond.notify_all()
-        if thread is not None:
-            thread.join(self.busy_timeout + 10)
-
     def _report(self) -> None:
         """One line for each kind of trouble this run had with the file; each said once."""
-        with self._cond:
-            unwritten, self._pending = len(self._pending), {}
-        if unwritten:
-            _warn(f"{plural(unwritten, 'result')} could not be written to the cache {self.path} "
-                  f"({self._write_error}): this run used them; a later run asks them again")
+        self._writes.close()
         if self._damaged:
             damaged = plural(len(self._damaged), "damaged entry", "damaged entries")
-            _warn(f"cache {self.path}: {damaged} ignored and re-asked")
+            warn(f"cache {self.path}: {damaged} ignored and re-asked")
         if self._unread:
-            _warn(f"cache {self.path}: {plural(self._unread, 'read')} failed "
+            warn(f"cache {self.path}: {plural(self._unread, 'read')} failed "
                   f"({self._unread_reason}) and {'was' if self._unread == 1 else 'were'} asked "
                   "again; if this goes on, move it away or pass --cache NEW")
         self._damaged.clear()
         self._unread = 0
 
-    def _close_files(self) -> None:
-        self._db.close()
-        if self._loop_db is not None:
-            self._loop_db.close()
-            self._loop_db = None
-
     def close(self) -> None:
         """Write what is pending, close, and say (once) what could not be read or written."""
-        self._finish_writes()
-        self._close_files()
+        self._writes.finish()
+        self._db.close()
         self._report()
 
     async def aclose(self) -> None:
         """`close` for a coroutine: the event loop runs on while pending results are written."""
-        await asyncio.to_thread(self._finish_writes)
-        self._close_files()
+        await asyncio.to_thread(self._writes.finish)
+        self._db.close()
         self._report()
