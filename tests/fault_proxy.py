@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import threading
 from collections import Counter
 
+from verstehen.testing.loop_thread import LoopThreadServer
+from verstehen.testing.stub_endpoints import prompt_of as payload_prompt
 from verstehen.testing.stub_server import read_request
 
 FAULTS = ("429", "500", "drop", "delay")
@@ -23,13 +24,13 @@ def reply(status: int, headers: str = "") -> bytes:
 def prompt_of(body: bytes) -> str:
     """The last chat message, or the completion prompt, of a request body ('' if none)."""
     try:
-        data = json.loads(body)
-        return str(data["messages"][-1]["content"] if "messages" in data else data["prompt"])
-    except (ValueError, KeyError, IndexError, TypeError):
+        payload = json.loads(body)
+    except ValueError:
         return ""
+    return payload_prompt(payload) if isinstance(payload, dict) else ""
 
 
-class FaultProxy:
+class FaultProxy(LoopThreadServer):
     """Forwards requests to 127.0.0.1:`upstream_port`, injecting scripted faults.
 
     `by_prompt` maps a prompt to the faults of its 1st, 2nd, ... request (None: no fault);
@@ -38,8 +39,11 @@ class FaultProxy:
     seconds, then closes. A context manager; it runs on its own thread and event loop.
     """
 
+    name = "the fault proxy"
+
     def __init__(self, upstream_port: int, *, by_prompt: dict[str, list[str | None]] | None = None,
                  by_seq: dict[int, str] | None = None, delay: float = 3.0) -> None:
+        super().__init__()
         self.upstream_port = upstream_port
         self.by_prompt, self.by_seq, self.delay = by_prompt or {}, by_seq or {}, delay
         self.requests = self.forwarded = 0
@@ -47,31 +51,18 @@ class FaultProxy:
         self.attempts: Counter[str] = Counter()
         self.forwarded_by_prompt: Counter[str] = Counter()  # paid calls, per prompt
         self.port = 0
-        self._ready = threading.Event()
 
     @property
     def url(self) -> str:
         """The base URL clients use."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def __enter__(self) -> FaultProxy:
-        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(),), daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("the fault proxy did not start")
-        return self
+    async def _start(self) -> None:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
 
-    def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(10)
-
-    async def _serve(self) -> None:
-        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
-        server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.port = server.sockets[0].getsockname()[1]
-        self._ready.set()
-        await self._stop.wait()
-        server.close()  # asyncio.run then cancels handlers still waiting
+    def _stop_serving(self) -> None:
+        self._server.close()
 
     def _fault(self, prompt: str) -> str | None:
         seq, self.requests = self.requests, self.requests + 1

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 from collections import Counter
 from collections.abc import Awaitable, Callable
 
+from verstehen.testing.loop_thread import LoopThreadServer
 from verstehen.testing.stub_server import chat_answer, read_request, response
 
 Route = Callable[[int, str, str, dict], Awaitable[tuple[int, dict] | None]]
@@ -28,11 +28,14 @@ def prompt_of(payload: dict) -> str:
     return str(payload.get("prompt", ""))
 
 
-class StubEndpoints:
+class StubEndpoints(LoopThreadServer):
     """`n` stub endpoints on 127.0.0.1; a context manager (its own thread and event loop)."""
+
+    name = "stub endpoints"
 
     def __init__(self, n: int, *, delay: float = 0.0, kill_after: dict[int, int] | None = None,
                  route: Route | None = None) -> None:
+        super().__init__()
         self.n, self.delay, self.kill_after, self.route = n, delay, kill_after or {}, route
         self.received = [Counter[str]() for _ in range(n)]  # requests per prompt, per endpoint
         self.bodies: list[list[dict]] = [[] for _ in range(n)]
@@ -42,7 +45,6 @@ class StubEndpoints:
         self.ports: list[int] = []
         self._servers: list[asyncio.Server] = []
         self._transports: list[set[asyncio.Transport]] = [set() for _ in range(n)]
-        self._ready = threading.Event()
 
     @property
     def urls(self) -> list[str]:
@@ -52,17 +54,6 @@ class StubEndpoints:
     def chats(self, i: int) -> int:
         """Chat requests endpoint i received."""
         return sum(self.received[i].values())
-
-    def __enter__(self) -> StubEndpoints:
-        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(),), daemon=True)
-        self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("stub endpoints did not start")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(10)
 
     def kill(self, i: int) -> None:
         """Endpoint i goes away now (from any thread)."""
@@ -74,15 +65,13 @@ class StubEndpoints:
         for transport in self._transports[i]:
             transport.abort()
 
-    async def _serve(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
+    async def _start(self) -> None:
         for i in range(self.n):
             server = await asyncio.start_server(self._handler(i), "127.0.0.1", 0, backlog=1024)
             self._servers.append(server)
             self.ports.append(server.sockets[0].getsockname()[1])
-        self._ready.set()
-        await self._stop.wait()
+
+    def _stop_serving(self) -> None:
         for i in range(self.n):
             if i not in self.killed:
                 self._kill(i)
