@@ -11,28 +11,52 @@ A template marks each position weak or strong. A syllable mismatches when it is 
 position or, in the anapestic template only, U in a strong one; F never mismatches. A text's
 mismatch count is the minimum over its variant choices.
 - iambic pentameter: weak-strong x5; 10 syllables, or 11 when the 11th (a feminine ending) is U
-  or a function monosyllable; at most `max_mismatches` mismatches (default 1: one inverted
-  foot, "CO-ral is far..."). Following Halle & Keyser's account of English iambic verse,
-  every monosyllable is free here (takes the stress the meter gives it) and an unstressed
-  syllable may take a beat ("pos-TER-i-TY"), so only the lexical stresses of polysyllables
-  off the beat are counted: "Rough winds do shake" scans. With `licences` (the sonnet checker)
-  a line may also be read with the licences of Early Modern verse: the variants of
-  `pronounce.verse_pronounce` (sounded -ed, "lov'st", synaeresis, syncope) and elision of a
-  final unstressed vowel before a word that starts with a vowel ("th'expense", "man-y a").
+  or a function monosyllable. Following Halle & Keyser's account of English iambic verse, every
+  monosyllable is free here (takes the stress the meter gives it), and so is every closed-class
+  polysyllable (`CLOSED_POLYSYLLABLES`: "upon", "into", "whether"; Kiparsky 1975: only the
+  stress of lexical words is metrical), and an unstressed syllable may take a beat
+  ("pos-TER-i-TY"), so only the lexical stresses of polysyllables off the beat are counted:
+  "Rough winds do shake" scans. An inverted foot at the start of a phrase is regular
+  (Kiparsky 1977, "The rhythmic structure of English verse"): a stressed syllable that begins
+  the line or follows a pause (punctuation or a dash) costs nothing, so "CO-ral is far..." and
+  "HAP-py to have thy love, HAP-py to die" have no mismatch. At most `max_mismatches` others
+  (default 1: one inversion inside a phrase). Words may be read with the compressions of
+  everyday speech (Wells, "Longman Pronunciation Dictionary", 2008; `verse_pronounce(word,
+  early_modern=False)`): an unstressed IY, IH or UW before another unstressed vowel as a glide
+  ("glo-ryous", "hap-pyer", "vir-twous"), an unstressed vowel merged across a glide ("sen-swal")
+  or into a diphthong before it ("moi'ty", "ru'nous"), syncope of ER before a vowel
+  ("dang'rous", "wat'ry"), of a vowel between V and N ("heav'nly") and of a weak vowel before
+  L, N or R and a weak vowel ("lum'nous"), smoothing ("fire", "pow'rs"). With
+  `licences` (the sonnet checker) a line may also be read with the licences of Early Modern
+  verse (as described in E. A. Abbott's "A Shakespearian Grammar", 1870): a sounded -ed
+  ("fix-ed", "bur-i-ed", "re-mem-ber-ed"; of an estimated word too, "impannel-ed"); an unsounded
+  -est/-eth ("lov'st"); -tion, -cious, -tial in two syllables ("na-ti-on"); -ing after a vowel
+  in one ("being"); th or v dropped between vowels ("whe'r", "e'er"); "spirit" in one syllable;
+  and elision of a final unstressed vowel before a word that starts with a vowel ("th'expense",
+  "man-y a").
 - anapestic: weak-weak-strong repeated, 3n syllables (n >= 1), at most `max_mismatches`
-  mismatches (default 0); content monosyllables stay S, since a triple meter is heard in them
-  ("test test test" is not anapestic). So "interrupt" (2 0 1), "in the night" and "I just went
-  to the store" are anapestic; "wonderboy", "furthermore" (1 0 2) and "practice test" are not.
+  mismatches (default 0), with the compressions of speech ("op'ning"); content monosyllables
+  stay S, since a triple meter is heard in them ("test test test" is not anapestic), and a beat
+  must hold a stressed syllable (S): a line of closed-class words only ("of the a") has no
+  stress, so no beat. So "interrupt" (2 0 1), "in the night" and "I just went to the store" are
+  anapestic; "wonderboy", "furthermore" (1 0 2), "practice test" and "and the of the" are not.
 In `Fit.classes`, "f" marks a content monosyllable that iambic scansion left free.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from verstehen.domains.poetry.pronounce import is_vowel, pronounce, read_line, verse_pronounce
+from verstehen.domains.poetry.pronounce import (
+    Pronunciation,
+    from_phones,
+    is_vowel,
+    pronounce,
+    read_line,
+)
 
 # The closed word classes of Quirk, Greenbaum, Leech & Svartvik, "A Comprehensive Grammar of the
 # English Language" (1985), one class a line: determiners, pronouns, prepositions, conjunctions
@@ -55,14 +79,27 @@ she'll we'll they'll i've you've we've they've i'd you'd he'd she'd we'd they'd 
 'twere 'twill
 """))
 
+# Closed-class words of more than one syllable (the same grammar): in iambic verse their stress
+# is as free as a monosyllable's (Kiparsky 1975: only the stress of lexical words is metrical).
+CLOSED_POLYSYLLABLES = frozenset(str.split("""
+about above across after against along amid amidst among amongst around before behind below
+beneath beside besides between betwixt beyond despite during except inside into onto outside
+over toward towards under underneath unlike until unto upon within without
+although because unless whether whereas whenever wherever whatever whichever whoever
+any many every other either neither ever never something nothing anything everything
+itself himself herself myself yourself ourselves themselves yourselves thyself oneself
+cannot only even very
+"""))
+
 BIG = 99  # the cost of a syllable a template forbids outright
 
 
 @cache
-def word_classes(word: str, verse: bool = False) -> frozenset[str]:
+def word_classes(word: str, verse: bool = False, compress: bool = False) -> frozenset[str]:
     """The stress-class strings ("S", "F", "US", ...) of a normalized word's variants; with
-    `verse`, also of the variants Early Modern verse licenses (`pronounce.verse_pronounce`)."""
-    prons = verse_pronounce(word) if verse else pronounce(word)
+    `compress`, also of its compressions, and with `verse` of the variants Early Modern verse
+    licenses too (`pronounce.verse_pronounce`)."""
+    prons = verse_pronounce(word, verse) if verse or compress else pronounce(word)
     monos = [p for p in prons if p.syllables == 1]
     if monos and (word.lstrip("#") in FUNCTION_WORDS
                   or all(p.stresses in ((0,), (2,)) for p in monos)):
@@ -72,6 +109,93 @@ def word_classes(word: str, verse: bool = False) -> frozenset[str]:
     return frozenset(
         mono if p.syllables == 1 else "".join("USF"[s] for s in p.stresses) for p in prons
     )
+
+
+_HIGH = ("IY0", "IH0", "UW0")
+
+
+@cache
+def verse_pronounce(word: str, early_modern: bool = True) -> tuple[Pronunciation, ...]:
+    """`pronounce` and the variants the compressions of English speech add and, with
+    `early_modern`, the licences of Early Modern verse (module doc)."""
+    out = {p.phones: p for p in pronounce(word)}
+    if not any(out):  # an estimate without phones: the licences its spelling shows
+        (p,) = out.values()
+        return (p, *(Pronunciation((), s, True)
+                     for s in _spelled_licences(word, p.stresses, early_modern)))
+    todo = [p for p in out.values() if p.phones]
+    while todo:  # licences combine: "wand'ring" (syncope) and "fix-ed" in one word, say
+        p = todo.pop()
+        for phones in _licences(word, p.phones, early_modern):
+            if phones not in out:
+                out[phones] = from_phones(phones, p.estimated)
+                todo.append(out[phones])
+    return tuple(out.values())
+
+
+def _spelled_licences(word: str, stresses: tuple[int, ...], early_modern: bool
+                      ) -> list[tuple[int, ...]]:
+    """The stresses an estimated word may also have: syncope of an e between a consonant and
+    r + vowel ("suff'rance") and, in Early Modern verse, a sounded -ed ("impannel-ed")."""
+    out = []
+    if early_modern and word.endswith("ed") and not word.endswith(("ted", "ded")):
+        out.append((*stresses, 0))
+    if len(stresses) > 1 and 0 in stresses and re.search(r"[^aeiouy]er[aeiouy]", word):
+        drop = len(stresses) - 1 - stresses[::-1].index(0)
+        out.append(stresses[:drop] + stresses[drop + 1:])
+    return out
+
+
+_GLIDING = ("AY", "OY", "AW", "EY", "OW", "UW")
+
+
+def _licences(word: str, ph: tuple[str, ...], early_modern: bool) -> list[tuple[str, ...]]:
+    """One compression or licence applied once to one pronunciation, each way it applies."""
+    out = _compressions(ph)
+    if not early_modern:
+        return out
+    if (word.endswith("ed") and not word.endswith("'d") and len(ph) > 2 and ph[-1] in "DT"
+            and (not is_vowel(ph[-2]) or (ph[-2] == "IY0" and word.endswith("ied"))
+                 or (ph[-2] == "ER0" and word.endswith("red")))):
+        out.append((*ph[:-1], "IH0", "D"))  # sounded -ed: "ever-fix-ed", "bur-i-ed"
+    if word.endswith(("est", "eth")) and len(ph) > 3 and ph[-3] in ("AH0", "IH0"):
+        out.append((*ph[:-3], *ph[-2:]))  # -est, -eth unsounded: "lov'st", "stain'th"
+    if len(ph) > 2 and ph[-3:-1] in (("SH", "AH0"), ("ZH", "AH0"), ("CH", "AH0")) and (
+            ph[-1] in ("N", "S", "L")):
+        out.append((*ph[:-2], "IY0", *ph[-2:]))  # -tion, -cious, -tial in two: "na-ti-on"
+    if word in ("spirit", "spirits"):
+        out.append((*ph[:4], *ph[5:]))  # "spirit" in one syllable, as "sprite"
+    if len(ph) > 2 and ph[-2] == "IH0" and ph[-1] == "NG" and is_vowel(ph[-3]):
+        out.append((*ph[:-2], "NG"))  # "being", "seeing", "dying" in one syllable
+    if len(ph) > 2 and ph[-1] == "ER0" and ph[-2] in ("DH", "V") and ph[-3][-1:] in ("1", "2"):
+        out.append((*ph[:-2], "R"))  # th or v between vowels dropped: "whe'r", "e'er", "o'er"
+    return out
+
+
+def _compressions(ph: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """One compression of everyday speech (module doc) applied once, each way it applies."""
+    out = []
+    for i in range(len(ph) - 1):
+        nxt = ph[i + 1]
+        if ph[i] in _HIGH and is_vowel(nxt) and nxt[-1] in "02":
+            glide = "W" if ph[i] == "UW0" else "Y"  # synaeresis: "hap-pyer", "vir-twous"
+            out.append((*ph[:i], glide, *ph[i + 1:]))
+        if (ph[i][-1:] == "0" and nxt in ("W", "Y") and i + 2 < len(ph)
+                and ph[i + 2][-1:] in ("0", "2")):
+            out.append((*ph[:i], *ph[i + 1:]))  # synaeresis across a glide: "sen-swal"
+        if ph[i][:2] in _GLIDING and nxt[-1:] == "0" and nxt != "ER0":
+            out.append((*ph[:i + 1], *ph[i + 2:]))  # after a diphthong: "moi'ty", "qui't"
+        if ph[i] == "ER0" and is_vowel(nxt) and nxt[-1] in "02":
+            out.append((*ph[:i], "R", *ph[i + 1:]))  # syncope: "murd'rous", "wat'ry"
+        if ph[i] in ("AH0", "IH0") and i and ph[i - 1] == "V" and nxt == "N":
+            out.append((*ph[:i], *ph[i + 1:]))  # syncope: "heav'nly", "e'en", "giv'n"
+        elif (ph[i] in ("AH0", "IH0") and i and not is_vowel(ph[i - 1]) and nxt in ("L", "N", "R")
+              and i + 2 < len(ph) and ph[i + 2][-1:] == "0"):
+            out.append((*ph[:i], *ph[i + 1:]))  # before a sonorant and a weak vowel: "lum'nous"
+        if ph[i][:2] in ("AY", "AW") and nxt == "ER0":
+            out.append((*ph[:i + 1], "R", *ph[i + 2:]))  # smoothing: "fire", "pow'rs"
+    return out
+
 
 
 @dataclass(frozen=True)
@@ -90,7 +214,8 @@ class Fit:
 
 def best_fits(ws: tuple[str, ...], strong: Callable[[int], bool], max_len: int,
               free_monosyllables: bool = False, unstressed_end: int | None = None,
-              lengths: frozenset[int] | None = None, verse: bool = False) -> dict[int, Fit]:
+              lengths: frozenset[int] | None = None, verse: bool = False,
+              compress: bool = False) -> dict[int, Fit]:
     """For each reachable syllable count <= max_len, the reading with the fewest mismatches.
 
     `strong(i)` says whether 0-based position i is strong. With `free_monosyllables` every
@@ -102,7 +227,7 @@ def best_fits(ws: tuple[str, ...], strong: Callable[[int], bool], max_len: int,
     for k, w in enumerate(ws):
         nxt: dict[int, tuple[int, str]] = {}
         elide = verse and k + 1 < len(ws) and _starts_with_vowel(ws[k + 1])
-        options = _options(w, free_monosyllables, verse, elide)
+        options = _options(w, free_monosyllables, verse, elide, compress)
         for pos, (cost, seq) in states.items():
             for cls, size, free, label in options:
                 end = pos + size
@@ -125,14 +250,14 @@ def best_fits(ws: tuple[str, ...], strong: Callable[[int], bool], max_len: int,
 
 
 @cache
-def _options(word: str, free_monosyllables: bool, verse: bool = False, elide: bool = False
-             ) -> tuple[tuple[str, int, bool, str], ...]:
+def _options(word: str, free_monosyllables: bool, verse: bool = False, elide: bool = False,
+             compress: bool = False) -> tuple[tuple[str, int, bool, str], ...]:
     """A word's readings for `best_fits`: (class string, syllables, costs nothing, label).
 
     With `elide` (the next word starts with a vowel) a final unstressed vowel may be elided
     into it: "th'expense", "t'inherit", "man-y a" as two syllables.
     """
-    classes = set(word_classes(word, verse))
+    classes = set(word_classes(word, verse, compress))
     if elide and _ends_in_weak_vowel(word):
         classes |= {c[:-1] for c in classes if c[-1] in "UF"}
     return tuple((cls, len(cls), free_monosyllables and len(cls) <= 1,
@@ -185,18 +310,13 @@ class MeterResult:
     estimated_words: tuple[str, ...]
 
 
-_PENTAMETER_LENGTHS = frozenset((10, 11))
-
-
 @lru_cache(maxsize=8192)  # sonnet checks and edits re-read the same lines many times
 def iambic_pentameter(line: str, max_mismatches: int = 1, licences: bool = False
                       ) -> MeterResult:
     """Whether a line is iambic pentameter within `max_mismatches`; `licences` admits the
     readings Early Modern verse licenses (module doc)."""
     reading = read_line(line)
-    fits = best_fits(reading.words, _iambic, 11, free_monosyllables=True, unstressed_end=11,
-                     lengths=_PENTAMETER_LENGTHS, verse=licences)
-    cands = [f for n, f in fits.items() if n in (10, 11)]
+    cands = list(iambic_fits(reading.words, reading.pauses, licences).values())
     if not cands:
         counts = sorted(reading.counts)
         if licences:
@@ -218,7 +338,7 @@ def anapestic(text: str, max_mismatches: int = 0, feet: int | None = None) -> Me
     """Whether a text reads as anapests (x x /), `feet` of them when given (module doc)."""
     reading = read_line(text)
     max_len = 3 * feet if feet else max(reading.counts, default=0)
-    fits = best_fits(reading.words, _anapestic, max_len)
+    fits = best_fits(reading.words, _anapestic, max_len, compress=True)
     wanted = [3 * feet] if feet else [n for n in fits if n and n % 3 == 0]
     cands = [fits[n] for n in wanted if n in fits]
     if not cands:
@@ -226,11 +346,55 @@ def anapestic(text: str, max_mismatches: int = 0, feet: int | None = None) -> Me
         why = f"has {_counts_text(sorted(reading.counts))} syllables (needs {need})"
         return MeterResult(False, why, None, reading.counts, reading.estimated)
     best = min(cands, key=lambda f: f.cost)
+    if not any(ch == "S" and _anapestic(i) for i, ch in enumerate(best.classes)):
+        why = (f"{best.syllables} syllables read {best.classes}: no beat holds a stressed "
+               "syllable (only closed-class words, which take a beat only beside a stress)")
+        return MeterResult(False, why, best, reading.counts, reading.estimated)
     ok = best.cost <= max_mismatches
     why = (f"{best.syllables} syllables read {best.classes}; "
            + (f"stress mismatch(es) against da-da-DUM at syllable(s) "
               f"{', '.join(map(str, best.mismatches))}" if best.cost else "fits da-da-DUM"))
     return MeterResult(ok, why, best, reading.counts, reading.estimated)
+
+
+def iambic_fits(ws: tuple[str, ...], pauses: frozenset[int], verse: bool = False
+                ) -> dict[int, Fit]:
+    """For 10 and 11 syllables, the iambic reading with the fewest stresses off the beat.
+
+    A mismatch is the stressed syllable of a polysyllabic lexical word in a weak position,
+    unless it begins a phrase: the line, or a word after a pause (`pauses`: indexes of words
+    that follow punctuation), where an inverted foot is regular (Kiparsky 1977).
+    """
+    states: dict[int, tuple[int, str, tuple[int, ...]]] = {0: (0, "", ())}
+    for k, w in enumerate(ws):
+        nxt: dict[int, tuple[int, str, tuple[int, ...]]] = {}
+        elide = verse and k + 1 < len(ws) and _starts_with_vowel(ws[k + 1])
+        phrase_start = k == 0 or k in pauses
+        for pos, (cost, seq, miss) in states.items():
+            for label in _iambic_labels(w, verse, elide):
+                end = pos + len(label)
+                if end > 11 or (end == 11 and label[-1:] in ("S", "f")):
+                    continue  # an 11th syllable must be unstressed (a feminine ending)
+                off = tuple(pos + i + 1 for i, ch in enumerate(label) if ch == "S"
+                            and not _iambic(pos + i) and not (i == 0 and phrase_start))
+                if end not in nxt or cost + len(off) < nxt[end][0]:
+                    nxt[end] = (cost + len(off), seq + label, miss + off)
+        states = nxt
+    return {n: Fit(n, seq, miss) for n, (_, seq, miss) in states.items() if n in (10, 11)}
+
+
+@cache
+def _iambic_labels(word: str, verse: bool, elide: bool) -> tuple[str, ...]:
+    """A word's class strings for iambic scansion: a monosyllable is "f" (a content word, free
+    but stressed) or "F"; a closed-class polysyllable has no S; elided forms as in `_options`."""
+    closed = word.lstrip("#") in CLOSED_POLYSYLLABLES
+    out = set()
+    for cls, size, _, _ in _options(word, False, verse, elide, compress=True):
+        if size == 1 and cls != "U":
+            out.add("F" if cls == "F" or closed else "f")
+        else:
+            out.add(cls.replace("S", "F") if closed else cls)
+    return tuple(sorted(out))
 
 
 def _counts_text(counts: list[int]) -> str:
