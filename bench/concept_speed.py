@@ -4,9 +4,9 @@ For every exactly-graded concept, first as its scope (the three tasks mixed, as 
 draws them) and then task by task (classify, generate, edit), this draws N items through the
 certification scope and grades one reply per item: the concept's reference reply
 (`ConceptTasks.reference`: the right Yes/No, a game built to meet a generate item's
-constraints, an edit item's stored solution), so the checker runs its full accepting path.
-Items with no reference (game-theory edits, poetry generates) are graded against one fixed
-reply, an instance drawn before timing, which the parser and checker read in full. It prints
+constraints, the shown game edited, a poem or word built from the lexicon, an edit item's
+stored solution), so the checker runs its full accepting path; every item has one (a fixed
+reply, an instance drawn before timing, is kept only as a fallback). It prints
 CPU seconds per 10,000 items (building the reference replies is timed apart, column "ref s":
 it is not part of generating and grading), the ratio to the 10 s target, and the share of
 referenced replies graded right (100% is a consistency check of generators against checkers).

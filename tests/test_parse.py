@@ -100,6 +100,12 @@ NUMBERS = [
     ("-1/2", -0.5),
     ("The answer is 3/4.", 0.75),
     ("<think>123 + 456 is 570? no</think>\n579", 579.0),
+    # reasoning first, then the final answer: the last line wins over intermediate numbers
+    ("37 × 48 is close to 37 × 50 = 1850, minus 37 × 2 = 74.\n\n1776", 1776.0),
+    ("The answer is probably 1800. Let me be exact: 1850 - 74.\n\n1776", 1776.0),
+    ("Roughly 1850 - 74 = 1776, so:\n```\n1776\n```", 1776.0),
+    ("First 37 × 50 = 1850.\n37 × 48 = 1850 − 74 = 1776", 1776.0),
+    ("My first guess was 1800.\nFinal answer: 1776", 1776.0),
 ]
 
 NO_NUMBER = ["", "banana", "nan", "NaN", "inf", "-inf", "infinity", "I don't know",
@@ -156,6 +162,8 @@ CHOICES = [
     ("The answer is B. So the answer is B.", "B"),
     ("My pick: (B)", "B"),  # no strong cue: the only parenthesized label
     ("<think>maybe A? (A) no</think>\nC", "C"),
+    ("**Answer:** B", "B"),  # a bold flag with a space before the label
+    ("Option A looks tempting, and option C is close.\n\nB", "B"),  # reasoning, then a label
 ]
 
 NO_CHOICE = [
@@ -225,6 +233,11 @@ YES_NO = [
     ("The answer is yes.", True),
     ("<think>no, no...</think>Yes.", True),
     ("Answer = No", False),
+    ("$\\boxed{\\text{No}}$", False),  # LaTeX
+    ("The final answer is \\boxed{Yes}.", True),
+    ("Maybe the answer is no. Let me check again.\n\nANSWER: Yes", True),
+    ("Maybe the answer is no. Let me check again.\n\n**Yes**", True),  # the final bare line
+    ("ANSWER: Yes\nThat is, no strategy is dominated.", True),  # a later sentence is no answer
 ]
 
 

@@ -98,7 +98,7 @@ _CUE_RE = re.compile(
 
 
 _CUED_LABEL_RE = re.compile(
-    r"(?P<open>" + _OPEN + r")(?P<lab>[A-Za-z0-9]+)(?P<close>" + _CLOSE + ")"
+    r"(?P<open>" + _OPEN + r")[ \t]*(?P<lab>[A-Za-z0-9]+)(?P<close>" + _CLOSE + ")"
 )
 _WEAK_RE = re.compile(r"\(([A-Za-z0-9]+)\)|\[([A-Za-z0-9]+)\]|\*\*([A-Za-z0-9]+)\*\*")
 
@@ -139,11 +139,12 @@ def parse_choice(
 ) -> str | None:
     """The label the reply chooses among `labels`, or None when there is none or several.
 
-    Strong signals, all collected: the reply is just a label in any case ("b", "**B**");
+    Strong signals, all collected: the reply, or its last line (code fences aside), is just a
+    label in any case ("b", "**B**", reasoning then "B");
     the reply opens with an uppercase label followed by ".", ")", ":" or the end of its line
     ("B. text", "B) text"), or with "(c)"/"[c]" in any case; a cue followed by a label: "answer
-    is"/"answer:"/"choice is"/"option is"/"I choose"/"I'd go with"/"\\boxed{", then an
-    uppercase label not followed by a letter, or a lowercase one in parentheses, brackets,
+    is"/"answer:"/"**Answer:** "/"choice is"/"option is"/"I choose"/"I'd go with"/"\\boxed{",
+    then an uppercase label not followed by a letter, or a lowercase one in parentheses, brackets,
     bold, or followed by punctuation or the end ("answer is c", "answer is (c)", but not
     "the answer is a bit..."). A bare "A" that starts a sentence ("A dog is...") is never read.
     One distinct label -> that label; several -> None.
@@ -153,10 +154,12 @@ def parse_choice(
     """
     text = answer_text(text)
     by_upper = {lab.upper(): lab for lab in labels}
-    bare = text.strip(" \t\n*_`'\"()[].:")
+    lines = [line for line in text.splitlines() if line.strip(" \t`")]
     found: set[str] = set()
-    if bare.upper() in by_upper:
-        found.add(by_upper[bare.upper()])
+    for whole in (text, lines[-1] if lines else ""):
+        bare = whole.strip(" \t\n*_`'\"()[].:")
+        if bare.upper() in by_upper:
+            found.add(by_upper[bare.upper()])
     if lab := _leading_label(text, by_upper):
         found.add(lab)
     for cue in _CUE_RE.finditer(text):
@@ -185,7 +188,8 @@ def _weak_labels(text: str, labels: dict[str, str]) -> set[str]:
 # ---------------------------------------------------------------- yes / no
 
 _YES_NO_CUE_RE = re.compile(
-    r"\banswer\s*(?:is|:|=)?\s*[*_`'\"]*\s*(?P<word>yes|no)\b", re.I
+    r"\banswer\s*(?:is|:|=)?\s*[*_`'\"]*\s*(?P<word>yes|no)\b"
+    r"|\\boxed\{\s*(?:\\(?:text|textbf|mathrm|mathbf)\s*\{\s*)?(?P<boxed>yes|no)\b", re.I
 )
 _LEADING_YES_NO_RE = re.compile(r"^[\s*_`'\"#>(\[]*(?P<word>yes|no)\b", re.I)
 _BARE_YES_NO_RE = re.compile(r"^[\s*_`'\"#>(\[]*(?P<word>yes|no)[\s*_`'\".!)\]]*$", re.I)
@@ -194,19 +198,22 @@ _BARE_YES_NO_RE = re.compile(r"^[\s*_`'\"#>(\[]*(?P<word>yes|no)[\s*_`'\".!)\]]*
 def parse_yes_no(text: str) -> bool | None:
     """Yes -> True, No -> False, None when the reply commits to neither.
 
-    The last "ANSWER: Yes/No" (or "the answer is no") wins; otherwise a reply that starts with
-    yes or no, or whose last line is a bare yes or no; a yes or no elsewhere in prose is not
-    read, since "there is no ..." is not an answer.
+    The last "ANSWER: Yes/No" (or "the answer is no", or LaTeX "\\boxed{\\text{No}}") wins,
+    unless the reply ends with a line that is a bare yes or no after it (a reply that reasons,
+    "maybe the answer is no", then answers "**Yes**"); without such a cue, a reply that starts
+    with yes or no, or whose last line is a bare yes or no; a yes or no elsewhere in prose is
+    not read, since "there is no ..." is not an answer.
     """
     body = answer_text(text)
     cues = list(_YES_NO_CUE_RE.finditer(body))
-    if cues:
-        return cues[-1].group("word").lower() == "yes"
+    lines = list(re.finditer(r"^.*\S.*$", body, re.M))
+    last = _BARE_YES_NO_RE.match(lines[-1].group()) if lines else None
+    if cues and not (last and lines[-1].start() >= cues[-1].end()):
+        word = cues[-1].group("word") or cues[-1].group("boxed")
+        return word.lower() == "yes"
     lead = _LEADING_YES_NO_RE.match(body)
-    if lead:
+    if lead and not cues:
         return lead.group("word").lower() == "yes"
-    lines = [line for line in body.splitlines() if line.strip()]
-    last = _BARE_YES_NO_RE.match(lines[-1]) if lines else None
     return None if last is None else last.group("word").lower() == "yes"
 
 

@@ -76,6 +76,12 @@ def _whole(text: str) -> float | None:
     return _value(m) if m else None
 
 
+def _last_line(text: str) -> re.Match[str] | None:
+    """The last non-empty line that is not just a code fence."""
+    lines = [m for m in re.finditer(r"^.*\S.*$", text, re.M) if m.group().strip(" \t`")]
+    return lines[-1] if lines else None
+
+
 def _first_line(text: str) -> str:
     return next((line for line in text.splitlines() if line.strip()), "")
 
@@ -99,6 +105,9 @@ def parse_number(text: str) -> float | None:
     """The model's numeric answer, or None when it gives none (no number, or nan/inf).
 
     Rules, first that yields a number wins:
+      0. The last non-empty line (code fences aside) when it is one number and nothing else
+         and no "answer is" cue comes after it: the final answer of a reply that reasons
+         first ("... about 1800? Let me be careful ...", then "1776" on a line of its own).
       1. After the last "answer is" / "answer:" / "answer =" / "\\boxed{": the first sentence
          there with a digit: the whole of it when it is a number or fraction ("3/4" -> 0.75),
          else the number after its last "=", else its first number.
@@ -123,6 +132,10 @@ def _parse_number(text: str) -> float | None:
     if not text:
         return None
     markers = list(_ANSWER_RE.finditer(text))
+    last = _last_line(text)
+    if (last is not None and (not markers or last.start() >= markers[-1].end())
+            and (x := _whole(last.group())) is not None):
+        return x
     if markers and (x := _number_in(text[markers[-1].end():])) is not None:
         return x
     if (x := _whole(_first_line(text))) is not None:

@@ -333,6 +333,22 @@ def test_last_of_several_formats() -> None:
     assert game(text) == PD
 
 
+DRAFT = ("Let me build it step by step. A first draft would be [[(3, 3), (0, 5)], [(5, 0), "
+         "(1, 1)]], but player 1's payoffs repeat, so I change one cell.\n\n")
+
+
+@pytest.mark.parametrize("final", [
+    "$$\n\\begin{pmatrix}\n(3, 2) & (0, 5) \\\\\n(5, 0) & (1, 1)\n\\end{pmatrix}\n$$",
+    "**Final output:**\n\n[[(3, 2), (0, 5)], [(5, 0), (1, 1)]]",
+    "**Payoff matrix**\n\n| | C1 | C2 |\n|---|---|---|\n| R1 | (3, 2) | (0, 5) |\n"
+    "| R2 | (5, 0) | (1, 1) |",
+    "```python\n[[(3, 2), (0, 5)], [(5, 0), (1, 1)]]\n```",
+])
+def test_a_draft_in_the_reasoning_then_the_final_matrix(final: str) -> None:
+    """The draft (the prisoner's dilemma) comes first; the final matrix, in any format, wins."""
+    assert game(DRAFT + final) == UL
+
+
 def test_markdown_links_and_citations_are_not_matrices() -> None:
     text = "See [the notes](http://x.y) [1] and [[Wiki]].\n[[(1,1),(0,0)],[(0,0),(1,1)]] [2]"
     assert game(text) == COORD

@@ -161,3 +161,28 @@ def test_extraction_rules() -> None:
     assert extract_word("keep and sleep") is None
     assert extract_fill("Answer: 'quiet'") == "quiet"
     assert extract_fill("a\nb") is None
+
+
+PROSE = ("Let me count the syllables of each candidate word before I settle on one, since the "
+         "line needs exactly five of them and the word has to fit.")  # over 100 characters
+
+
+def test_extraction_reads_the_final_answer_after_reasoning_or_a_draft() -> None:
+    assert extract_poem(f"{PROSE}\n\nFinal answer:\nline one\nline two") == "line one\nline two"
+    assert extract_poem("Draft:\nold one\nold two\n\n**Final answer:**\n\nnew one\nnew two") == (
+        "new one\nnew two")
+    assert extract_poem(f"{PROSE}\n\nHere is a haiku:\n\nline one\nline two") == (
+        "line one\nline two")
+    assert extract_poem(f"{PROSE}\n\n**Title**\n\nline one\nline two") == "line one\nline two"
+    assert extract_poem("```\nold one\n```\nBetter still:\n```\nnew one\nnew two\n```") == (
+        "new one\nnew two")  # the last fence
+    assert extract_poem("The wind says this:\nline two\nline three") == "line two\nline three"
+    assert extract_word("**Answer:** glow") == "glow"
+    assert extract_word('Here is a word that rhymes with "snow":\n\nglow') == "glow"
+    assert extract_word('Draft: "show" does not work.\nFinal answer: glow') == "glow"
+    assert extract_word(f"{PROSE}\n\nglow") == "glow"
+    assert extract_fill("Here is the text for the blank:\n\nriver") == "river"
+    assert extract_fill(f"{PROSE}\n\nFinal answer: **river**") == "river"
+    assert extract_fill("**Answer:** the quiet river sleeps") == "the quiet river sleeps"
+    assert extract_fill("river\nAn old river pond") is None  # still two lines, no flag
+    assert extract_fill("```\nAnswer: river\n```") == "river"  # a flag inside a fence

@@ -64,8 +64,8 @@ def answerer() -> ScriptedModel:
     (right), edit with garbage (unparsed)."""
     tasks = concept_tasks(BY_KEY[CONCEPT].scope)
     plan = plan_run(concepts=CONCEPT, items_per_concept=1)
-    replies = {i.prompt: tasks.reference(i.item) or "%%%" for i in plan.items
-               if i.item is not None}
+    replies = {i.prompt: tasks.reference(i.item) if i.task != "edit" else "%%%"
+               for i in plan.items if i.item is not None}
     return ScriptedModel("scripted/answerer", reply=lambda p: replies.get(p, "A definition."))
 
 

@@ -480,3 +480,16 @@ def test_the_answer_after_a_restatement_is_read(reply: str, parsed: float) -> No
     """What follows the restated question, or an explicit answer, is still graded."""
     assert arithmetic_scope("arithmetic/small").grade(asked(16, 4, "/", 4), reply).parsed \
         == parsed
+
+
+@pytest.mark.parametrize("reply", [
+    "Let me work it out: 37 × 48 is close to 37 × 50 = 1850, then minus 37 × 2 = 74.\n\n1776",
+    "37 × 48 is about 1800, and 48 = 50 − 2.\n37 × 48 = 37 × 50 − 74 = 1776",
+    "Roughly 1800; exactly, 1850 - 74.\n**Final answer:** 1776",
+    "A first estimate: 1850.\n```\n1776\n```",
+    "<think>37 × 50 = 1850, minus 74</think>\n$$37 \\times 48 = \\boxed{1776}$$",
+])
+def test_a_reply_that_reasons_first_is_read_at_its_final_number(reply: str) -> None:
+    """Operands and intermediate numbers come first; the final number is the answer."""
+    graded = arithmetic_scope("arithmetic/small").grade(asked(37, 48, "*", 1776), reply)
+    assert (graded.outcome, graded.parsed) == ("correct", 1776.0)

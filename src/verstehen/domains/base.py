@@ -65,8 +65,10 @@ class ConceptTasks(Protocol):
         """Score a reply: 1 right, 0 ridiculous; unreadable replies are "unparsed" with a reason."""
         ...
 
-    def reference(self, item: Item) -> str | None:
-        """A reply the checker grades right, when the concept can build one (None otherwise).
+    def reference(self, item: Item) -> str:
+        """A reply the checker grades right (score 1), for every item the concept makes: the
+        right Yes/No, an instance built under a generate item's constraints, an edit that makes
+        (or breaks) the instance.
 
         For tests and benchmarks only: it is never shown to a model.
         """

@@ -185,6 +185,18 @@ class ArithmeticScope:
         """The score in [0, 1] of a reply; 0 is ridiculous."""
         return self.grade(question, answer).score
 
+    def exact_answer(self, question: Question) -> Fraction:
+        """The exact result of the operands as the question prints them."""
+        a, b = (Fraction(self._fmt(question.data[k])) for k in ("a", "b"))
+        op = {"+": Fraction.__add__, "-": Fraction.__sub__, "*": Fraction.__mul__,
+              "/": Fraction.__truediv__}[question.data["op"]]
+        return op(a, b)
+
+    def reference(self, question: Question) -> str:
+        """The right answer as `grade` reads it: an integer, a terminating decimal written in
+        full, else the value to 15 significant digits (full credit). For tests and benchmarks."""
+        return number_text(self.exact_answer(question))
+
     def _grade_value(self, t: float, x: float) -> Graded:
         eps = self._eps
         if abs(t) >= eps and (x == 0 or x * t < 0):
@@ -231,6 +243,22 @@ class ArithmeticScope:
         if not math.isfinite(x):
             return Graded(0.0, "unparsed", reason=f"returned {output!r}, not a finite number")
         return self._grade_value(float(question.answer), x)
+
+
+def number_text(x: Fraction, digits: int = 15) -> str:
+    """An exact value as a number a reply would write: "1776", "-0.125", or, when its decimal
+    expansion does not end, `digits` significant digits ("0.333333333333333")."""
+    den, places = x.denominator, 0
+    while den % 2 == 0 or den % 5 == 0:
+        den //= 2 if den % 2 == 0 else 5
+        places += 1
+    if den != 1:
+        return f"{float(x):.{digits}g}"
+    if places == 0:
+        return str(x.numerator)
+    scaled = abs(x.numerator) * 10**places // x.denominator
+    whole, frac = divmod(scaled, 10**places)
+    return f"{'-' if x < 0 else ''}{whole}.{frac:0{places}d}".rstrip("0")
 
 
 PRESETS: dict[str, dict[str, Any]] = {

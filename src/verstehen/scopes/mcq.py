@@ -101,6 +101,10 @@ class MCQScope:
             return Graded(1.0, "correct", choice)
         return Graded(self.wrong_score, "wrong", choice)
 
+    def reference(self, question: Question) -> str:
+        """The right choice's label, the reply `grade` scores 1 (for tests and benchmarks)."""
+        return str(question.answer)
+
     def score(self, question: Question, answer: str) -> float:
         """The score in [0, 1] of a reply; 0 is ridiculous."""
         return self.grade(question, answer).score

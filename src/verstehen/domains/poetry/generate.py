@@ -47,16 +47,17 @@ def pick(rng: np.random.Generator, seq: Sequence[T]) -> T:
 
 
 def make_line(rng: np.random.Generator, length: int, meter: Meter | None = None,
-              end: Entry | None = None) -> list[str]:
+              end: Entry | None = None, state: str = "start", offset: int = 0) -> list[str]:
     """Words of a grammatical line of `length` syllables, fitting `meter` when given, and
-    ending with `end` when given (the caller makes sure `end` fits there)."""
+    ending with `end` when given (the caller makes sure `end` fits there). `state` and
+    `offset` continue a line: the tag of the word before and the syllables before it."""
     body = length - (len(end.cls) if end else 0)
     end_tag = end.tag if end else None
     mname, period = (meter.name, meter.period) if meter else ("", 1)
-    state, pos, out = "start", 0, []
+    pos, out = 0, []
     draws = rng.random(2 * length + 2).tolist()  # one batch: a tag and a word per step
     for step in range(length + 1):
-        opts = _options(mname, state, pos % period, body - pos, end_tag)
+        opts = _options(mname, state, (offset + pos) % period, body - pos, end_tag)
         if not opts:
             break
         tag, ws, sizes = opts[int(draws[2 * step] * len(opts))]  # repeated tags weigh more
@@ -105,6 +106,34 @@ def _words(meter: str, tag: str, phase: int, n: int) -> tuple[str, ...]:
     return lex.by_meter.get((meter, tag, phase, n), ())
 
 
+def line_with(rng: np.random.Generator, length: int, word: Entry, meter: Meter | None = None,
+              end: Entry | None = None) -> list[str]:
+    """Words of a line like `make_line`'s that has `word` in it, where the grammar lets it
+    stand and (given a meter) where it fits with no stress mismatch, or failing that, in the
+    iambic meter, with only an unstressed syllable on a beat ("a VI-o-LIN", which iambic
+    scansion allows); RuntimeError if nowhere."""
+    tail = len(end.cls) if end else 0
+    size = len(word.cls)
+    places = range(size, length - tail + 1)
+    fits = [k for k in places if meter is None or meter.fits(word.cls, k - size)]
+    loose = [k for k in places if meter is IAMBIC and k not in fits
+             and _stresses_on_beats(word.cls, k - size)]
+    for k in [*rng.permutation(fits).tolist(), *rng.permutation(loose).tolist()]:
+        try:
+            if k == length:
+                return make_line(rng, length, meter, word)
+            head = make_line(rng, k, meter, word)
+            return head + make_line(rng, length - k, meter, end, state=word.tag, offset=k)
+        except RuntimeError:
+            continue
+    raise RuntimeError(f'no line of {length} syllables has "{word.word}" in it')
+
+
+def _stresses_on_beats(cls: str, start: int) -> bool:
+    """Whether every stressed syllable of a word starting at `start` falls on an iambic beat."""
+    return all(ch != "S" or (start + i) % 2 == 1 for i, ch in enumerate(cls))
+
+
 def _text(line: list[str]) -> str:
     s = " ".join(line)
     return s[:1].upper() + s[1:]
@@ -126,6 +155,19 @@ def until(rng: np.random.Generator, make: Callable[[np.random.Generator], T],
 def haiku(rng: np.random.Generator, counts: Sequence[int] = (5, 7, 5)) -> str:
     """A poem with lines of the given syllable counts (a haiku by default)."""
     return "\n".join(_text(make_line(rng, n)) for n in counts)
+
+
+def haiku_with(rng: np.random.Generator, word: Entry) -> str:
+    """A haiku with `word` in one of its lines."""
+    counts = (5, 7, 5)
+    for k in rng.permutation(3).tolist():
+        try:
+            line = line_with(rng, counts[k], word)
+        except RuntimeError:
+            continue
+        return "\n".join(_text(line if i == k else make_line(rng, n))
+                         for i, n in enumerate(counts))
+    raise RuntimeError(f'no haiku line has "{word.word}" in it')
 
 
 def haiku_negative(rng: np.random.Generator) -> str:
@@ -201,6 +243,23 @@ def unrelated_pair(rng: np.random.Generator) -> tuple[str, str]:
                  lambda p: p[0] != p[1] and not is_perfect_rhyme(*p) and not slant_rhyme(*p))
 
 
+@cache
+def content_words() -> tuple[str, ...]:
+    """The vocabulary's nouns, adjectives, verbs and adverbs with a known rhyme part."""
+    return tuple(dict.fromkeys(e.word for e in lexicon().entries
+                               if e.tail and e.tag in ("noun", "adj", "verb", "adv")))
+
+
+def partner(rng: np.random.Generator, word: str, related: Callable[[str, str], bool]
+            ) -> str | None:
+    """A vocabulary word w other than `word` with `related(word, w)`, or None if there is none."""
+    pool = content_words()
+    for k in rng.permutation(len(pool)).tolist():  # the first in a random order: uniform
+        if pool[k] != word and related(word, pool[k]):
+            return pool[k]
+    return None
+
+
 def pair_text(a: str, b: str) -> str:
     """A word pair as the benchmark writes it: '"Glow" and "leather"'."""
     return f'"{a.capitalize()}" and "{b}"'
@@ -223,8 +282,24 @@ def iambic_negative(rng: np.random.Generator, end: Entry | None = None) -> str:
     return until(rng, make, lambda s: not is_iambic_pentameter(s).ok)
 
 
-def sonnet(rng: np.random.Generator) -> str:
-    """A Shakespearean sonnet: 14 iambic lines rhyming ABAB CDCD EFEF GG on 7 distinct sounds."""
+def sonnet(rng: np.random.Generator, word: Entry | None = None) -> str:
+    """A Shakespearean sonnet: 14 iambic lines rhyming ABAB CDCD EFEF GG on 7 distinct sounds,
+    one of them with `word` in it when given."""
+    ends = _sonnet_ends(rng)
+    lines = [iambic_line(rng, e) for e in ends]
+    if word is not None:
+        for k in rng.permutation(14).tolist():
+            try:
+                lines[k] = _text(line_with(rng, 10, word, IAMBIC, ends[k]))
+                break
+            except RuntimeError:
+                continue
+        else:
+            raise RuntimeError(f'no sonnet line has "{word.word}" in it')
+    return "\n".join(lines)
+
+
+def _sonnet_ends(rng: np.random.Generator) -> list[Entry]:
     groups = _end_groups()
     chosen = rng.choice(len(groups), size=7, replace=False)
     pairs = [rhyme_pair(rng, [groups[int(i)]]) for i in chosen]
@@ -235,7 +310,7 @@ def sonnet(rng: np.random.Generator) -> str:
         p = pairs[ord(letter) - ord("A")]
         ends[k] = p[used[letter]]
         used[letter] += 1
-    return "\n".join(iambic_line(rng, e) for e in ends)
+    return ends
 
 
 def sonnet_negative(rng: np.random.Generator) -> str:

@@ -14,7 +14,9 @@ put in place of the "_" and checked; the result must be (or not be) an instance.
 
 from __future__ import annotations
 
+import json
 import re
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,7 +58,7 @@ class PoetryConcept:
 
     A subclass sets `key`, `name`, `title` (the benchmark's name), `noun_phrase`, the token
     budgets, and implements `positive`, `negative`, `check`, `generate_data`,
-    `generate_prompt`, `grade_generate` and `edit_data`.
+    `generate_prompt`, `grade_generate`, `generate_reference` and `edit_data`.
     """
 
     key: str
@@ -94,6 +96,10 @@ class PoetryConcept:
 
     def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
         """A masked example: {"masked", "solution"} with a solution that is guaranteed to work."""
+        raise NotImplementedError
+
+    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+        """A reply `grade_generate` scores 1, built from the lexicon under the constraints."""
         raise NotImplementedError
 
     def fill_problem(self, fill: str) -> str | None:
@@ -169,11 +175,15 @@ class PoetryConcept:
         filled = item.data["masked"].replace("_", fill, 1)
         return verdict_grade(self.check(filled), fill, item.data["make_instance"])
 
-    def reference(self, item: Item) -> str | None:
-        """The right Yes/No, or an edit item's stored solution; None for generate items."""
+    def reference(self, item: Item) -> str:
+        """The right Yes/No, an instance built for a generate item (`generate_reference`, drawn
+        from a generator seeded by the item), or an edit item's stored solution."""
         if item.kind == "classify":
             return yes_no_reference(item)
-        return item.data.get("solution") if item.kind == "edit" else None
+        if item.kind == "generate":
+            seed = zlib.crc32(json.dumps(item.data, sort_keys=True).encode())
+            return self.generate_reference(item.data, np.random.default_rng(seed))
+        return str(item.data["solution"])
 
     # ------------------------------------------------------------ helpers for subclasses
     def mask_word(self, rng: np.random.Generator, text: str, make_instance: bool,

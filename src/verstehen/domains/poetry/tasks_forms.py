@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -17,7 +18,8 @@ from verstehen.domains.poetry.checks import (
     poem_lines,
 )
 from verstehen.domains.poetry.extract import extract_poem
-from verstehen.domains.poetry.lexicon import lexicon
+from verstehen.domains.poetry.lexicon import Entry, lexicon
+from verstehen.domains.poetry.meter import word_classes
 from verstehen.domains.poetry.pronounce import words
 from verstehen.domains.poetry.task_base import PoetryConcept, verdict_grade, word_spans
 from verstehen.grading import Graded
@@ -37,6 +39,18 @@ def _nouns() -> tuple[str, ...]:
 @cache
 def _end_words() -> tuple[str, ...]:
     return tuple(e.word for g in gen._end_groups() for e in g)
+
+
+def entry_of(word: str, tags: Sequence[str] = ("noun",)) -> Entry:
+    """The lexicon entry of a word, preferring the given parts of speech; a word the lexicon
+    lacks gets one from its pronunciation (a noun, when its variants agree on stress)."""
+    found = [e for e in lexicon().entries if e.word == word]
+    for e in sorted(found, key=lambda e: e.tag not in tags):
+        return e
+    classes = word_classes(word)
+    if len(classes) != 1:
+        raise ValueError(f'"{word}" has no single stress pattern to build a line with')
+    return Entry(word, tags[0], next(iter(classes)), None)
 
 
 def _poem_or_unparsed(reply: str) -> str | Graded:
@@ -97,6 +111,10 @@ class Haiku(_Form):
         """A haiku that uses the word."""
         return self._grade_with_word(data, reply)
 
+    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+        """A haiku with the word at the end of one of its lines."""
+        return gen.haiku_with(rng, entry_of(data["word"]))
+
     def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
         """A haiku with one word blanked."""
         return self._edit_by_word(rng, make_instance)
@@ -136,6 +154,10 @@ class ShakespeareanSonnet(_Form):
     def grade_generate(self, data: dict[str, Any], reply: str) -> Graded:
         """A sonnet that uses the word."""
         return self._grade_with_word(data, reply)
+
+    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+        """A sonnet with the word inside one of its lines."""
+        return gen.sonnet(rng, entry_of(data["word"]))
 
     def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
         """A sonnet with one line, or one line's last word, blanked."""
@@ -214,6 +236,10 @@ class IambicPentameter(_Line):
             return Graded(0.0, "wrong", line, f'does not end with the word "{data["word"]}"')
         return verdict_grade(self.check(line), line)
 
+    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+        """An iambic line ending with the word."""
+        return gen.iambic_line(rng, entry_of(data["word"], ("noun", "verb", "adv")))
+
     def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
         """An iambic line with one word blanked."""
         while True:
@@ -260,6 +286,10 @@ class Anapest(_Line):
         if isinstance(line, Graded):
             return line
         return verdict_grade(is_anapestic(line, feet=data["feet"]), line)
+
+    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+        """An anapestic phrase of that many feet."""
+        return gen.anapestic_phrase(rng, data["feet"])
 
     def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
         """An anapestic phrase with one word blanked."""

@@ -26,7 +26,7 @@ def read_pair(text: str) -> tuple[str, str] | None:
     return m.group(1), m.group(2)
 
 
-class _Pair(PoetryConcept):
+class PairConcept(PoetryConcept):
     """Shared: a word pair checked by `relation`; generate asks for a partner of a word."""
 
     generate_tokens, edit_tokens = 24, 16
@@ -69,6 +69,13 @@ class _Pair(PoetryConcept):
             return Graded(0.0, "unparsed", None, "no single word found in the reply")
         return verdict_grade(self.relation(data["word"], w), w)
 
+    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+        """A vocabulary word standing in the relation to the given word."""
+        found = gen.partner(rng, data["word"], lambda a, b: self.relation(a, b).ok)
+        if found is None:
+            raise ValueError(f'no word in the vocabulary is {self.noun_phrase} of "{data["word"]}"')
+        return found
+
     def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
         """A positive pair with one word blanked."""
         a, b = self.pair(rng)
@@ -79,7 +86,7 @@ class _Pair(PoetryConcept):
         return {"masked": masked, "solution": solution}
 
 
-class PerfectRhyme(_Pair):
+class PerfectRhyme(PairConcept):
     """poetry/rhyme: two words that rhyme perfectly (see `rhyme`)."""
 
     key, name, title = "poetry/rhyme", "perfect rhyme", "Perfect Rhyme"
@@ -113,7 +120,7 @@ class PerfectRhyme(_Pair):
                 "Reply with only the word.")
 
 
-class SlantRhyme(_Pair):
+class SlantRhyme(PairConcept):
     """poetry/slant-rhyme: two words that rhyme by assonance or consonance only."""
 
     key, name, title = "poetry/slant-rhyme", "slant rhyme", "Slant Rhyme"

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from verstehen.domains.base import Item, grade_yes_no, yes_no_reference
+from verstehen.domains.game_theory.edits import search_edit
 from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.domains.game_theory.parse import ParseFailure, parse_game
 from verstehen.grading import Graded
@@ -130,8 +131,8 @@ def _read(reply: str) -> Game | Graded:
 
 
 class GameConcept:
-    """Shared machinery; a concept supplies sample, holds, question, goal, constraints, describe
-    and unmet."""
+    """Shared machinery; a concept supplies sample, holds, question, goal, constraints, describe,
+    unmet, example and edit."""
 
     key: str
     name: str
@@ -172,6 +173,11 @@ class GameConcept:
 
     def example(self, rng: np.random.Generator, constraints: dict[str, Any]) -> Game:
         """A game meeting the constraints: a reference answer (and proof they can be met)."""
+        raise NotImplementedError
+
+    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+        """The game changed (same shape, integer payoffs) so that the claim holds (want) or
+        fails, built directly (`edits`)."""
         raise NotImplementedError
 
     # ------------------------------------------------ items
@@ -265,14 +271,27 @@ class GameConcept:
                           f"{self.goal(d['claim'], d['make_instance'])}")
         return Graded(1.0, "correct", parsed)
 
-    def reference(self, item: Item) -> str | None:
-        """The right Yes/No; for generate, a game built to meet the constraints; edit: None."""
+    def reference(self, item: Item) -> str:
+        """The right Yes/No; for generate, a game built to meet the constraints; for edit, the
+        shown game changed so that the claim holds (or fails), in the paper's output format."""
         if item.kind == "classify":
             return yes_no_reference(item)
+        d = item.data
         if item.kind == "generate":
-            example = self.example(np.random.default_rng(0), item.data["constraints"])
-            return f"<OUTPUT>\n{example.python_literal()}"
-        return None
+            game = self.example(np.random.default_rng(0), d["constraints"])
+        else:
+            game = self.edited(Game.from_json(d["game"]), d["claim"], d["make_instance"])
+        return f"<OUTPUT>\n{game.python_literal()}"
+
+    def edited(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+        """`edit`'s game, checked; should it miss, the first game a bounded search finds."""
+        out = self.edit(game, claim, want)
+        if self.holds(out, claim) == want:
+            return out
+        found = search_edit(game, lambda g: self.holds(g, claim) == want)
+        if found is None:
+            raise RuntimeError(f"{self.key}: no edit makes the claim {want}: {game.to_json()}")
+        return found
 
     def _grade_generated(self, game: Game, c: dict[str, Any]) -> Graded:
         m, n = c["shape"]

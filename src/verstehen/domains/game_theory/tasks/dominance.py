@@ -20,6 +20,13 @@ from verstehen.domains.game_theory.checks import (
     strictly_dominant,
     weakly_dominant,
 )
+from verstehen.domains.game_theory.edits import (
+    break_strict,
+    break_survivors,
+    break_weak,
+    make_dominant,
+    make_survivors,
+)
 from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.domains.game_theory.generate import (
     dominance_game,
@@ -55,6 +62,12 @@ class _Dominance(GameConcept):
 
     def holds(self, game: Game, claim: dict[str, Any]) -> bool:
         return self._dominant(game, claim["player"]) is not None
+
+    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+        k = claim["player"]
+        if want:
+            return make_dominant(game, k)
+        return break_strict(game, k) if self.adverb == "strictly" else break_weak(game, k)
 
     def question(self, claim: dict[str, Any]) -> str:
         return f"Does Player {claim['player']} have a {self.adverb} dominant strategy?"
@@ -178,6 +191,10 @@ class IteratedDominance(GameConcept):
     def holds(self, game: Game, claim: dict[str, Any]) -> bool:
         left = iesds(game)
         return list(left.rows) == claim["rows"] and list(left.cols) == claim["cols"]
+
+    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+        make = make_survivors if want else break_survivors
+        return make(game, claim["rows"], claim["cols"])
 
     def question(self, claim: dict[str, Any]) -> str:
         return f"Does {IESDS} leave {_survivors(claim['rows'], claim['cols'])}?"

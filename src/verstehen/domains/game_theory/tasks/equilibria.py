@@ -21,6 +21,13 @@ from verstehen.domains.game_theory.checks import (
     own_payoffs,
     pure_nash,
 )
+from verstehen.domains.game_theory.edits import (
+    break_pure_nash,
+    make_indifferent,
+    make_pure_nash,
+    raise_first,
+    set_best_response,
+)
 from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.domains.game_theory.generate import DECIMALS, payoff_list, random_shape
 from verstehen.domains.game_theory.generate_equilibria import (
@@ -58,6 +65,9 @@ class PureNash(GameConcept):
 
     def holds(self, game: Game, claim: dict[str, Any]) -> bool:
         return is_pure_nash(game, *claim["cell"])
+
+    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+        return (make_pure_nash if want else break_pure_nash)(game, *claim["cell"])
 
     def _cell(self, claim: dict[str, Any]) -> str:
         i, j = claim["cell"]
@@ -124,6 +134,11 @@ class MixedNash(GameConcept):
     def holds(self, game: Game, claim: dict[str, Any]) -> bool:
         return is_nash(game, _fracs(claim["x"]), _fracs(claim["y"]))
 
+    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+        if want:
+            return make_indifferent(game, _fracs(claim["x"]), _fracs(claim["y"]))
+        return raise_first(game)
+
     def _profile(self, claim: dict[str, Any]) -> str:
         return (f"{mix_text(1, _fracs(claim['x']))}, while "
                 f"{mix_text(2, _fracs(claim['y']))}")
@@ -175,6 +190,10 @@ class BestResponse(GameConcept):
 
     def holds(self, game: Game, claim: dict[str, Any]) -> bool:
         return claim["strategy"] in best_responses(game, claim["player"], _fracs(claim["mix"]))
+
+    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+        return set_best_response(game, claim["player"], _fracs(claim["mix"]),
+                                 claim["strategy"], want)
 
     def question(self, claim: dict[str, Any]) -> str:
         k = claim["player"]

@@ -20,6 +20,13 @@ from verstehen.domains.game_theory.checks import (
     own_payoffs,
     pareto_optimal,
 )
+from verstehen.domains.game_theory.edits import (
+    break_pareto,
+    make_pareto,
+    make_symmetric,
+    make_zero_sum,
+    nudge_corner,
+)
 from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.domains.game_theory.generate import payoff_list, random_shape
 from verstehen.domains.game_theory.generate_outcomes import (
@@ -45,6 +52,9 @@ class Pareto(GameConcept):
 
     def holds(self, game: Game, claim: dict[str, Any]) -> bool:
         return is_pareto_optimal(game, *claim["cell"])
+
+    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+        return (make_pareto if want else break_pareto)(game, *claim["cell"])
 
     def _cell(self, claim: dict[str, Any]) -> str:
         i, j = claim["cell"]
@@ -82,6 +92,12 @@ class _PayoffRowClass(GameConcept):
 
     def _check(self, game: Game) -> bool:
         raise NotImplementedError
+
+    def _make(self, game: Game) -> Game:
+        raise NotImplementedError
+
+    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+        return self._make(game) if want else nudge_corner(game)
 
     def holds(self, game: Game, claim: dict[str, Any]) -> bool:
         return self._check(game)
@@ -124,6 +140,9 @@ class ZeroSum(_PayoffRowClass):
     def _check(self, game: Game) -> bool:
         return is_zero_sum(game)
 
+    def _make(self, game: Game) -> Game:
+        return make_zero_sum(game)
+
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
         shape = random_shape(rng)
         return (zero_sum_game(rng, shape) if positive else zero_sum_near_miss(rng, shape)), {}
@@ -145,6 +164,9 @@ class Symmetric(_PayoffRowClass):
 
     def _check(self, game: Game) -> bool:
         return is_symmetric(game)
+
+    def _make(self, game: Game) -> Game:
+        return make_symmetric(game)
 
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
         n = int(rng.integers(2, 5))
