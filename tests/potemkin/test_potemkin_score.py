@@ -21,6 +21,7 @@ from verstehen.methods.potemkin.report import (
     table6_text,
 )
 from verstehen.methods.potemkin.stats import (
+    KeystoneExpansion,
     KeystoneShare,
     PotemkinRate,
     PotemkinScores,
@@ -254,7 +255,14 @@ def test_scores_count_and_are_json(tmp_path: Path) -> None:
     assert summary["keystone_expansion"]["models"] == ["A"]
 
 
-# ---------------------------------------------------------------- keystone expansion
+# ---------------------------------------------------------------- keystone expansion, all uses
+# (`--expansion all-uses`: generate and edit answers count as use, drawn without replacement;
+# the paper's definition, the default, is tested in test_figures_expansion.py)
+
+
+def all_uses(records: list[UseRecord], **options: object) -> KeystoneExpansion:
+    """Keystone expansion with the all-uses definition."""
+    return keystone_expansion(records, expansion="all-uses", **options)
 
 
 def _pair(model: str, concept: str, classify: list[int], other: list[int],
@@ -272,7 +280,7 @@ P2 = _pair("M", "p2", [1, 1], [1])
 
 
 def test_expansion_one_pair_by_hand() -> None:
-    exp = keystone_expansion(P1, ks=range(5), next_uses=2)
+    exp = all_uses(P1, ks=range(5), next_uses=2)
     share = [p.share for p in exp.points]
     # k=0: draw 2 of the 5 uses, both right: C(3,2)/C(5,2) = 3/10
     assert share[0] == pytest.approx(float(Fraction(3, 10)))
@@ -285,6 +293,8 @@ def test_expansion_one_pair_by_hand() -> None:
     # k=3: C(2,3) = 0, never passes, still counted; k=4 > K: left out
     assert [(p.share, p.n_eff, p.pairs) for p in exp.points[3:]] == [(None, 0.0, 1),
                                                                      (None, 0.0, 0)]
+    assert [p.left_out for p in exp.points] == [0, 0, 0, 0, 1]  # k=4 > K=3
+    assert exp.definition == "all-uses"
 
 
 def _brute(pairs: list[tuple[list[int], list[int]]], k: int, next_uses: int) -> Fraction:
@@ -308,7 +318,7 @@ def _brute(pairs: list[tuple[list[int], list[int]]], k: int, next_uses: int) -> 
 
 
 def test_expansion_two_pairs_against_comb_and_brute_force() -> None:
-    exp = keystone_expansion(P1 + P2, ks=range(4), next_uses=2)
+    exp = all_uses(P1 + P2, ks=range(4), next_uses=2)
     c = math.comb
     # k=0: p1 C(3,2)/C(5,2); p2 C(3,2)/C(3,2) = 1; both pass with weight 1
     assert exp.points[0].share == pytest.approx((c(3, 2) / c(5, 2) + 1) / 2)
@@ -328,7 +338,7 @@ def test_expansion_two_pairs_against_comb_and_brute_force() -> None:
 def test_expansion_ignores_keystone_failures_and_unparsed_classifications() -> None:
     noise = [*_pair("M", "p9", [0, 0, 0], [0], keystone=False),
              UseRecord("M", "d", "p1", "classify", True, None)]
-    assert keystone_expansion(P1 + noise, next_uses=2) == keystone_expansion(P1, next_uses=2)
+    assert all_uses(P1 + noise, next_uses=2) == all_uses(P1, next_uses=2)
 
 
 def test_expansion_counts_an_unreadable_edit_as_the_rates_do() -> None:
@@ -336,21 +346,21 @@ def test_expansion_counts_an_unreadable_edit_as_the_rates_do() -> None:
     0.2, not 0.3), or is left out with unparsed="exclude"."""
     unread = [UseRecord("M", "d", "p1", "edit", True, None)]
     wrong = [UseRecord("M", "d", "p1", "edit", True, False)]
-    exp = keystone_expansion(P1 + unread, next_uses=2)
-    assert exp == keystone_expansion(P1 + wrong, next_uses=2)
+    exp = all_uses(P1 + unread, next_uses=2)
+    assert exp == all_uses(P1 + wrong, next_uses=2)
     assert exp.points[0].share == pytest.approx(0.2)
-    assert keystone_expansion(P1 + unread, next_uses=2, unparsed="exclude") == \
-        keystone_expansion(P1, next_uses=2)
+    assert all_uses(P1 + unread, next_uses=2, unparsed="exclude") == \
+        all_uses(P1, next_uses=2)
 
 
 def test_expansion_keeps_only_models_above_chance() -> None:
     # Coin: classify 1 of 2 right, exactly chance; Quiet: no classify answer at all
     coin = _pair("Coin", "q", [1, 0], [0])
     quiet = [UseRecord("Quiet", "d", "q", "generate", True, True)]
-    exp = keystone_expansion(P1 + P2 + coin + quiet, ks=range(1), next_uses=2)
+    exp = all_uses(P1 + P2 + coin + quiet, ks=range(1), next_uses=2)
     assert (exp.models, exp.dropped_models) == (("M",), ("Coin", "Quiet"))
     assert exp.points[0].pairs == 2
-    every = keystone_expansion(P1 + P2 + coin + quiet, ks=range(1), next_uses=2,
+    every = all_uses(P1 + P2 + coin + quiet, ks=range(1), next_uses=2,
                                above_chance_only=False)
     assert (every.models, every.dropped_models) == (("Coin", "M", "Quiet"), ())
     # k=0, all pass: M's p1 3/10, p2 1; Coin 1 of 3 uses right: C(1,2)/C(3,2) = 0;
@@ -412,7 +422,7 @@ def test_text_tables(tmp_path: Path) -> None:
     text6 = table6_text(table6(records)).splitlines()
     assert text6[0].split() == ["domain", "model", "classify", "generate", "edit"]
     assert text6[2].split()[:2] == ["game", "B"] and text6[3].split()[0] == "overall"
-    exp = keystone_expansion(P1 + P2, ks=range(4), next_uses=2)
+    exp = all_uses(P1 + P2, ks=range(4), next_uses=2)
     lines = expansion_text(exp).splitlines()
     assert lines[2].split()[:3] == ["0", "0.65", "(0.34)"]
     assert lines[5].split()[:2] == ["3", "—"]
@@ -420,7 +430,7 @@ def test_text_tables(tmp_path: Path) -> None:
 
 
 def test_plot_expansion_writes_a_png(tmp_path: Path) -> None:
-    exp = keystone_expansion(P1 + P2, ks=range(4), next_uses=2)
+    exp = all_uses(P1 + P2, ks=range(4), next_uses=2)
     path = tmp_path / "figure4.png"
     plot_expansion(exp, path)
     data = path.read_bytes()

@@ -96,14 +96,16 @@ async def potemkin_selfjudge_async(
 
 def potemkin_score(records: RunFolder | Sequence[RunFolder], *, plot: Path | str | None = None,
                    above_chance_only: bool = True, next_uses: int = 10,
-                   unparsed: str = "wrong") -> PotemkinScores:
+                   unparsed: str = "wrong", expansion: str = "paper") -> PotemkinScores:
     """Tables 1 and 6 and the keystone expansion of records files (CSV or JSONL with model,
     domain, concept, task, keystone, correct) or `potemkin` runs; `plot` writes Figure 4; an
-    empty `correct` of generate or edit counts as wrong (`unparsed="exclude"`: left out)."""
+    empty `correct` of generate or edit counts as wrong (`unparsed="exclude"`: left out).
+    `expansion="paper"` computes Figure 4 as the paper does (classify answers, the next ones
+    drawn with replacement); "all-uses" counts generate and edit too, drawn without."""
     given = [records] if isinstance(records, (str, Path, PotemkinResult)) else records
     return score_files([_folder(r) for r in given], plot=plot,
                        above_chance_only=above_chance_only, next_uses=next_uses,
-                       unparsed=unparsed)
+                       unparsed=unparsed, expansion=expansion)
 
 
 def potemkin_export_labels(run: RunFolder, out: Path | str | None = None, *,

@@ -31,7 +31,7 @@ from verstehen.methods.potemkin.report import (
 )
 from verstehen.methods.potemkin.run import SOURCES, plan_run, run_potemkin
 from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
-from verstehen.methods.potemkin.stats import UNPARSED
+from verstehen.methods.potemkin.stats import EXPANSIONS, UNPARSED
 from verstehen.methods.potemkin.summary import score_files, summarize_run
 from verstehen.report.tables import plural
 
@@ -91,6 +91,11 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     score.add_argument("--next-uses", type=positive_int, default=10, metavar="N",
                        help="keystone expansion: understood = the next N use answers all right "
                             "(default 10, the paper's)")
+    score.add_argument("--expansion", choices=EXPANSIONS, default="paper",
+                       help="keystone expansion as the paper computes it (paper: use = classify "
+                            "answers, the next N drawn with replacement), or all-uses (generate "
+                            "and edit answers count too, drawn without replacement; a concept "
+                            "with fewer than N left is left out) (default paper)")
     unparsed_flag(score)
     score.add_argument("--json", action="store_true")
     score.set_defaults(func=cmd_score)
@@ -156,7 +161,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     """Score any records files (or run folders)."""
     scores = score_files(args.records, plot=args.plot, above_chance_only=not args.all_models,
-                         next_uses=args.next_uses, unparsed=args.unparsed)
+                         next_uses=args.next_uses, unparsed=args.unparsed,
+                         expansion=args.expansion)
     if args.json:
         print_json(scores.to_dict())
     else:

@@ -11,7 +11,7 @@ from typing import Any
 
 from verstehen.domains.catalog import BY_KEY, DOMAINS, canonical_name
 from verstehen.engine.store import RunStore
-from verstehen.methods.potemkin.report import unreadable
+from verstehen.methods.potemkin.report import expansion_rule, unreadable
 from verstehen.methods.potemkin.results import (
     IncoherenceResult,
     PotemkinResult,
@@ -102,6 +102,8 @@ def run_section(run: Path, page: Page) -> None:
     if result.plot is not None:
         body += "<h3>Keystone expansion (paper Figure 4)</h3>" + figure(
             run / result.plot, "share of concepts understood after k right classifications")
+        if result.keystone_expansion is not None:
+            body += f'<p class="note">{esc(expansion_rule(result.keystone_expansion))}</p>'
     body += '<p class="note">grades by: ' + esc(", ".join(
         f"{k} {v}" for k, v in sorted(result.grades_by.items()))) + "</p>"
     for name, a in result.agreement.items():

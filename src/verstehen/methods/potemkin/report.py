@@ -25,6 +25,8 @@ from verstehen.methods.potemkin.stats import (
 from verstehen.report.figures import new_figure, nothing_to_plot, save_png
 from verstehen.report.tables import plural, table
 
+TITLE_WIDTH = 80  # characters of a title line of the 6-inch Figure 4 at font size 9
+
 
 def unreadable(r: PotemkinRate) -> str:
     """`, 3 unreadable (as wrong)` or `, 3 unreadable (left out)`; empty when there are none."""
@@ -67,13 +69,37 @@ def table6_text(t6: Table6) -> str:
     return table(["domain", "model", *TASKS], rows) + "\n" + _note(pooled)
 
 
+def expansion_definition(exp: KeystoneExpansion) -> str:
+    """In a line, which definition of keystone expansion produced `exp`."""
+    if exp.definition == "paper":
+        return f"the paper's: classify answers, the next {exp.next_uses} drawn with replacement"
+    return (f"all uses (--expansion all-uses): classify, generate and edit answers, the next "
+            f"{exp.next_uses} drawn without replacement")
+
+
+def expansion_rule(exp: KeystoneExpansion) -> str:
+    """What "understood" meant in `exp`, and which pairs it left out."""
+    n = exp.next_uses
+    if exp.definition == "paper":
+        return (f"understood: the next {n} use answers all right, drawn with replacement from "
+                "the concept's other classify answers, after the definition and k classify "
+                "answers (drawn without replacement) are right, as the paper computes Figure 4; "
+                "a concept with no classify answer left after k is left out")
+    return (f"understood: the next {n} use answers (classify, generate and edit) all right, "
+            "drawn without replacement from the concept's other use answers, after the "
+            f"definition and k classify answers are right; a concept with fewer than {n} left is "
+            "left out (--expansion all-uses; the paper counts classify answers only, drawn "
+            "with replacement)")
+
+
 def expansion_text(exp: KeystoneExpansion) -> str:
-    """Paper Figure 4 as a table: k, share understood (SE), effective pairs, pairs; then models."""
+    """Paper Figure 4 as a table: k, share understood (SE), effective pairs, pairs counted and
+    left out; then the definition and the models."""
     rows = [[str(p.k), "—" if p.share is None or p.se is None else f"{p.share:.2f} ({p.se:.2f})",
-             f"{p.n_eff:.1f}", str(p.pairs)] for p in exp.points]
-    lines = [table(["k", "share understood", "n_eff", "pairs"], rows),
-             f"understood: the next {exp.next_uses} use answers all correct, after the "
-             "definition and k classify answers are right",
+             f"{p.n_eff:.1f}", str(p.pairs), "—" if p.left_out is None else str(p.left_out)]
+            for p in exp.points]
+    lines = [table(["k", "share understood", "n_eff", "pairs", "left out"], rows),
+             expansion_rule(exp),
              "models: " + (", ".join(exp.models) or "none")]
     if exp.dropped_models:
         lines.append("dropped (classify accuracy not above chance): "
@@ -105,10 +131,11 @@ def expansion_figure(exp: KeystoneExpansion) -> Any:
     ax.set_ylim(0, 1)
     ax.set_xlabel("keystone size k (correct classify answers after the definition)")
     ax.set_ylabel(f"share understood (next {exp.next_uses} uses right)")
-    counted = [textwrap.fill("models: " + (", ".join(exp.models) or "none"), 90)]
+    counted = [textwrap.fill("definition: " + expansion_definition(exp), TITLE_WIDTH),
+               textwrap.fill("models: " + (", ".join(exp.models) or "none"), TITLE_WIDTH)]
     if exp.dropped_models:
         counted.append(textwrap.fill("left out, classify accuracy not above chance (1/2): "
-                                     + ", ".join(exp.dropped_models), 90))
+                                     + ", ".join(exp.dropped_models), TITLE_WIDTH))
     ax.set_title("\n".join(["Keystone expansion (paper Figure 4)", *counted]), fontsize=9)
     if points:
         fig.legend(loc="outside lower center", fontsize=7)
@@ -124,6 +151,9 @@ def _why_empty(exp: KeystoneExpansion) -> str:
                 "--all-models` counts all)")
     if not exp.models:
         return "no graded use answers"
+    if exp.definition == "paper":
+        return ("no (model, concept) with a passed keystone has a classify answer left after "
+                "k of them")
     return (f"no (model, concept) with a passed keystone has {exp.next_uses} more use "
             "answers after k classify answers (`potemkin score --next-uses` sets how many)")
 

@@ -119,57 +119,78 @@ def table6(records: Sequence[UseRecord], unparsed: str = "wrong") -> Table6:
     return {d: table1([r for r in records if r.domain == d], unparsed) for d in domains}
 
 
+# keystone expansion (Figure 4): "paper", the paper's reading and the default, or "all-uses"
+EXPANSIONS = ("paper", "all-uses")
+PairCounts = tuple[int, int, int, int]  # K classify answers, c right; U use answers, u right
+
+
 @dataclass(frozen=True)
 class ExpansionPoint(JsonForm):
-    """Keystone size k: the share of passing pairs that understood, its SE, weight, pairs."""
+    """Keystone size k: the share of passing pairs that understood, its SE, weight, the pairs
+    counted, and those left out for too few answers (None in summaries that did not keep it)."""
 
     k: int
     share: float | None
     se: float | None
     n_eff: float
     pairs: int
+    left_out: int | None = None
 
 
 @dataclass(frozen=True)
 class KeystoneExpansion(JsonForm):
-    """Paper Figure 4: share understood per keystone size, and which models were kept."""
+    """Paper Figure 4: share understood per keystone size, which models were kept, and the
+    definition (EXPANSIONS) that produced it; a summary.json without one predates the choice
+    and was computed "all-uses"."""
 
     points: tuple[ExpansionPoint, ...]
     models: tuple[str, ...]
     dropped_models: tuple[str, ...]
     next_uses: int
+    definition: str = "all-uses"
+
+
+def check_expansion(expansion: str) -> None:
+    """ValueError unless `expansion` is one of EXPANSIONS."""
+    if expansion not in EXPANSIONS:
+        raise ValueError(f"keystone expansion is {' or '.join(EXPANSIONS)}, not {expansion!r}")
 
 
 def keystone_expansion(records: Sequence[UseRecord], ks: Iterable[int] = range(5),
                        next_uses: int = 10, above_chance_only: bool = True,
-                       unparsed: str = "wrong") -> KeystoneExpansion:
+                       unparsed: str = "wrong", expansion: str = "paper") -> KeystoneExpansion:
     """Paper Figure 4, exactly: among keystone-passing pairs that also get k random classify
     answers right, the share that get the next `next_uses` random use answers all right.
 
-    Per (model, concept) with K parsed classify answers (c correct) and U parsed use answers of
-    all tasks (u correct): P_pass = C(c,k)/C(K,k); then m = next_uses of the other U-k answers
-    are drawn, P_understood = C(u-k,m)/C(U-k,m). share = Σ P_pass·P_understood / Σ P_pass.
-    Pairs with K < k, or with fewer than next_uses answers left (U-k < m), are left out at k.
-    The SE sqrt(share(1-share)/n_eff), with n_eff = Σ P_pass, is an approximation that treats
-    n_eff as a sample size.
+    Per (model, concept) with K parsed classify answers (c right), the k keystone answers are
+    drawn without replacement: P_pass = C(c,k)/C(K,k); share = Σ P_pass·P_understood / Σ P_pass.
+    "paper" (the paper's reading): use answers are classify answers; the next ones are drawn
+    with replacement from the K-k others, P_understood = ((c-k)/(K-k))^m; a pair with K <= k
+    (no readable classify answer, too) has nothing left to draw from and is left out at k.
+    "all-uses": every use answer (U parsed, u right, all tasks) counts; m of the other U-k are
+    drawn without replacement, P_understood = C(u-k,m)/C(U-k,m); a pair with K < k or U-k < m
+    is left out at k.
+    The SE sqrt(share(1-share)/n_eff), with n_eff = Σ P_pass, treats n_eff as a sample size.
     With `above_chance_only`, only models whose classify accuracy (keystone passed, parsed)
     is above 1/2 count; a model with no such answers is dropped. Unreadable answers count as
-    the rates count them (`unparsed`).
+    the rates count them (`unparsed`): classify ones are always left out.
     """
     if next_uses < 1:
         raise ValueError(f"next_uses must be at least 1, not {next_uses}")
     check_unparsed(unparsed)
+    check_expansion(expansion)
     records = [replace(r, correct=graded(r, unparsed)) for r in records]
     models = sorted({r.model for r in records})
     dropped = [m for m in models if above_chance_only and not _above_chance(records, m)]
     kept = [m for m in models if m not in dropped]
-    counts = _pair_counts([r for r in records if r.model in kept])
+    counts = _pair_counts([r for r in records if r.model in kept],
+                          classify_only=expansion == "paper")
     points = []
     for k in ks:
         if k < 0:
             raise ValueError(f"keystone sizes must be 0 or more, not {k}")
-        points.append(_point(k, counts, next_uses))
-    return KeystoneExpansion(tuple(points), tuple(kept), tuple(dropped), next_uses)
+        points.append(_point(k, counts, next_uses, expansion))
+    return KeystoneExpansion(tuple(points), tuple(kept), tuple(dropped), next_uses, expansion)
 
 
 def _above_chance(records: Sequence[UseRecord], model: str) -> bool:
@@ -178,13 +199,17 @@ def _above_chance(records: Sequence[UseRecord], model: str) -> bool:
     return bool(answers) and 2 * sum(answers) > len(answers)
 
 
-def _pair_counts(records: Sequence[UseRecord]) -> list[tuple[int, int, int, int]]:
-    """(K, c, U, u) of each keystone-passing (model, domain, concept), in a fixed order."""
+def _pair_counts(records: Sequence[UseRecord], classify_only: bool) -> list[PairCounts]:
+    """(K, c, U, u) of each keystone-passing (model, domain, concept), in a fixed order; a
+    pair with no readable answer counted (only classify ones with `classify_only`) is kept,
+    all zeros, so that it is counted as left out."""
     counts: dict[Pair, list[int]] = {}
     for r in records:
-        if not r.keystone or r.correct is None:
+        if not r.keystone:
             continue
         row = counts.setdefault((r.model, r.domain, r.concept), [0, 0, 0, 0])
+        if r.correct is None or (classify_only and r.task != "classify"):
+            continue
         if r.task == "classify":
             row[0] += 1
             row[1] += r.correct
@@ -193,23 +218,37 @@ def _pair_counts(records: Sequence[UseRecord]) -> list[tuple[int, int, int, int]
     return [(a, b, c, d) for a, b, c, d in (counts[p] for p in sorted(counts))]
 
 
-def _point(k: int, counts: list[tuple[int, int, int, int]], next_uses: int) -> ExpansionPoint:
+def _understood(k: int, pair: PairCounts, m: int, expansion: str) -> tuple[float, float] | None:
+    """(P_pass, P_understood) of one pair at keystone size k; None when it is left out."""
+    n_cls, c, n_use, u = pair
+    too_few = n_cls <= k if expansion == "paper" else n_cls < k or n_use - k < m
+    if too_few:
+        return None
+    p_pass = math.comb(c, k) / math.comb(n_cls, k)
+    if p_pass == 0:  # c < k: never passes, whatever would follow
+        return 0.0, 0.0
+    if expansion == "paper":
+        return p_pass, ((c - k) / (n_cls - k)) ** m
+    return p_pass, math.comb(u - k, m) / math.comb(n_use - k, m)
+
+
+def _point(k: int, counts: list[PairCounts], next_uses: int, expansion: str) -> ExpansionPoint:
     """The share understood at keystone size k (see keystone_expansion)."""
     weight = hit = 0.0
-    pairs = 0
-    for n_cls, c, n_use, u in counts:  # K, c, U, u of the docstring above
-        m = next_uses
-        if n_cls < k or n_use - k < m:
+    pairs = left_out = 0
+    for pair in counts:
+        both = _understood(k, pair, next_uses, expansion)
+        if both is None:
+            left_out += 1
             continue
         pairs += 1
-        p_pass = math.comb(c, k) / math.comb(n_cls, k)
-        if p_pass > 0:  # then c >= k, so u - k >= 0
-            weight += p_pass
-            hit += p_pass * math.comb(u - k, m) / math.comb(n_use - k, m)
+        weight += both[0]
+        hit += both[0] * both[1]
     if weight == 0:
-        return ExpansionPoint(k, None, None, 0.0, pairs)
+        return ExpansionPoint(k, None, None, 0.0, pairs, left_out)
     share = hit / weight
-    return ExpansionPoint(k, share, math.sqrt(share * (1 - share) / weight), weight, pairs)
+    return ExpansionPoint(k, share, math.sqrt(share * (1 - share) / weight), weight, pairs,
+                          left_out)
 
 
 def check_keystones(records: Iterable[UseRecord]) -> dict[Pair, bool]:
@@ -308,11 +347,12 @@ class PotemkinScores(JsonForm):
 
 def potemkin_scores(records: Sequence[UseRecord], *, ks: Iterable[int] = range(5),
                     next_uses: int = 10, above_chance_only: bool = True,
-                    unparsed: str = "wrong") -> PotemkinScores:
-    """Counts, keystone pass rates, Table 1, Table 6 and keystone expansion of the records;
-    `unparsed` says what an unreadable generate or edit answer counts as ("wrong" or
-    "exclude")."""
+                    unparsed: str = "wrong", expansion: str = "paper") -> PotemkinScores:
+    """Counts, keystone pass rates, Table 1, Table 6 and keystone expansion (`expansion`, one
+    of EXPANSIONS) of the records; `unparsed` says what an unreadable generate or edit answer
+    counts as ("wrong" or "exclude")."""
     check_unparsed(unparsed)
+    check_expansion(expansion)
     keystones = check_keystones(records)
     tasks = {t: TaskCounts(
         total=sum(1 for r in records if r.task == t),
@@ -324,7 +364,7 @@ def potemkin_scores(records: Sequence[UseRecord], *, ks: Iterable[int] = range(5
     return PotemkinScores(counts, keystone_rates(keystones), table1(records, unparsed),
                           table6(records, unparsed),
                           keystone_expansion(records, ks, next_uses, above_chance_only,
-                                             unparsed))
+                                             unparsed, expansion))
 
 
 def keystone_rates(keystones: dict[Pair, bool]) -> dict[str, KeystoneShare]:

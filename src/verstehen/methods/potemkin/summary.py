@@ -22,6 +22,7 @@ from verstehen.methods.potemkin.records import RECORDS_FILE, read_record_files, 
 from verstehen.methods.potemkin.report import plot_expansion
 from verstehen.methods.potemkin.results import Agreement, Keystone, PotemkinResult
 from verstehen.methods.potemkin.stats import (
+    EXPANSIONS,
     UNPARSED,
     PotemkinScores,
     UseRecord,
@@ -137,11 +138,12 @@ def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None
 
 
 def _scores(records: Sequence[UseRecord], *, above_chance_only: bool = True,
-            next_uses: int = 10, unparsed: str = "wrong") -> PotemkinScores:
+            next_uses: int = 10, unparsed: str = "wrong",
+            expansion: str = "paper") -> PotemkinScores:
     """The scores; a (model, concept) with two keystone results is a UserError."""
     try:
         return potemkin_scores(records, above_chance_only=above_chance_only,
-                               next_uses=next_uses, unparsed=unparsed)
+                               next_uses=next_uses, unparsed=unparsed, expansion=expansion)
     except ValueError as exc:
         raise UserError(str(exc)) from None
 
@@ -182,18 +184,26 @@ def check_unparsed_flag(unparsed: str) -> None:
         raise UserError(f"--unparsed takes {' or '.join(UNPARSED)}, not {unparsed!r}")
 
 
+def check_expansion_flag(expansion: str) -> None:
+    """A UserError unless `expansion` is "paper" or "all-uses"."""
+    if expansion not in EXPANSIONS:
+        raise UserError(f"--expansion takes {' or '.join(EXPANSIONS)}, not {expansion!r}")
+
+
 def score_files(paths: Sequence[Path | str], *, plot: Path | str | None = None,
                 above_chance_only: bool = True, next_uses: int = 10,
-                unparsed: str = "wrong") -> PotemkinScores:
+                unparsed: str = "wrong", expansion: str = "paper") -> PotemkinScores:
     """The scores of records files (a run folder stands for its records file); with `plot`,
     the keystone plot written there too. An empty `correct` is an unreadable answer: left out
-    of classify rates, and of generate and edit rates only with `unparsed="exclude"`."""
+    of classify rates, and of generate and edit rates only with `unparsed="exclude"`.
+    `expansion` picks the keystone expansion's definition (`stats.keystone_expansion`)."""
     if next_uses < 1:
         raise UserError(f"--next-uses must be at least 1, not {next_uses}")
     check_unparsed_flag(unparsed)
+    check_expansion_flag(expansion)
     scores = _scores(read_record_files([Path(p) for p in paths]),
                      above_chance_only=above_chance_only, next_uses=next_uses,
-                     unparsed=unparsed)
+                     unparsed=unparsed, expansion=expansion)
     if plot is None:
         return scores
     plot_expansion(scores.keystone_expansion, Path(plot))
