@@ -119,7 +119,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     messages.append({"role": "user", "content": args.prompt})
     settings = RunSettings(cache=args.cache, max_connections=args.max_connections,
                            max_attempts=args.max_attempts, threads=args.threads,
-                           timeout=args.timeout, api_key_env=args.api_key_env)
+                           timeout=args.timeout, api_key_env=args.api_key_env,
+                           reasoning_budget=args.reasoning_budget)
 
     async def ask() -> int:
         session = Session.start(settings)
@@ -137,8 +138,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         usage = result.value.usage
         how = "answered from the cache" if result.cached else (
             f"new call, {time.monotonic() - started:.2f} s")
+        thought = f" ({usage.reasoning_tokens} reasoning)" if usage.reasoning_tokens else ""
         print(f"[{how}; {usage.prompt_tokens} prompt + {usage.completion_tokens} "
-              f"completion tokens; cache {session.runner.cache.path}]", file=sys.stderr)
+              f"completion tokens{thought}; cache {session.runner.cache.path}]",
+              file=sys.stderr)
         return 0
 
     return asyncio.run(ask())

@@ -179,6 +179,13 @@ def engine_flags() -> Parser:
                        help="environment variable holding the key for the --base-url server "
                             "(default: no key; OPENAI_API_KEY and ANTHROPIC_API_KEY go to "
                             "api.openai.com and api.anthropic.com only)")
+    flags.add_argument("--reasoning-budget", type=nonnegative_int, default=None, metavar="N",
+                       help="tokens a remote model's reply may spend reasoning before its "
+                            "answer, on top of the answer budget: OpenAI reasoning models get "
+                            "max_completion_tokens = answer + N (default 25000 for o1, o3, o4, "
+                            "gpt-5), Anthropic models think with budget_tokens N (at least "
+                            "1024; default off), other servers get max_tokens = answer + N "
+                            "(default none); 0: none. Part of the cache key when set")
     return flags
 
 
@@ -220,6 +227,7 @@ def settings_from(args: argparse.Namespace) -> RunSettings:
                        argv=tuple(args.argv), threads=args.threads, timeout=args.timeout,
                        api_key_env=args.api_key_env,
                        server_kind=getattr(args, "server_kind", None),
+                       reasoning_budget=getattr(args, "reasoning_budget", None),
                        resume=getattr(args, "resume", None))
 
 

@@ -45,7 +45,9 @@ class CallResult:
 @dataclass
 class ModelUsage:
     """Token and call counts of one model: all calls, and the ones paid for in this run; for a
-    model with several endpoints, each endpoint's requests (`EndpointUsage`)."""
+    model with several endpoints, each endpoint's requests (`EndpointUsage`). Reasoning tokens
+    are the part of the completion tokens a reasoning model spent before its answer; `notes`
+    are the model's own (`notes()`: a temperature its API fixes)."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -55,39 +57,50 @@ class ModelUsage:
     new_prompt_tokens: int = 0
     new_completion_tokens: int = 0
     endpoints: tuple[EndpointUsage, ...] = ()
+    reasoning_tokens: int = 0
+    new_reasoning_tokens: int = 0
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # summary.json read back with ModelUsage(**counts) gives the endpoints as dicts
         self.endpoints = tuple(e if isinstance(e, EndpointUsage) else EndpointUsage(**e)
                                for e in self.endpoints)
+        self.notes = tuple(self.notes)
 
     def add(self, usage: Usage, *, cached: bool) -> None:
         """Count one finished call's tokens."""
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
+        self.reasoning_tokens += usage.reasoning_tokens
         if not cached:
             self.new_prompt_tokens += usage.prompt_tokens
             self.new_completion_tokens += usage.completion_tokens
+            self.new_reasoning_tokens += usage.reasoning_tokens
 
     def absorb(self, other: ModelUsage) -> None:
         """Add another count of the same model (one job made of several runs)."""
-        for f in fields(self):
-            if f.name != "endpoints":
-                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        for name in _COUNTS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
         mine = {e.url: e for e in self.endpoints}
         for e in other.endpoints:
             mine[e.url] = mine[e.url].plus(e) if e.url in mine else e
         self.endpoints = tuple(mine.values())
+        self.notes = tuple(dict.fromkeys(self.notes + other.notes))
 
     def since(self, earlier: ModelUsage | None) -> ModelUsage:
         """The counts added after `earlier` (a copy taken before; None: all of them)."""
         if earlier is None:
             return replace(self)
         before = {e.url: e for e in earlier.endpoints}
-        return ModelUsage(**{f.name: getattr(self, f.name) - getattr(earlier, f.name)
-                             for f in fields(self) if f.name != "endpoints"},
+        return ModelUsage(**{name: getattr(self, name) - getattr(earlier, name)
+                             for name in _COUNTS},
                           endpoints=tuple(e.minus(before[e.url]) if e.url in before else e
-                                          for e in self.endpoints))
+                                          for e in self.endpoints),
+                          notes=self.notes)
+
+
+# the fields of ModelUsage that are counts (added and subtracted)
+_COUNTS = tuple(f.name for f in fields(ModelUsage) if f.name not in {"endpoints", "notes"})
 
 
 @dataclass
@@ -125,7 +138,12 @@ async def _ask_generate(model: Model, messages: list[Message], params: GenerateP
     out = await model.generate(messages, params)
     usage = {"prompt_tokens": out.usage.prompt_tokens,
              "completion_tokens": out.usage.completion_tokens}
-    return {"text": out.text, "finish_reason": out.finish_reason, "usage": usage}
+    if out.usage.reasoning_tokens:  # stored only when there are some: older rows have none
+        usage["reasoning_tokens"] = out.usage.reasoning_tokens
+    stored = {"text": out.text, "finish_reason": out.finish_reason, "usage": usage}
+    if out.reasoning is not None:
+        stored["reasoning"] = out.reasoning
+    return stored
 
 
 def _endpoint(model: Model) -> tuple[tuple[str, str], ...]:
@@ -154,6 +172,7 @@ class Runner:
         self._endpoints: dict[int, tuple[Model, tuple[tuple[str, str], ...]]] = {}
         self._batchers: dict[tuple[tuple[str, str], ...], LogprobBatcher] = {}
         self._pooled: dict[str, Any] = {}  # models on several endpoints, by name
+        self._noted: dict[str, Any] = {}  # models that have notes, by name
 
     async def generate(
         self,
@@ -174,7 +193,7 @@ class Runner:
         if result.ok:
             stored = result.value
             result.value = Completion(stored["text"], stored["finish_reason"],
-                                      Usage(**stored["usage"]))
+                                      Usage(**stored["usage"]), stored.get("reasoning"))
             self._usage(model).add(result.value.usage, cached=result.cached)
         return result
 
@@ -201,14 +220,21 @@ class Runner:
 
     def _usage(self, model: Model) -> ModelUsage:
         usage = self.usage.get(model.name)
-        return usage if usage is not None else self.usage.setdefault(model.name, ModelUsage())
+        if usage is not None:
+            return usage
+        if getattr(model, "notes", None) is not None:
+            self._noted[model.name] = model
+        return self.usage.setdefault(model.name, ModelUsage())
 
     def count_endpoints(self) -> None:
-        """Copy each pooled model's per-endpoint counts into its usage (done when usage is read,
-        not after every call)."""
+        """Copy each pooled model's per-endpoint counts, and each model's notes, into its usage
+        (done when usage is read, not after every call)."""
         for name, model in self._pooled.items():
             if counts := model.endpoint_usage():
                 self.usage.setdefault(name, ModelUsage()).endpoints = counts
+        for name, model in self._noted.items():
+            if notes := model.notes():
+                self.usage.setdefault(name, ModelUsage()).notes = tuple(notes)
 
     def _endpoint(self, model: Model) -> tuple[tuple[str, str], ...]:
         known = self._endpoints.get(id(model))

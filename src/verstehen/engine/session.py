@@ -35,7 +35,10 @@ class RunSettings:
     `api_key_env` names the variable holding the key for a server given by base URL (None: no
     key; a provider's own key goes to its official host only).
     `server_kind` says how an OpenAI-compatible server gives prompt log-probabilities
-    (`vllm`, `llamacpp`, `openai`; None: asked of the server).
+    (`vllm`, `llamacpp`, `openai`; None: asked of the server). `reasoning_budget` is the tokens
+    a remote model's reply may spend reasoning on top of the answer budget (None: the model's
+    default, which is none but for OpenAI's reasoning models; 0: none); it changes answers, so
+    it is part of the model's cache identity when there is one.
 
     `resume` is a run folder to go on with instead of making a new one (made by the same
     command with the same settings; its finished calls come from the cache it used).
@@ -53,6 +56,7 @@ class RunSettings:
     timeout: float | None = None
     api_key_env: str | None = None
     server_kind: str | None = None
+    reasoning_budget: int | None = None
     resume: Path | str | None = None
     reuse_runs: bool = False
 
@@ -68,6 +72,9 @@ class RunSettings:
             raise UserError(f"threads must be at least 1, not {self.threads}")
         if self.timeout is not None and not 0 < self.timeout < math.inf:
             raise UserError(f"timeout must be a positive number of seconds, not {self.timeout}")
+        if self.reasoning_budget is not None and self.reasoning_budget < 0:
+            raise UserError(f"reasoning_budget must be 0 or more tokens, not "
+                            f"{self.reasoning_budget}")
 
     def create_run(self, command: str, config: dict[str, Any], seed: int,
                    models: list[dict[str, str]]) -> RunStore:
@@ -125,6 +132,7 @@ class Session:
     timeout: float | None = None
     api_key_env: str | None = None
     server_kind: str | None = None
+    reasoning_budget: int | None = None
     _opened: dict[tuple[str, str | tuple[str, ...] | None], Model] = field(
         default_factory=dict, repr=False)
 
@@ -139,7 +147,8 @@ class Session:
             progress=make_progress(progress_label, enabled=settings.progress),
         )
         return cls(runner, threads=settings.threads, timeout=settings.timeout,
-                   api_key_env=settings.api_key_env, server_kind=settings.server_kind)
+                   api_key_env=settings.api_key_env, server_kind=settings.server_kind,
+                   reasoning_budget=settings.reasoning_budget)
 
     def open_model(self, model: str | Model, *,
                    base_url: str | Sequence[str] | None = None) -> Model:
@@ -157,7 +166,8 @@ class Session:
         if (model, urls) in self._opened:
             return self._opened[(model, urls)]
         provider, _ = split_name(model)
-        remote: dict[str, Any] = {"timeout": self.timeout, "api_key_env": self.api_key_env}
+        remote: dict[str, Any] = {"timeout": self.timeout, "api_key_env": self.api_key_env,
+                                  "reasoning_budget": self.reasoning_budget}
         if provider == "openai":
             remote.update(server_kind=self.server_kind,
                           endpoint_limit=self.runner.max_connections)

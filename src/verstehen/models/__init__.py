@@ -48,7 +48,8 @@ def check_model(name: str) -> None:
 
 
 def get_model(name: str, **args: Any) -> Model:
-    """Build the model named "provider/model"; `args` go to the provider (e.g. base_url)."""
+    """Build the model named "provider/model"; `args` go to the provider (e.g. base_url,
+    reasoning_budget)."""
     provider, model = split_name(name)
     if provider == "local":
         from verstehen.models.local import LocalModel

@@ -1,14 +1,33 @@
-"""Anthropic's Messages API through the official anthropic SDK (generation only)."""
+"""Anthropic's Messages API through the official anthropic SDK (generation only).
+
+With a reasoning budget the model thinks first (extended thinking): the request carries
+`thinking={"type": "enabled", "budget_tokens": N}` with N >= 1024 and `max_tokens` = answer
+budget + N (the thinking counts in max_tokens), and no temperature (the API takes none but 1
+with thinking on). The reply's `thinking` and `redacted_thinking` blocks come before its text;
+they become the completion's reasoning. `output_tokens` counts the thinking too, and the API
+gives no count of its own for it, so `Usage.reasoning_tokens` stays 0.
+"""
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import anthropic
 
-from verstehen.errors import UnsupportedCapability
+from verstehen.errors import UnsupportedCapability, UserError
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message, Usage
-from verstehen.models.remote import DEFAULT_TIMEOUT, api_key, classify_sdk_error, public_url
+from verstehen.models.remote import (
+    DEFAULT_TIMEOUT,
+    MIN_THINKING_BUDGET,
+    api_key,
+    classify_sdk_error,
+    effective_budget,
+    note,
+    public_url,
+)
+
+REDACTED = "[redacted thinking]"  # stands for a redacted_thinking block in the reasoning text
 
 
 class AnthropicModel:
@@ -16,18 +35,25 @@ class AnthropicModel:
 
     ANTHROPIC_API_KEY goes to api.anthropic.com only; another server gets the key in the
     variable `api_key_env` names, or none. `timeout` bounds one attempt's wait (seconds).
+    `reasoning_budget` N turns extended thinking on with budget_tokens N (at least 1024; None
+    or 0: off, the default, as in the API); it is then part of the identity.
     """
 
     max_connections = 8
 
     def __init__(
         self, model: str, *, base_url: str | None = None, timeout: float | None = None,
-        api_key_env: str | None = None,
+        api_key_env: str | None = None, reasoning_budget: int | None = None,
     ) -> None:
         self.name = f"anthropic/{model}"
         self.model = model
         self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
         self.capabilities = Capabilities(generate=True, logprobs=False, note="no logprobs API")
+        self.reasoning_budget = effective_budget(reasoning_budget, None)
+        if self.reasoning_budget is not None and self.reasoning_budget < MIN_THINKING_BUDGET:
+            raise UserError(f"{self.name} thinks with a budget of at least "
+                            f"{MIN_THINKING_BUDGET} tokens, not {self.reasoning_budget}: give "
+                            f"--reasoning-budget {MIN_THINKING_BUDGET} or more (0: no thinking)")
         self._key = api_key("ANTHROPIC_API_KEY", "api.anthropic.com", self.base_url,
                             api_key_env, "anthropic")
         self._client = anthropic.AsyncAnthropic(
@@ -36,14 +62,38 @@ class AnthropicModel:
             max_retries=0,
             timeout=timeout or DEFAULT_TIMEOUT,
         )
+        self._notes: tuple[str, ...] = ()
+        if self.reasoning_budget:
+            self._notes = (f"{self.name} thinks before it answers (extended thinking, "
+                           f"budget_tokens {self.reasoning_budget}, sent max_tokens = answer "
+                           "budget + that): the API then fixes its temperature at 1, so its "
+                           "answers are samples, not greedy, and only the cache reproduces them",)
+            note(self._notes[0])
 
     def identity(self) -> dict[str, str]:
-        """Provider, model and base URL."""
-        return {
+        """Provider, model, base URL, and the reasoning budget when there is one."""
+        identity = {
             "provider": "anthropic",
             "model": self.model,
             "base_url": public_url(self.base_url or "https://api.anthropic.com"),
         }
+        if self.reasoning_budget is not None:
+            identity["reasoning_budget"] = str(self.reasoning_budget)
+        return identity
+
+    def notes(self) -> tuple[str, ...]:
+        """What a run's reader must know about how this model is asked (its fixed temperature)."""
+        return self._notes
+
+    def _sampling(self, params: GenerateParams) -> dict[str, Any]:
+        """max_tokens and the body's sampling fields: thinking, or the temperature asked."""
+        if not self.reasoning_budget:
+            # SDK 1.0 dropped `temperature` from the signature; the API still takes it
+            return {"max_tokens": params.max_tokens,
+                    "extra_body": {"temperature": params.temperature}}
+        thinking = {"type": "enabled", "budget_tokens": self.reasoning_budget}
+        return {"max_tokens": params.max_tokens + self.reasoning_budget,
+                "extra_body": {"thinking": thinking}}
 
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
         """One message; system turns become the `system` parameter."""
@@ -59,18 +109,17 @@ class AnthropicModel:
             out = await self._client.messages.create(
                 model=self.model,
                 messages=turns,  # type: ignore[arg-type]
-                max_tokens=params.max_tokens,
-                # SDK 1.0 dropped `temperature` from the signature; the API still takes it
-                extra_body={"temperature": params.temperature},
+                **self._sampling(params),
                 **extra,  # type: ignore[arg-type]
             )
         except Exception as exc:
             raise classify_sdk_error(exc, self._key) from exc
-        text = "".join(getattr(block, "text", "") for block in out.content)
         return Completion(
-            text=text,
+            text="".join(getattr(block, "text", "") for block in out.content
+                         if getattr(block, "type", "text") == "text"),
             finish_reason=out.stop_reason,
             usage=Usage(out.usage.input_tokens, out.usage.output_tokens),
+            reasoning=thinking_of(out.content),
         )
 
     async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
@@ -83,3 +132,10 @@ class AnthropicModel:
     async def aclose(self) -> None:
         """Close the HTTP client."""
         await self._client.close()
+
+
+def thinking_of(blocks: list[Any]) -> str | None:
+    """The thinking blocks' text, in order (a redacted block as REDACTED); None without any."""
+    parts = [getattr(block, "thinking", "") if block.type == "thinking" else REDACTED
+             for block in blocks if getattr(block, "type", "") in {"thinking", "redacted_thinking"}]
+    return "\n\n".join(parts) if parts else None

@@ -33,19 +33,23 @@ class GenerateParams:
 
 @dataclass(slots=True)
 class Usage:
-    """Token counts of one call."""
+    """Token counts of one call; `reasoning_tokens` are the part of the completion tokens a
+    reasoning model spent before its answer (0 where the server does not say)."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0
 
 
 @dataclass(slots=True)
 class Completion:
-    """What a generation returned."""
+    """What a generation returned; `reasoning` is the text a server gave apart from the answer
+    (vLLM's `reasoning_content`, Anthropic's thinking blocks), never part of `text`."""
 
     text: str
     finish_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)
@@ -90,8 +94,10 @@ class Model(Protocol):
     """A language model behind one of the providers.
 
     `identity` names everything that changes the model's answers (provider, model, base URL,
-    weights digest); it is part of every cache key. `max_connections` is the default number
-    of concurrent calls.
+    weights digest, reasoning budget); it is part of every cache key. `max_connections` is the
+    default number of concurrent calls. A model may also have `notes() -> tuple[str, ...]`:
+    what a run's reader must know about how it was asked (a temperature the API fixes), which
+    the runner copies into its usage.
     """
 
     name: str

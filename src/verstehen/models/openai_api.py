@@ -3,6 +3,11 @@
 One model may have several endpoints (replicas of the same weights): each call goes to the
 live one with the fewest calls in flight (`models/endpoints.py`). Prompt log-probabilities are
 asked for the way the server kind answers them (`models/servers.py`).
+
+Reasoning models (OpenAI's o1, o3, o4-mini and gpt-5 families) take `max_completion_tokens`,
+which counts their hidden reasoning too, and no temperature but 1. On api.openai.com they are
+known by name; on any server, a 400 refusing `max_tokens` or `temperature` switches the model
+to those parameters for the rest of its life, and the refused call is sent again at once.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import itertools
 import os
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlparse
 
 import openai
 
@@ -31,7 +37,17 @@ from verstehen.models.endpoints import (
     endpoint_list,
     pool_identity,
 )
-from verstehen.models.remote import DEFAULT_TIMEOUT, api_key, classify_sdk_error, public_url
+from verstehen.models.remote import (
+    DEFAULT_REASONING_BUDGET,
+    DEFAULT_TIMEOUT,
+    api_key,
+    classify_sdk_error,
+    effective_budget,
+    note,
+    public_url,
+    reasoning_by_name,
+    rejects_chat_parameters,
+)
 from verstehen.models.servers import (
     check_kind,
     echo_tokens,
@@ -65,6 +81,12 @@ class OpenAIModel:
     Several base URLs are replicas of one model, each with at most `endpoint_limit` calls in
     flight (default 8); `server_kind` says how the server gives prompt log-probabilities
     (None: asked of its /v1/models on the first likelihood call).
+
+    `reasoning_budget` is the tokens a reply may spend reasoning on top of the answer budget
+    (`GenerateParams.max_tokens`): sent in `max_completion_tokens` to a reasoning model, in
+    `max_tokens` to another (a server with a reasoning parser counts its reasoning there).
+    Reasoning models by name default to DEFAULT_REASONING_BUDGET, others to none; 0 is none.
+    A budget is part of the identity; no budget leaves the identity as it always was.
     """
 
     max_connections = 8
@@ -73,6 +95,7 @@ class OpenAIModel:
         self, model: str, *, base_url: str | Sequence[str] | None = None,
         timeout: float | None = None, api_key_env: str | None = None,
         server_kind: str | None = None, endpoint_limit: int | None = None,
+        reasoning_budget: int | None = None,
     ) -> None:
         self.name = f"openai/{model}"
         self.model = model
@@ -94,6 +117,16 @@ class OpenAIModel:
         url = (pool_identity(urls) if len(urls) > 1
                else public_url(self.base_url or "https://api.openai.com/v1"))
         self._identity = {"provider": "openai", "model": model, "base_url": url}
+        known = reasoning_by_name(model)
+        self.reasoning_budget = effective_budget(
+            reasoning_budget, DEFAULT_REASONING_BUDGET if known else None)
+        if self.reasoning_budget is not None:
+            self._identity["reasoning_budget"] = str(self.reasoning_budget)
+        self._notes: list[str] = []
+        # reasoning parameters from the first call: by name, on OpenAI's own API only
+        self.reasoning_parameters = False
+        if known and all(urlparse(u).hostname == "api.openai.com" for u in urls):
+            self._use_reasoning_parameters("it is one of OpenAI's reasoning models")
         self._bos: str | None = None
         self._probing: tuple[object, asyncio.Lock] = (None, asyncio.Lock())
         self.capabilities = Capabilities(
@@ -118,36 +151,58 @@ class OpenAIModel:
         """Calls, errors, peak in flight and times down of each endpoint (none for one)."""
         return self._pool.usage() if self.endpoint_count > 1 else ()
 
+    def notes(self) -> tuple[str, ...]:
+        """What a run's reader must know about how this model is asked (its fixed temperature)."""
+        return tuple(self._notes)
+
+    def _use_reasoning_parameters(self, why: str) -> None:
+        """Send `max_completion_tokens` and no temperature from now on, and say so once."""
+        if self.reasoning_parameters:
+            return
+        self.reasoning_parameters = True
+        room = (f"max_completion_tokens is the answer budget + {self.reasoning_budget} tokens "
+                "for its reasoning" if self.reasoning_budget else
+                "max_completion_tokens is the answer budget alone (give --reasoning-budget N to "
+                "leave it room to reason before it answers)")
+        line = (f"{self.name} takes reasoning parameters ({why}): {room}; its temperature is "
+                "fixed at 1, so its answers are samples, not greedy, and only the cache "
+                "reproduces them")
+        self._notes.append(line)
+        note(line)
+
+    def _budget(self, params: GenerateParams, reasoning: bool) -> dict[str, Any]:
+        """The cap and temperature of one request, as a reasoning model or a chat model takes
+        them."""
+        cap = params.max_tokens + (self.reasoning_budget or 0)
+        if reasoning:
+            return {"max_completion_tokens": cap}
+        return {"max_tokens": cap, "temperature": params.temperature}
+
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
-        """One chat completion."""
+        """One chat completion; a 400 refusing chat parameters switches to reasoning ones and
+        sends the call again at once (a refused call costs nothing and counts as no failure)."""
         extra: dict[str, Any] = {"stop": list(params.stop)} if params.stop else {}
 
         async def on(endpoint: Endpoint[Client]) -> Any:
             client = endpoint.client
-            try:
-                return await client.sdk.chat.completions.create(
-                    model=self.model,
-                    messages=list(messages),  # type: ignore[arg-type]
-                    temperature=params.temperature,
-                    max_tokens=params.max_tokens,
-                    seed=params.seed,
-                    **extra,
-                )
-            except Exception as exc:  # the SDK's errors, mapped to retry or give up
-                raise classify_sdk_error(exc, client.key) from exc
+            while True:
+                reasoning = self.reasoning_parameters
+                try:
+                    return await client.sdk.chat.completions.create(
+                        model=self.model,
+                        messages=list(messages),  # type: ignore[arg-type]
+                        seed=params.seed,
+                        **self._budget(params, reasoning),
+                        **extra,
+                    )
+                except Exception as exc:  # the SDK's errors, mapped to retry or give up
+                    refused = None if reasoning else rejects_chat_parameters(exc)
+                    if refused is None:
+                        raise classify_sdk_error(exc, client.key) from exc
+                    server = public_url(endpoint.url or "api.openai.com")
+                    self._use_reasoning_parameters(f"{server} refused `{refused}` with HTTP 400")
 
-        out = await self._pool.call(on)
-        if not out.choices:
-            raise CallFailed("the server answered with no choices")
-        choice = out.choices[0]
-        usage = out.usage
-        return Completion(
-            text=choice.message.content or "",
-            finish_reason=choice.finish_reason,
-            usage=Usage(
-                usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0
-            ),
-        )
+        return completion_of(await self._pool.call(on))
 
     async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
         """Exact scores from /completions with echo; UnsupportedCapability where absent."""
@@ -222,6 +277,27 @@ class OpenAIModel:
         """Close the HTTP clients."""
         for endpoint in self._pool.endpoints:
             await endpoint.client.sdk.close()
+
+
+def completion_of(out: Any) -> Completion:
+    """The answer of a chat completion, the reasoning a server gave apart (`reasoning_content`
+    of vLLM and SGLang, `reasoning` of newer vLLM) and its token counts, reasoning tokens from
+    `usage.completion_tokens_details` (OpenAI)."""
+    if not out.choices:
+        raise CallFailed("the server answered with no choices")
+    choice = out.choices[0]
+    message, usage = choice.message, out.usage
+    reasoning = next((text for text in (getattr(message, name, None) for name in
+                                        ("reasoning_content", "reasoning"))
+                      if isinstance(text, str) and text), None)
+    details = getattr(usage, "completion_tokens_details", None)
+    return Completion(
+        text=message.content or "",
+        finish_reason=choice.finish_reason,
+        usage=Usage(usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0,
+                    getattr(details, "reasoning_tokens", None) or 0),
+        reasoning=reasoning,
+    )
 
 
 def continuation_logprob(

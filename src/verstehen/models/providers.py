@@ -31,13 +31,14 @@ PROVIDERS = {
         "openai/gpt-4o-mini, or any OpenAI-compatible server with --base-url (its key: "
         "--api-key-env NAME)",
         "OPENAI_API_KEY",
-        "generate; exact logprobs where the server echoes prompt logprobs (vLLM, llama.cpp)",
+        "generate (reasoning models too: --reasoning-budget); exact logprobs where the "
+        "server echoes prompt logprobs (vLLM, llama.cpp)",
     ),
     "anthropic": ProviderInfo(
         "anthropic",
         "anthropic/claude-sonnet-4-5 (another server: --base-url, --api-key-env NAME)",
         "ANTHROPIC_API_KEY",
-        "generate",
+        "generate (extended thinking: --reasoning-budget)",
     ),
 }
 
