@@ -185,8 +185,10 @@ class Runner:
         """A chat completion; at temperature > 0 each sample index is its own cache entry."""
         params = params or GenerateParams()
         index = sample_index if params.temperature > 0 else 0
-        key = call_key(model.identity(), "generate",
-                       {"messages": messages, "params": params.as_dict(), "sample": index})
+        request = {"messages": messages, "params": params.as_dict(), "sample": index}
+        if model.capabilities.generation:
+            request["generation"] = model.capabilities.generation
+        key = call_key(model.identity(), "generate", request)
         sent = replace(params, seed=sample_seed(params.seed, index)) if index else params
         result = await self._through_cache(model, "generate", key, _ask_generate,
                                            (model, messages, sent))

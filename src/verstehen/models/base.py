@@ -79,14 +79,16 @@ class EndpointUsage:
 class Capabilities:
     """What a provider can do; `logprobs` is exact continuation scoring, and
     `logprobs_batch` > 1 says it has `logprobs_batch` for up to that many requests at once;
-    `scoring` names how it computes likelihoods when that differs from generating (it goes into
-    their cache key)."""
+    `scoring` names how it computes likelihoods when that differs from generating, and
+    `generation` how it ends a reply when that departs from decoding to the end or the cap
+    (each goes into the cache key of its calls)."""
 
     generate: bool = True
     logprobs: bool = False
     note: str = ""
     logprobs_batch: int = 0
     scoring: str = ""
+    generation: str = ""
 
 
 @runtime_checkable

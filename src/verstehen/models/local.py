@@ -17,6 +17,7 @@ import llama_cpp
 import llama_cpp.llama_cpp as low
 import numpy as np
 from llama_cpp._utils import suppress_stdout_stderr
+from llama_cpp.llama import LogitsProcessorList
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from verstehen.errors import UserError
@@ -29,6 +30,7 @@ from verstehen.models.base import (
 )
 from verstehen.models.embedded import EMBEDDED, embedded_path
 from verstehen.models.local_batch import BATCH_REQUESTS, BatchScorer, encode_pair
+from verstehen.models.loops import LOOP_RULE, LoopStop
 from verstehen.models.threads import ThreadPolicy
 
 GGUF_MAGIC = b"GGUF"
@@ -170,7 +172,8 @@ class LocalModel:
         self.scores_in_f32 = self.path.stat().st_size <= F32_SCORING_MAX_FILE
         self.capabilities = Capabilities(generate=True, logprobs=True, note="in-process CPU",
                                          logprobs_batch=BATCH_REQUESTS,
-                                         scoring="f32" if self.scores_in_f32 else "")
+                                         scoring="f32" if self.scores_in_f32 else "",
+                                         generation=LOOP_RULE)
         self.threads = ThreadPolicy(threads)
         self._n_ctx = n_ctx
         self._llm: Any = None
@@ -219,18 +222,21 @@ class LocalModel:
         return await self._run(self._generate, messages, params)
 
     def _generate(self, messages: list[Message], params: GenerateParams) -> Completion:
-        out = self._model().create_chat_completion(
+        llm = self._model()
+        loop = LoopStop(llm.token_eos())
+        out = llm.create_chat_completion(
             messages=list(messages),
             temperature=params.temperature,
             max_tokens=params.max_tokens,
             seed=params.seed,
             stop=list(params.stop) or None,
+            logits_processor=LogitsProcessorList([loop]),
         )
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return Completion(
             text=choice["message"]["content"] or "",
-            finish_reason=choice.get("finish_reason"),
+            finish_reason="loop" if loop.fired else choice.get("finish_reason"),
             usage=Usage(usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)),
         )
 
