@@ -112,7 +112,7 @@ def test_classify_answers_match_the_checkers(concept: Any) -> None:
     assert concept.grade(item, right).score == 1.0
     assert concept.grade(item, wrong).outcome == "wrong"
     assert concept.grade(item, "Hmm, hard to say.").outcome == "unparsed"
-    assert concept.max_tokens(item) == 24
+    assert concept.max_tokens(item) >= 1024  # room for 600 tokens of reasoning, then Yes/No
 
 
 def test_generate_grading(concept: Any) -> None:
@@ -138,7 +138,7 @@ def test_generate_grading(concept: Any) -> None:
             assert graded.outcome == "wrong"
             assert graded.reason in ("the payoff numbers are not all unique",
                                      "player 1's payoffs are not all different")
-    assert concept.max_tokens(item) == 320
+    assert concept.max_tokens(item) >= 1024  # 600 tokens of reasoning, then a 4x4 matrix
     graded = concept.grade(item, "I would put a big number in the corner.")
     assert graded.outcome == "unparsed" and graded.reason
     assert concept.grade(item, "I don't know.").outcome == "idk"

@@ -30,7 +30,7 @@ def test_classify_answers_match_the_checker(key: str) -> None:
         item = task.classify_item(rng, positive)
         assert item.kind == "classify" and item.answer is positive
         assert task.check(item.data["example"]).ok is positive
-        assert task.max_tokens(item) == 24
+        assert task.max_tokens(item) >= 1024  # room for 600 tokens of reasoning, then Yes/No
         assert task.grade(item, "ANSWER: Yes" if positive else "No.").score == 1.0
         assert task.grade(item, "ANSWER: No" if positive else "Yes").outcome == "wrong"
         assert task.grade(item, "Maybe.").outcome == "unparsed"

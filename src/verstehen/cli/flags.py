@@ -198,8 +198,9 @@ def generation_flags() -> Parser:
     return flags
 
 
-def run_flags(engine: Parser, *, max_tokens_help: str = "cap every reply's token budget "
-              "(quick runs)") -> Parser:
+def run_flags(engine: Parser, *, max_tokens_help: str = "every reply's token budget, in "
+              "place of each prompt's own (lower for quick runs, higher for a model that "
+              "reasons at length)") -> Parser:
     """The engine flags plus what every run-making command takes: --max-tokens, --seed,
     --runs-dir, --no-progress, --json, --resume."""
     flags = Parser(add_help=False, parents=[engine])

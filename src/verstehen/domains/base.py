@@ -16,6 +16,11 @@ from verstehen.parse import is_idk, parse_yes_no
 
 TaskKind = Literal["classify", "generate", "edit"]  # the use tasks of a concept (Potemkin paper)
 TASK_KINDS: tuple[TaskKind, ...] = ("classify", "generate", "edit")
+# Answer budgets in tokens: room for a reply that reasons before it answers (a reasoning
+# model's hidden tokens come on top: --reasoning-budget); a reply the cap cuts off and that
+# fails for it is graded "truncated", never silently wrong.
+SHORT_ANSWER_TOKENS = 1024  # yes/no, a word, a blank's fill
+LONG_ANSWER_TOKENS = 2048  # a payoff matrix, a poem, a line written to constraints
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ class ArithmeticScope:
     ops: tuple[str, ...] = OPS
     idk_score: float = 0.2
     name: str = "arithmetic"
-    answer_tokens: int = 32
+    answer_tokens: int = 1024  # room to work it out before the number
     phrasings: int = field(default=len(PHRASINGS), init=False)
     program_entry: str = field(default="solve", init=False)
     description: str = field(default="", init=False)

@@ -54,7 +54,7 @@ class MCQScope:
     """The questions of a multiple-choice file, drawn uniformly with replacement."""
 
     phrasings = len(TEMPLATES)
-    answer_tokens = 16
+    answer_tokens = 1024  # room to reason before the choice
 
     def __init__(self, path: str | Path, idk_score: float = 0.0, wrong_score: float = 0.0) -> None:
         if not (0.0 <= idk_score <= 1.0 and 0.0 <= wrong_score <= 1.0):

@@ -22,7 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from verstehen.domains.base import Item, grade_yes_no, yes_no_reference
+from verstehen.domains.base import (
+    LONG_ANSWER_TOKENS,
+    SHORT_ANSWER_TOKENS,
+    Item,
+    grade_yes_no,
+    yes_no_reference,
+)
 from verstehen.domains.poetry.checks import Verdict
 from verstehen.domains.poetry.extract import extract_fill
 from verstehen.grading import Graded
@@ -56,8 +62,8 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 class PoetryConcept:
     """Shared machinery of the poetry concepts: rendering, classify items, edit grading.
 
-    A subclass sets `key`, `name`, `title` (the benchmark's name), `noun_phrase`, the token
-    budgets, and implements `positive`, `negative`, `check`, `generate_data`,
+    A subclass sets `key`, `name`, `title` (the benchmark's name), `noun_phrase`, and
+    implements `positive`, `negative`, `check`, `generate_data`,
     `generate_prompt`, `grade_generate`, `generate_reference` and `edit_data`.
     """
 
@@ -66,8 +72,6 @@ class PoetryConcept:
     title: str
     noun_phrase: str
     phrasings = 2
-    generate_tokens = 64
-    edit_tokens = 32
 
     # ------------------------------------------------------------ to implement
     def positive(self, rng: np.random.Generator) -> str:
@@ -147,7 +151,7 @@ class PoetryConcept:
 
     def max_tokens(self, item: Item) -> int:
         """Enough answer tokens for the reply the prompt asks for."""
-        return {"classify": 24, "generate": self.generate_tokens}.get(item.kind, self.edit_tokens)
+        return LONG_ANSWER_TOKENS if item.kind == "generate" else SHORT_ANSWER_TOKENS
 
     def grade(self, item: Item, reply: str) -> Graded:
         """Score a reply: 1 right, 0 wrong; unreadable replies are "unparsed" with a reason.

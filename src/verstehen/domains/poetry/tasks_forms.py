@@ -82,7 +82,6 @@ class Haiku(_Form):
     """poetry/haiku: 3 lines of 5, 7, 5 syllables."""
 
     key, name, title, noun_phrase = "poetry/haiku", "haiku", "Haiku", "a haiku"
-    generate_tokens, edit_tokens = 150, 24
 
     def positive(self, rng: np.random.Generator) -> str:
         """A random haiku."""
@@ -125,7 +124,6 @@ class ShakespeareanSonnet(_Form):
 
     key, name, title = "poetry/shakespearean-sonnet", "Shakespearean sonnet", "Shakespearean Sonnet"
     noun_phrase = "a Shakespearean sonnet"
-    generate_tokens, edit_tokens = 450, 48
 
     def positive(self, rng: np.random.Generator) -> str:
         """A random sonnet."""
@@ -199,7 +197,6 @@ class IambicPentameter(_Line):
 
     key, name, title = "poetry/iambic-pentameter", "iambic pentameter", "Iambic Pentameter"
     noun_phrase = "a line of iambic pentameter"
-    generate_tokens, edit_tokens = 64, 24
 
     def positive(self, rng: np.random.Generator) -> str:
         """A random iambic line."""
@@ -253,7 +250,6 @@ class Anapest(_Line):
 
     key, name, title = "poetry/anapest", "anapest", "Anapest"
     noun_phrase = "an anapest (a word or phrase in anapestic meter)"
-    generate_tokens, edit_tokens = 64, 24
 
     def positive(self, rng: np.random.Generator) -> str:
         """A random anapestic phrase of 1 to 4 feet."""

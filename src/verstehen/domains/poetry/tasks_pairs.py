@@ -29,7 +29,6 @@ def read_pair(text: str) -> tuple[str, str] | None:
 class PairConcept(PoetryConcept):
     """Shared: a word pair checked by `relation`; generate asks for a partner of a word."""
 
-    generate_tokens, edit_tokens = 24, 16
 
     def relation(self, a: str, b: str) -> Verdict:
         """The checker on two words."""

@@ -57,7 +57,7 @@ class ConsistencyPlan:
     max_path_length: int = 1
     template_style: str = "fixed"
     seed: int = 0
-    max_tokens: int | None = None  # caps the generation fallback's replies (16 tokens)
+    max_tokens: int | None = None  # the generation fallback's budget (default 16 tokens)
 
     def __post_init__(self) -> None:
         names = (self.relations.split(",") if isinstance(self.relations, str)
@@ -77,7 +77,7 @@ class ConsistencyPlan:
 
     def reply_params(self) -> GenerateParams:
         """Greedy decoding for a short generated answer (the fallback without logprobs)."""
-        return GenerateParams(max_tokens=min(16, self.max_tokens or 16), seed=self.seed)
+        return GenerateParams(max_tokens=self.max_tokens or 16, seed=self.seed)
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,8 @@ class AnswerPlan:
     seed: int = 0
 
     def params(self, budget: str) -> GenerateParams:
-        """Greedy decoding with the budget for one kind of reply, capped by max_tokens."""
-        tokens = min(BUDGET[budget], self.max_tokens or BUDGET[budget])
+        """Greedy decoding with the budget for one kind of reply, or max_tokens when given."""
+        tokens = self.max_tokens or BUDGET[budget]
         return GenerateParams(temperature=0.0, max_tokens=tokens, seed=self.seed)
 
 

@@ -70,8 +70,8 @@ class GeneratePlan:
         return self.per_topic if self.per_topic is not None else PAPER_COUNTS[kind]
 
     def params(self, budget: str) -> GenerateParams:
-        """Sampling parameters with the budget for one kind of text, capped by max_tokens."""
-        tokens = min(BUDGET[budget], self.max_tokens or BUDGET[budget])
+        """Sampling parameters with the budget for one kind of text, or max_tokens when given."""
+        tokens = self.max_tokens or BUDGET[budget]
         return GenerateParams(temperature=self.temperature, max_tokens=tokens, seed=self.seed)
 
 

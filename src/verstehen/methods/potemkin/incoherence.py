@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verstehen.domains.base import LONG_ANSWER_TOKENS, SHORT_ANSWER_TOKENS
 from verstehen.domains.catalog import CONCEPTS, DOMAINS, Concept, canonical_name
 from verstehen.engine.runner import ModelUsage, Runner
 from verstehen.engine.session import RunSettings, Session, in_session
@@ -32,12 +33,13 @@ from verstehen.stats.rates import rate_se
 
 COMMAND = "potemkin-incoherence"
 
-GENERATE_TOKENS, CLASSIFY_TOKENS = 400, 64
+GENERATE_TOKENS, CLASSIFY_TOKENS = LONG_ANSWER_TOKENS, SHORT_ANSWER_TOKENS
 
 
 @dataclass(frozen=True)
 class IncoherencePlan:
-    """Examples per concept and polarity, generation temperature, answer budget cap, seed."""
+    """Examples per concept and polarity, generation temperature, the answer budget (None:
+    each prompt's own), seed."""
 
     per_concept: int = 5
     temperature: float = 0.7
@@ -55,11 +57,10 @@ def generate_prompt(concept: Concept, want: bool) -> str:
 
 async def _pair(runner: Runner, model: Model, concept: Concept, want: bool, index: int,
                 plan: IncoherencePlan, store: RunStore) -> None:
-    cap = plan.max_tokens or 10**9
     ask = generate_prompt(concept, want)
     made = await runner.generate(
         model, user(ask), GenerateParams(temperature=plan.temperature, seed=plan.seed,
-                                         max_tokens=min(GENERATE_TOKENS, cap)),
+                                         max_tokens=plan.max_tokens or GENERATE_TOKENS),
         sample_index=index)
     record: dict[str, Any] = {
         "kind": "pair", "model": model.name, "concept": concept.key, "domain": concept.domain,
@@ -71,7 +72,7 @@ async def _pair(runner: Runner, model: Model, concept: Concept, want: bool, inde
         example = made.value.text.strip()
         question = prompt("potemkin/classify", name=concept.name, example=example)
         judged = await runner.generate(model, user(question), GenerateParams(
-            temperature=0.0, seed=plan.seed, max_tokens=min(CLASSIFY_TOKENS, cap)))
+            temperature=0.0, seed=plan.seed, max_tokens=plan.max_tokens or CLASSIFY_TOKENS))
         record.update(example=example, classify_prompt=question, error=judged.error)
         if judged.ok:
             said = parse_yes_no(judged.value.text)

@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from verstehen.domains.base import Item
+from verstehen.domains.base import LONG_ANSWER_TOKENS, SHORT_ANSWER_TOKENS, Item
 from verstehen.domains.catalog import (
     BY_KEY,
     CONCEPTS,
@@ -33,7 +33,9 @@ Task = Literal["define", "classify", "generate", "edit"]
 ALL_TASKS: tuple[Task, ...] = ("define", "classify", "generate", "edit")
 Grading = Literal["exact", "label", "judge"]
 # answer budgets of benchmark items (generated items carry their own)
-BENCHMARK_TOKENS = {"define": 256, "classify": 64, "generate": 768, "edit": 256}
+# room to reason before the answer, as the scopes give (domains.base)
+BENCHMARK_TOKENS = {"define": LONG_ANSWER_TOKENS, "classify": SHORT_ANSWER_TOKENS,
+                    "generate": LONG_ANSWER_TOKENS, "edit": LONG_ANSWER_TOKENS}
 
 
 @dataclass(frozen=True)

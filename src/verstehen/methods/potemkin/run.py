@@ -74,8 +74,7 @@ class PotemkinAsker:
         self.seed, self.cap = seed, max_tokens
 
     def _params(self, tokens: int) -> GenerateParams:
-        return GenerateParams(temperature=0.0, seed=self.seed,
-                              max_tokens=min(tokens, self.cap) if self.cap else tokens)
+        return GenerateParams(temperature=0.0, seed=self.seed, max_tokens=self.cap or tokens)
 
     async def ask(self, item: UseItem) -> None:
         """Answer, grade and (when the item needs it and a judge is set) judge one item."""

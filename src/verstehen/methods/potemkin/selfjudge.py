@@ -103,8 +103,7 @@ class SelfJudge:
         self.runner, self.model, self.store, self.plan = runner, model, store, plan
 
     async def _say(self, step: str, messages: list[Message], question_id: str) -> str | None:
-        tokens = TOKENS[step] if self.plan.max_tokens is None \
-            else min(TOKENS[step], self.plan.max_tokens)
+        tokens = self.plan.max_tokens or TOKENS[step]
         result = await self.runner.generate(self.model, messages, GenerateParams(
             temperature=0.0, seed=self.plan.seed, max_tokens=tokens))
         if not result.ok:

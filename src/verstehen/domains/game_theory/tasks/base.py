@@ -26,7 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from verstehen.domains.base import Item, grade_yes_no, yes_no_reference
+from verstehen.domains.base import (
+    LONG_ANSWER_TOKENS,
+    SHORT_ANSWER_TOKENS,
+    Item,
+    grade_yes_no,
+    yes_no_reference,
+)
 from verstehen.domains.game_theory.edits import search_edit
 from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.domains.game_theory.parse import ParseFailure, parse_game
@@ -242,8 +248,8 @@ class GameConcept:
                 f"{output_format(m, n, 1, 'the whole edited game (same size)', plus)}")
 
     def max_tokens(self, item: Item) -> int:
-        """24 for Yes/No; 320 for brief reasoning and a matrix (up to 4x4), whatever the shape."""
-        return 24 if item.kind == "classify" else 320
+        """Room to reason before a Yes/No (classify) or a matrix (generate, edit)."""
+        return SHORT_ANSWER_TOKENS if item.kind == "classify" else LONG_ANSWER_TOKENS
 
     # ------------------------------------------------ grading
     def grade(self, item: Item, reply: str) -> Graded:
