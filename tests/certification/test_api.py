@@ -127,24 +127,31 @@ def test_certify_the_embedded_model_from_python_and_from_a_notebook(tmp_path: Pa
     assert from_cli["scopes"] == result.to_dict()["scopes"]
 
 
-def test_a_budget_that_cannot_certify_a_perfect_model_is_refused_before_any_call(
+def test_a_budget_that_cannot_certify_a_perfect_model_warns_and_still_decides(
         tmp_path: Path) -> None:
     """PG 0.7, RID 0.05: a perfect model's U(0, n, 0.05) = 1 - 0.05^(1/n) <= 0.05 first holds
-    at n = ln 0.05 / ln 0.95 = 58.4, so 58 questions are refused (no call, no folder) and a
-    perfect calculator is certified with 59."""
+    at n = ln 0.05 / ln 0.95 = 58.4, so 58 questions warn (and cannot certify a perfect
+    calculator) while 59 certify it; the 58 can still find a model that does not understand."""
     calc = ScriptedModel("scripted/calc", reply=calculator)
     where = {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite", "rephrase": 0}
-    with pytest.raises(vs.UserError, match="58 questions cannot certify even a perfect model"):
-        vs.certify(calc, "arithmetic/small", questions=58, rid=0.05, **where)
-    assert calc.calls == [] and not (tmp_path / "runs").exists()
+    with pytest.warns(UserWarning, match="58 questions cannot certify even a perfect model"):
+        result = vs.certify(calc, "arithmetic/small", questions=58, rid=0.05, **where)
+    assert result.verdict is not None and result.verdict.decision is vs.Decision.INCONCLUSIVE
+    assert len(calc.calls) == 58
     result = vs.certify(calc, "arithmetic/small", questions=59, rid=0.05, **where)
     assert result.verdict is not None and result.verdict.decision is vs.Decision.UNDERSTANDS
+    # a model with no answer at all: 58 ridiculous answers, L(1, 58, 0.025) = 0.025^(1/58)
+    # = 0.938 > RID 0.05, so it does not understand, whatever PG needs
+    mute = ScriptedModel("scripted/mute", reply=lambda prompt: "no idea, sorry")
+    with pytest.warns(UserWarning, match="can still find that the model does not understand"):
+        result = vs.certify(mute, "arithmetic/small", questions=58, rid=0.05, **where)
+    assert result.verdict is not None
+    assert result.verdict.decision is vs.Decision.DOES_NOT_UNDERSTAND
     # sequential, looks from 16 at δ_j = 6·0.05/(π² j²): U(0, 32, δ_2) = 0.14 and
     # U(0, 64, δ_3) = 0.085 miss 0.05; U(0, 128, δ_4) = 0.048 is the first to certify
-    with pytest.raises(vs.UserError, match=r"looks from 16 up to 64 cannot .* looks up to 128"):
+    with pytest.warns(UserWarning, match=r"looks from 16 up to 64 cannot .* looks up to 128"):
         vs.certify(calc, "arithmetic/small", sequential=True, max_questions=64, rid=0.05,
                    **where)
-    assert len(calc.calls) == 59
 
 
 def test_default_budgets_reach_understands_for_any_criterion() -> None:

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from verstehen.testing.stub_endpoints import Route, StubEndpoints
+from verstehen.testing.stub_server import chat_answer
+
 from conftest import Cli, cli_error
 
 
@@ -117,20 +120,28 @@ def test_scopes_lists_every_scope(cli: Cli) -> None:
 def test_certify_scores_sequential_applies_the_looks_in_order(cli: Cli, tmp_path: Path) -> None:
     """16 perfect scores at PG 0.8, RID 0.2: fixed n, L(1, 16, 0.05) = 0.05^(1/16) = 0.829
     >= 0.8 and U(0, 16, 0.05) = 0.171 <= 0.2 certify; sequential looks at 8 and 16 test at
-    δ_1 = 6·0.05/π² = 0.0304 (L = 0.646) and δ_2 = δ_1/4 = 0.0076 (L = 0.737): inconclusive."""
+    δ_1 = 6·0.05/π² = 0.0304 (L = 0.646) and δ_2 = δ_1/4 = 0.0076 (L = 0.737): inconclusive,
+    with a budget of 32 (δ_3 = δ_1/9 = 0.00338, L(1, 32) = 0.837 could still certify). With
+    the file's 16 as the budget, "understands" is out of reach after look 1 (16 perfect scores
+    give L = 0.737 at look 2), so the looks stop at 8."""
     scores = write(tmp_path / "s.txt", "1\n" * 16)
     fixed = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2", "--json"])
     assert json.loads(fixed.stdout)["verdict"]["decision"] == "understands"
-    done = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2",
-                "--sequential", "--first-look", "8", "--json"])
+    looks = ["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2", "--sequential",
+             "--first-look", "8"]
+    done = cli([*looks, "--max-questions", "32", "--json"])
     assert done.returncode == 0, done.stderr
     verdict = json.loads(done.stdout)["verdict"]
     assert verdict["decision"] == "inconclusive" and verdict["n"] == 16
-    assert verdict["details"]["look"] == 2 and verdict["details"]["checkpoints"] == [8, 16]
+    assert verdict["details"]["look"] == 2 and verdict["details"]["checkpoints"] == [8, 16, 32]
     assert verdict["score_lower"] == pytest.approx(0.0076 ** (1 / 16), abs=2e-3)
-    words = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2",
-                 "--sequential", "--first-look", "8"]).stdout
-    assert "INCONCLUSIVE" in words and "sequential: look 2 of checkpoints [8, 16]" in words
+    assert not verdict["details"]["out_of_reach"]
+    words = cli([*looks, "--max-questions", "32"]).stdout
+    assert "INCONCLUSIVE" in words and "sequential: look 2 of checkpoints [8, 16, 32]" in words
+    stopped = json.loads(cli([*looks, "--json"]).stdout)["verdict"]
+    assert stopped["decision"] == "inconclusive" and stopped["n"] == 8
+    assert stopped["details"]["out_of_reach"] and stopped["details"]["checkpoints"] == [8, 16]
+    assert "no later look could certify understanding" in cli(looks).stdout
 
 
 def test_certify_scores_sequential_stops_at_the_first_decisive_look(cli: Cli,
@@ -157,19 +168,43 @@ def test_certify_scores_refuses_flags_it_would_ignore(cli: Cli, tmp_path: Path,
     cli_error(cli, ["certify", "--scores", str(scores), *extra], needle)
 
 
-@pytest.mark.parametrize(("extra", "needles"), [
-    (["--questions", "100"], ["100 questions cannot certify even a perfect model",
-                              "2,995 questions at a fixed n", "looks up to 8,192",
-                              "raise --questions"]),
+def replying(text: str) -> Route:
+    """A stub endpoint's route: every chat completion answers `text`."""
+    async def route(i: int, method: str, path: str, payload: dict) -> tuple[int, dict] | None:
+        if not path.endswith("/chat/completions"):
+            return None
+        answer = chat_answer(payload)
+        answer["choices"][0]["message"]["content"] = text
+        return 200, answer
+    return route
+
+
+@pytest.mark.parametrize(("extra", "needles", "n"), [
+    (["--questions", "4"], ["4 questions cannot certify even a perfect model",
+                            "2,995 questions at a fixed n", "looks up to 8,192",
+                            "does not understand", "raise --questions"], 4),
+    (["--questions", "100"], ["100 questions cannot certify"], 100),
     (["--sequential", "--max-questions", "1024"], ["looks from 16 up to 1024",
-                                                   "raise --max-questions"]),
-    (["--questions", "2"], ["2 questions cannot certify"]),
+                                                   "raise --max-questions"], 16),
 ])
-def test_a_budget_that_cannot_certify_a_perfect_model_is_one_line(
-        cli: Cli, cli_env: dict[str, str], extra: list[str], needles: list[str]) -> None:
-    """At the default PG 0.7, RID 0.001: exit 2 before any model is opened or folder made."""
-    cli_error(cli, ["certify", "--scope", "arithmetic/small", *extra], *needles)
-    assert not Path(cli_env["VERSTEHEN_RUNS_DIR"]).exists()
+def test_a_budget_that_cannot_certify_a_perfect_model_warns_in_one_line_and_decides(
+        cli: Cli, extra: list[str], needles: list[str], n: int) -> None:
+    """At the default PG 0.7, RID 0.001 these budgets cannot certify even a perfect model, yet
+    Procedure 4.1 may find that a model does not understand at any n: one warning line, then
+    the run. A model that never knows (arithmetic/small scores "I don't know" 0) fails at the
+    mean: U(0, 4, δ/2) = 1 - 0.025^(1/4) = 0.602 < PG 0.7 (the sequential run at its first
+    look, 16 questions, δ_1 = 0.0304)."""
+    with StubEndpoints(1, route=replying("I don't know.")) as stub:
+        done = cli(["certify", "--model", "openai/m", "--base-url", stub.urls[0],
+                    "--scope", "arithmetic/small", "--rephrase", "0", "--json", *extra])
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and all(needle in warnings[0] for needle in needles), warnings
+    (scope,) = json.loads(done.stdout)["scopes"]
+    verdict = scope["verdict"]
+    assert verdict["decision"] == "does_not_understand" and verdict["n"] == n
+    if n == 4:
+        assert verdict["score_upper"] == pytest.approx(1 - 0.025 ** 0.25, abs=1e-6)
 
 
 def record(kind: str, scope: str, score: float | None) -> str:

@@ -40,7 +40,8 @@ async def audit_async(
         pg: float = DEFAULT_PG, rid: float = DEFAULT_RID, delta: float = DEFAULT_DELTA,
         max_questions: int = DEFAULT_MAX_QUESTIONS, first_look: int = DEFAULT_FIRST_LOOK,
         rephrase: int = 0, examples: int = 1, seed: int = 0, max_tokens: int | None = None,
-        base_url: str | None = None, judge_base_url: str | None = None,
+        phrasings: str = "benchmark", base_url: str | None = None,
+        judge_base_url: str | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
         progress: bool = False, max_connections: int | None = None,
@@ -49,7 +50,7 @@ async def audit_async(
     concept and arithmetic): certification, definition, incoherence; report.html in its folder."""
     plan = make_plan(subjects, pg=pg, rid=rid, delta=delta, max_questions=max_questions,
                      first_look=first_look, rephrase=rephrase, examples=examples, seed=seed,
-                     max_tokens=max_tokens)
+                     max_tokens=max_tokens, phrasings=phrasings)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     given = [models] if isinstance(models, (str, Model)) else list(models)

@@ -29,6 +29,7 @@ from verstehen.cli.flags import (
 )
 from verstehen.cli.runs import finish
 from verstehen.models import DEFAULT_MODEL
+from verstehen.scopes.draw import PHRASINGS
 from verstehen.viewer.page import REPORT_FILE
 
 
@@ -56,12 +57,16 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                        help="a decisive verdict is wrong with probability at most δ")
     audit.add_argument("--max-questions", type=positive_int, default=DEFAULT_MAX_QUESTIONS,
                        help=f"budget per target of the sequential test (default "
-                            f"{DEFAULT_MAX_QUESTIONS})")
+                            f"{DEFAULT_MAX_QUESTIONS}; a target stops early once decided, or "
+                            "once 'understands' is out of reach)")
     audit.add_argument("--first-look", type=positive_int, default=DEFAULT_FIRST_LOOK,
                        help=f"first checkpoint of the sequential test (default "
                             f"{DEFAULT_FIRST_LOOK})")
     audit.add_argument("--rephrase", type=nonnegative_int, default=0, metavar="K",
                        help="ask K questions per target again in another phrasing (default 0)")
+    audit.add_argument("--phrasings", choices=PHRASINGS, default="benchmark",
+                       help="benchmark (default): a concept's questions in the Potemkin "
+                            "benchmark's wording; all: a wording drawn per question")
     audit.add_argument("--examples", type=nonnegative_int, default=1, metavar="N",
                        help="incoherence: N instances and N non-instances per concept "
                             "(default 1; 0 skips)")
@@ -73,7 +78,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     plan = make_plan(args.subject, pg=args.pg, rid=args.rid, delta=args.delta,
                      max_questions=args.max_questions, first_look=args.first_look,
                      rephrase=args.rephrase, examples=args.examples, seed=args.seed,
-                     max_tokens=args.max_tokens)
+                     max_tokens=args.max_tokens, phrasings=args.phrasings)
     result = asyncio.run(audit_and_report(
         args.model or [DEFAULT_MODEL], plan, judge=args.judge, base_url=args.base_url,
         judge_base_url=args.judge_base_url, settings=settings_from(args)))

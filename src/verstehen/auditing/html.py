@@ -9,6 +9,7 @@ from typing import Any
 
 from verstehen.auditing.results import AuditResult, LensRuns, TargetAudit
 from verstehen.auditing.summary import summarize_audit
+from verstehen.auditing.text import asked_by_task
 from verstehen.engine.store import RunStore
 from verstehen.methods.certification.html import Answers
 from verstehen.methods.certification.procedure import deciding
@@ -44,7 +45,8 @@ class Lenses:
             deciding(asked, t.decision)))]
         if v is not None:
             parts.append(self.answers.link(
-                f"score {v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}], n={v.n}",
+                f"score {v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}], "
+                f"n={asked_by_task(t)}",
                 f"{t.name}: every answer", asked))
         if t.is_concept:
             parts.append("definition: " + self._definition(t))

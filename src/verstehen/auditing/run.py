@@ -13,9 +13,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-from verstehen.auditing.plan import AuditPlan, check_reach, reach_warning
+from verstehen.auditing.plan import AuditPlan, budget_line, reach_warnings
 from verstehen.auditing.results import AuditResult
 from verstehen.auditing.summary import COMMAND, model_folder, summarize_audit, target_configs
+from verstehen.engine.notices import warn
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import marked_on_error
@@ -35,7 +36,8 @@ async def _one_model(model: str | Model, plan: AuditPlan, scopes: list[Scope],
     """Every lens for one model in one session; the calls and tokens it made."""
     certify_plan = CertifyPlan(plan.criterion, plan.max_questions, sequential=True,
                                first_look=plan.first_look, seed=plan.seed,
-                               rephrase=plan.rephrase, max_tokens=plan.max_tokens)
+                               rephrase=plan.rephrase, max_tokens=plan.max_tokens,
+                               phrasings=plan.phrasings)
     keys = [c.key for c in plan.concepts]
     session = Session.start(settings, model_name(model))
     usage: dict[str, ModelUsage] = {}
@@ -86,10 +88,11 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
     for model in [*models, *([judge] if judge is not None else [])]:
         if isinstance(model, str):
             check_model(model)  # before the audit's folder is made
-    check_reach(plan)  # a plan built by hand, not by make_plan, is checked here too
     scopes = build_scopes([t.scope for t in plan.targets])  # before any folder or model
-    if settings.announce and (warning := reach_warning(plan)):
-        print(f"note: {warning}", file=sys.stderr)
+    for warning in reach_warnings(plan):
+        warn(warning, announce=settings.announce)
+    if settings.announce:
+        print(f"budget: {budget_line(plan, len(names))}", file=sys.stderr)
     c = plan.criterion
     with marked_on_error():
         store = settings.create_run(COMMAND, {
@@ -97,6 +100,7 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
             "targets": target_configs(plan.targets), "pg": c.pg, "rid": c.rid, "delta": c.delta,
             "max_questions": plan.max_questions, "first_look": plan.first_look,
             "rephrase": plan.rephrase, "examples": plan.examples, "max_tokens": plan.max_tokens,
+            "phrasings": plan.phrasings,
             "judge": None if judge is None else model_name(judge), "base_url": base_url,
             "judge_base_url": judge_base_url}, plan.seed, [])
         started = time.monotonic()

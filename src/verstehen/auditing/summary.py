@@ -64,9 +64,10 @@ def _evidence(answers: list[dict[str, Any]], decision: Decision | None) -> tuple
 
 def _use_records(model: str, subject: str, name: str,
                  answers: list[dict[str, Any]]) -> list[UseRecord]:
-    """Certification answers as Potemkin use answers (given a right definition)."""
+    """Certification answers as Potemkin use answers (given a right definition); one the
+    model gave no readable answer in (unparsed, or cut off at the cap) is unreadable."""
     return [UseRecord(model, subject, name, str(r["family"]), True,
-                      None if r["outcome"] == "unparsed" else r["score"] == 1.0)
+                      None if r["outcome"] in ("unparsed", "truncated") else r["score"] == 1.0)
             for r in answers if r["error"] is None]
 
 

@@ -43,8 +43,15 @@ def target_row(line: TargetAudit) -> list[str]:
     inc = line.incoherence
     incoherent = "—" if inc is None or inc.incoherence is None else (
         f"{inc.incoherence:.2f} ± {inc.se:.2f} (n={inc.n})")
-    return [line.name, verdict, str(line.asked), score, keystone_word(line),
+    return [line.name, verdict, asked_by_task(line), score, keystone_word(line),
             _potemkin(line.potemkin), incoherent]
+
+
+def asked_by_task(line: TargetAudit) -> str:
+    """The questions a verdict rests on, with a concept's by task: "8 (C4 G2 E2)"."""
+    counts = [f"{task[0].upper()}{line.by_task[task].n}" for task in TASKS
+              if task in line.by_task]
+    return f"{line.asked} ({' '.join(counts)})" if line.is_concept and counts else str(line.asked)
 
 
 def show(result: AuditResult) -> None:

@@ -27,7 +27,8 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                         rid: float | None = 0.001, delta: float = 0.05,
                         rid_test_length: int | None = None, explanations: bool = False,
                         program_questions: int = 2000, first_look: int = 16,
-                        rephrase: int = 20, seed: int = 0, idk_score: float | None = None,
+                        rephrase: int = 20, seed: int = 0, phrasings: str = "benchmark",
+                        max_tokens: int | None = None, idk_score: float | None = None,
                         wrong_score: float | None = None, base_url: str | None = None,
                         runs_dir: Path | str | None = None, cache: Path | str | None = None,
                         resume: Path | str | None = None,
@@ -36,13 +37,13 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
     """Certify `model` on one scope: `questions` answers, or `sequential` looks up to
     `max_questions` (each by default 100 and 1024, or the fewest that can certify a perfect
     model when the criterion needs more); the verdict at (pg, rid, delta). A budget that
-    cannot certify even a perfect model is a UserError before any call."""
+    cannot certify even a perfect model is run after a UserWarning."""
     scopes = build_scopes([scope], idk_score=idk_score, wrong_score=wrong_score,
                           explanations=explanations)
     plan = make_plan(criterion_of(pg, rid, delta, rid_test_length=rid_test_length),
                      questions=questions, sequential=sequential, max_questions=max_questions,
                      first_look=first_look, seed=seed, rephrase=rephrase,
-                     explanations=explanations)
+                     explanations=explanations, max_tokens=max_tokens, phrasings=phrasings)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts)
     return await certify_scopes(model, scopes, plan,

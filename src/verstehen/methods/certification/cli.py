@@ -40,6 +40,7 @@ from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.models import DEFAULT_MODEL
 from verstehen.report.tables import plural
 from verstehen.scopes import SCOPE_HELP as SCOPE_LISTING
+from verstehen.scopes.draw import PHRASINGS
 from verstehen.stats import bounds as b
 from verstehen.textfiles import read_text
 
@@ -72,6 +73,13 @@ def asking_flags() -> Parser:
                        help="first checkpoint of sequential looks (default 16)")
     flags.add_argument("--rephrase", type=nonnegative_int, default=20, metavar="K",
                        help="ask K questions again in another phrasing (default 20)")
+    flags.add_argument("--phrasings", choices=PHRASINGS, default="benchmark",
+                       help="benchmark (default): a concept's questions in the Potemkin "
+                            "benchmark's wording, other scopes' in a wording drawn per "
+                            "question; all: drawn for every scope")
+    flags.add_argument("--max-tokens", type=positive_int, default=None,
+                       help="every answer's token budget (default: the scope's, 1,024 and "
+                            "up, room for reasoning before the answer)")
     flags.add_argument("--idk-score", type=unit_interval, default=None,
                        help="score of 'I don't know' (default: the scope's)")
     flags.add_argument("--wrong-score", type=unit_interval, default=None,
@@ -95,14 +103,16 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     cert.add_argument("--questions", type=positive_int, default=None,
                       help="ask exactly N questions (default 100, or the fewest that can "
                            "certify a perfect model when the criterion needs more: 2995 at "
-                           "RID 0.001); fewer than that is refused")
+                           "RID 0.001); fewer than that can only find that it does not "
+                           "understand, and is run with a warning")
     cert.add_argument("--sequential", action="store_true",
                       help="look at checkpoints 16, 32, 64, ... and stop when decisive (with "
                            "--scores: on the file's scores in order)")
     cert.add_argument("--max-questions", type=positive_int, default=None,
                       help="budget of a sequential run (default 1024, or the checkpoint at "
                            "which a perfect model is certified when later: 8192 at RID "
-                           "0.001); one that cannot certify a perfect model is refused")
+                           "0.001); one that cannot certify a perfect model is run with a "
+                           "warning")
     cert.add_argument("--explanations", action="store_true",
                       help="ask for a program per question family and run it in a sandbox")
     cert.add_argument("--program-questions", type=positive_int, default=2000,
@@ -288,7 +298,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
                           explanations=args.explanations)
     plan = make_plan(criterion, questions=args.questions, sequential=args.sequential,
                      max_questions=args.max_questions, first_look=args.first_look,
-                     seed=args.seed, rephrase=args.rephrase, explanations=args.explanations)
+                     seed=args.seed, rephrase=args.rephrase, explanations=args.explanations,
+                     max_tokens=args.max_tokens, phrasings=args.phrasings)
     floor = DEFAULT_MAX_QUESTIONS if plan.sequential else DEFAULT_QUESTIONS
     if (args.max_questions if plan.sequential else args.questions) is None \
             and plan.questions > floor:

@@ -123,7 +123,7 @@ async def run_explained(runner: Runner, model: Model, scope: ExplainableScope, s
                 for k, family in enumerate(sorted(scope.families))))
             if fam is not None]
     covered = {fam.family for fam in explained}
-    asker = Asker(runner, model, scope, store, plan.seed, plan.max_tokens)
+    asker = Asker(runner, model, scope, store, plan)
     records: list[dict[str, Any]] = []
     if len(covered) < len(scope.families):
         records = await asker.ask_range(0, plan.questions, keep=lambda q: q.family not in covered)

@@ -13,12 +13,18 @@ import numpy as np
 from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
+from verstehen.grading import grade_reply, was_cut_off
 from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.results import FamilyScore, RephraseCheck, ScopeResult
-from verstehen.methods.certification.sequential import certify_at_look
+from verstehen.methods.certification.sequential import (
+    certify_at_look,
+    out_of_reach,
+    understands_reachable,
+)
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict, checkpoints
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.scopes.base import Question, Scope
+from verstehen.scopes.draw import PHRASINGS, question_at
 from verstehen.stats.rates import mean_se, rate_se
 
 
@@ -32,7 +38,9 @@ class CertifyPlan:
     first_look: int = 16
     seed: int = 0
     rephrase: int = 20
-    max_tokens: int | None = None  # a cap on every answer (the audit's --max-tokens)
+    max_tokens: int | None = None  # every answer's token budget, replacing the scope's
+    phrasings: str = "benchmark"  # a benchmark's wording where a scope has one; "all": drawn
+    warnings: tuple[str, ...] = ()  # said before the run starts (a budget that cannot certify)
 
     def __post_init__(self) -> None:
         if self.questions < 1:
@@ -44,45 +52,44 @@ class CertifyPlan:
             raise UserError(f"--rephrase must be at least 0, not {self.rephrase}")
         if self.seed < 0:
             raise UserError(f"--seed must be at least 0, not {self.seed}")
-
-
-def question_at(scope: Scope, seed: int, index: int,
-                keep: Callable[[Question], bool] | None = None) -> Question:
-    """Question `index` of a run: drawn from its own generator, so any prefix is reproducible."""
-    rng = np.random.default_rng([seed, index])
-    question = scope.sample(rng)
-    while keep is not None and not keep(question):  # the restriction of Δ_Q to what keep allows
-        question = scope.sample(rng)
-    return question
+        if self.phrasings not in PHRASINGS:
+            raise UserError(f"--phrasings must be one of {', '.join(PHRASINGS)}, not "
+                            f"{self.phrasings!r}")
 
 
 class Asker:
     """Asks a scope's questions through the runner and writes one record per answer."""
 
     def __init__(self, runner: Runner, model: Model, scope: Scope, store: RunStore,
-                 seed: int, max_tokens: int | None = None) -> None:
+                 plan: CertifyPlan) -> None:
         self.runner, self.model, self.scope, self.store = runner, model, scope, store
-        self.seed, self.cap = seed, max_tokens
-        self.params = GenerateParams(temperature=0.0, max_tokens=scope.answer_tokens, seed=seed)
+        self.seed, self.cap = plan.seed, plan.max_tokens
+        self.all_phrasings = plan.phrasings == "all"
+        self.params = GenerateParams(temperature=0.0, max_tokens=scope.answer_tokens,
+                                     seed=plan.seed)
         self.errors = 0
         self.asked: dict[int, Question] = {}  # index -> question, for the rephrase check
 
     async def ask(self, question: Question, index: int, kind: str = "answer") -> dict[str, Any]:
         """Ask one question greedily; grade and record it (a failed call is recorded too)."""
         tokens = question.max_tokens or self.scope.answer_tokens
-        params = replace(self.params, max_tokens=min(tokens, self.cap) if self.cap else tokens)
+        params = replace(self.params, max_tokens=self.cap or tokens)
         result = await self.runner.generate(self.model, user(question.prompt), params)
         record: dict[str, Any] = {
             "kind": kind, "scope": self.scope.name, "model": self.model.name, "index": index,
             "question_id": question.id, "family": question.family,
             "phrasing": question.phrasing, "prompt": question.prompt,
             "expected": question.answer, "text": None, "parsed": None, "outcome": None,
-            "score": None, "reason": None, "cached": result.cached, "error": result.error,
+            "score": None, "reason": None, "truncated": None, "cached": result.cached,
+            "error": result.error,
         }
         if result.ok:
-            graded = self.scope.grade(question, result.value.text)
-            record.update(text=result.value.text, parsed=graded.parsed, outcome=graded.outcome,
-                          score=graded.score, reason=graded.reason)
+            reply = result.value
+            graded = grade_reply(self.scope.grade(question, reply.text), reply.finish_reason,
+                                 params.max_tokens)
+            record.update(text=reply.text, parsed=graded.parsed, outcome=graded.outcome,
+                          score=graded.score, reason=graded.reason,
+                          truncated=was_cut_off(reply.finish_reason))
         else:
             self.errors += 1
         self.store.append(record)
@@ -91,7 +98,9 @@ class Asker:
     async def ask_range(self, start: int, stop: int,
                         keep: Callable[[Question], bool] | None = None) -> list[dict[str, Any]]:
         """Ask questions start..stop-1 concurrently, in index order."""
-        questions = [question_at(self.scope, self.seed, i, keep) for i in range(start, stop)]
+        questions = [question_at(self.scope, self.seed, i, keep,
+                                 all_phrasings=self.all_phrasings)
+                     for i in range(start, stop)]
         self.asked.update(zip(range(start, stop), questions, strict=True))
         self.runner.progress.add_total(len(questions))
         return list(await asyncio.gather(
@@ -101,7 +110,7 @@ class Asker:
 async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStore,
                       plan: CertifyPlan) -> ScopeResult:
     """Ask, grade and decide; returns the scope's summary (verdict, counts, rephrase check)."""
-    asker = Asker(runner, model, scope, store, plan.seed, plan.max_tokens)
+    asker = Asker(runner, model, scope, store, plan)
     records: list[dict[str, Any]] = []
     with runner.progress.growing(plan.rephrase > 0):  # the rephrasings come after the answers
         if plan.sequential:
@@ -112,8 +121,12 @@ async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStor
                     records += await asker.ask_range(len(records), n)
                 if asker.errors:
                     break
-                verdict = certify_at_look(scores_of(records), plan.criterion, look, schedule)
+                scores = scores_of(records)
+                verdict = certify_at_look(scores, plan.criterion, look, schedule)
                 if verdict.decision != Decision.INCONCLUSIVE:
+                    break
+                if not understands_reachable(scores, plan.criterion, look, schedule):
+                    verdict = out_of_reach(verdict)
                     break
         else:
             records = await asker.ask_range(0, plan.questions)

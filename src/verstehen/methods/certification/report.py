@@ -29,6 +29,9 @@ def explain(v: Verdict) -> list[str]:
         lines.append(f"  mean score in [{v.score_lower:.4f}, {v.score_upper:.4f}] "
                      f"(PG {v.pg:g}); ridiculous rate in [{v.ridiculous_lower:.6f}, "
                      f"{v.ridiculous_upper:.6f}] (RID {v.rid:g})")
+        if isinstance(v.details, SequentialLook) and v.details.out_of_reach:
+            lines.append(f"  stopped: even if every answer up to {v.details.checkpoints[-1]} "
+                         "were right, no later look could certify understanding")
         lines.append("  more questions will likely not decide it: the observed rates sit on "
                      "the thresholds" if v.more_questions is None else
                      f"  not enough evidence yet: about {plural(v.more_questions, 'more question')}"
@@ -61,6 +64,16 @@ def verdict_row(scope: ScopeResult) -> list[str]:
             v.decided_by_words, more]
 
 
+def truncated_line(outcomes: dict[str, int]) -> str | None:
+    """A warning when answers were cut off at the token cap and scored 0 for it."""
+    cut = outcomes.get("truncated", 0)
+    if not cut:
+        return None
+    ended = "it" if cut == 1 else "they"
+    return (f"{plural(cut, 'answer')} cut off at the token cap before {ended} ended scored 0 "
+            "(outcome truncated): if the model reasons at length, raise --max-tokens")
+
+
 def show(result: CertifyResult) -> None:
     """Print a table of the verdicts, then each verdict in words with what it rests on."""
     c = result.criterion
@@ -79,6 +92,8 @@ def show(result: CertifyResult) -> None:
                 f"{f} {g.mean:.3f} ± {g.se:.3f} (n {g.n})" for f, g in scope.by_family.items()))
         if scope.unparsed_reasons:
             print(f"  unparsed answers, most common reason: {next(iter(scope.unparsed_reasons))}")
+        if line := truncated_line(scope.outcomes):
+            print(f"  {line}")
         if (r := scope.rephrase) is not None:
             print(f"  rephrased: score changed on {r.disagreements} of {plural(r.n, 'question')} "
                   f"({r.rate:.0%} ± {r.se:.0%})")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from verstehen.engine.notices import warn
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
@@ -21,6 +22,7 @@ from verstehen.methods.certification.verdict import Criterion
 from verstehen.models import Model, model_name
 from verstehen.scopes import get_scope
 from verstehen.scopes.base import ExplainableScope, Scope
+from verstehen.scopes.draw import DRAW
 from verstehen.stats.bounds import rid_for_test_length
 
 DEFAULT_QUESTIONS, DEFAULT_MAX_QUESTIONS = 100, 1024
@@ -53,11 +55,12 @@ def default_budget(criterion: Criterion, *, sequential: bool, first_look: int = 
 
 def make_plan(criterion: Criterion, *, questions: int | None = None, sequential: bool = False,
               max_questions: int | None = None, first_look: int = 16, seed: int = 0,
-              rephrase: int = 20, explanations: bool = False) -> CertifyPlan:
+              rephrase: int = 20, explanations: bool = False, max_tokens: int | None = None,
+              phrasings: str = "benchmark") -> CertifyPlan:
     """What to ask: `questions` (fixed n) or sequential looks up to `max_questions`; either
-    defaults to `default_budget`. A budget that cannot certify even a perfect model is a
-    UserError before anything is asked (with explanations, programs answer the questions and
-    the direct budget is not checked)."""
+    defaults to `default_budget`. A budget that cannot certify even a perfect model gets a
+    warning in the plan (with explanations, programs answer the questions and the direct
+    budget is not checked); `max_tokens` replaces every answer's token budget."""
     if sequential and questions is not None:
         raise UserError("give --questions N (fixed) or --sequential --max-questions N, not both")
     if explanations and sequential:
@@ -67,12 +70,16 @@ def make_plan(criterion: Criterion, *, questions: int | None = None, sequential:
                         "or give --questions N")
     given = max_questions if sequential else questions
     n = given or default_budget(criterion, sequential=sequential, first_look=first_look)
+    notes: tuple[str, ...] = ()
     if not explanations and (not sequential or first_look <= n) and (why := unreachable(
             criterion, n, sequential=sequential, first_look=first_look)):
-        raise UserError(f"{why}: raise --{'max-questions' if sequential else 'questions'} "
-                        "or --rid, or lower --pg")
+        # Procedure 4.1 may still find that the model does not understand, at any n
+        notes = (f"{why}; it can still find that the model does not understand (raise "
+                 f"--{'max-questions' if sequential else 'questions'} or --rid, or lower "
+                 "--pg, to make 'understands' reachable)",)
     return CertifyPlan(criterion, n, sequential=sequential, first_look=first_look, seed=seed,
-                       rephrase=rephrase)
+                       rephrase=rephrase, max_tokens=max_tokens, phrasings=phrasings,
+                       warnings=notes)
 
 
 def build_scopes(specs: Sequence[str | Scope], *, idk_score: float | None = None,
@@ -108,6 +115,7 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
             "rid": criterion.rid, "delta": criterion.delta, "questions": plan.questions,
             "sequential": plan.sequential, "first_look": plan.first_look,
             "rephrase": plan.rephrase, "max_tokens": plan.max_tokens,
+            "phrasings": plan.phrasings, "draw": DRAW,
             "explanations": program_questions is not None,
             "base_url": base_url}, plan.seed, [opened.identity()])
         results = []
@@ -123,6 +131,8 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
                                                      plan))
         return store, results
 
+    for note in plan.warnings:
+        warn(note, announce=settings.announce)
     timed = await in_session(settings, f"{command} {name}", body, session)
     store, results = timed.value
     result = CertifyResult(run_dir=store.path, model=name, criterion=criterion,

@@ -5,6 +5,12 @@ inflates the error far beyond δ (each look is another chance to be fooled). We 
 checkpoints fixed in advance, n_j = first·2^(j-1) (plus a final look at the budget), and run
 Procedure 4.1 at look j with δ_j = 6δ/(π² j²). Since Σ_j δ_j = δ, the chance that *any* look
 gives a wrong verdict is at most δ (union bound), whenever the run stops.
+
+A run also stops, undecided, after a look from which "understands" is out of reach: when even
+a perfect score on every remaining question up to the budget would not certify it at any later
+look (`understands_reachable`). Stopping early can only turn a later verdict into
+"inconclusive", never into a wrong one, so δ still bounds the error; it spends the budget on
+models that can still be certified.
 """
 
 from __future__ import annotations
@@ -42,9 +48,32 @@ def certify_at_look(scores: ArrayLike, criterion: Criterion, look: int,
                    details=SequentialLook(look, delta_look, tuple(schedule)))
 
 
+def understands_reachable(scores: ArrayLike, criterion: Criterion, look: int,
+                          schedule: list[int]) -> bool:
+    """Whether a later look could still certify understanding: with every answer after look
+    `look` right (score 1), does any later checkpoint say "understands"?"""
+    n = schedule[look - 1]
+    seen = np.asarray(scores, dtype=float)[:n]
+    for later in range(look + 1, len(schedule) + 1):
+        best = np.concatenate([seen, np.ones(schedule[later - 1] - n)])
+        verdict = certify(best, criterion.pg, criterion.rid, look_delta(criterion.delta, later),
+                          plan_more=False)
+        if verdict.decision == Decision.UNDERSTANDS:
+            return True
+    return False
+
+
+def out_of_reach(verdict: Verdict) -> Verdict:
+    """The inconclusive verdict of a look after which understanding can no longer be
+    certified within the budget (the run stops there)."""
+    assert isinstance(verdict.details, SequentialLook)
+    return replace(verdict, details=replace(verdict.details, out_of_reach=True))
+
+
 def certify_sequential(scores: ArrayLike, pg: float, rid: float, delta: float, *,
                        first: int = 16, max_n: int | None = None) -> Verdict:
-    """The verdict of the first decisive checkpoint the scores reach, else of the last one.
+    """The verdict of the first decisive checkpoint the scores reach, else of the look after
+    which "understands" is out of reach within the budget, else of the last one reached.
 
     `max_n` is the budget fixed before the run; None takes len(scores), which is right for one
     call on a finished run but not when called again as answers arrive (that adds looks).
@@ -59,6 +88,9 @@ def certify_sequential(scores: ArrayLike, pg: float, rid: float, delta: float, *
     for look in range(1, len(reached) + 1):
         verdict = certify_at_look(array, criterion, look, schedule)
         if verdict.decision != Decision.INCONCLUSIVE:
+            break
+        if not understands_reachable(array, criterion, look, schedule):
+            verdict = out_of_reach(verdict)
             break
     assert verdict is not None
     return verdict

@@ -66,6 +66,9 @@ class SequentialLook(JsonForm):
     delta_look: float
     checkpoints: tuple[int, ...]
     sequential: bool = True
+    # the run stopped here, undecided, because no later look could certify understanding even
+    # if every answer after this look were right
+    out_of_reach: bool = False
 
 
 @dataclass(frozen=True)

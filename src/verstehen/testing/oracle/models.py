@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message, Usage
 from verstehen.scopes.base import Question, Scope
@@ -49,8 +50,26 @@ class Cut:
     tokens: int
 
 
-def cut(text: str, max_tokens: int | None) -> Cut:
-    """`text` cut after its `max_tokens`-th whitespace-separated word ("length"), or whole."""
+class Tokenizer(Protocol):
+    """A real tokenizer, for a stub that counts tokens as a server does."""
+
+    def encode(self, text: str) -> list[int]:
+        """The token ids of a text."""
+        ...
+
+    def decode(self, ids: list[int]) -> str:
+        """The text of token ids."""
+        ...
+
+
+def cut(text: str, max_tokens: int | None, tokenizer: Tokenizer | None = None) -> Cut:
+    """`text` cut after its `max_tokens`-th token ("length"), or whole; tokens are the
+    tokenizer's, or without one whitespace-separated words."""
+    if tokenizer is not None:
+        ids = tokenizer.encode(text)
+        if max_tokens is not None and len(ids) > max_tokens:
+            return Cut(tokenizer.decode(ids[:max_tokens]), "length", max_tokens)
+        return Cut(text, "stop", len(ids))
     spans = [m.end() for m in re.finditer(r"\S+", text)]
     if max_tokens is not None and len(spans) > max_tokens:
         return Cut(text[:spans[max_tokens - 1]] if max_tokens > 0 else "", "length", max_tokens)
@@ -128,9 +147,10 @@ class AdversaryModel(OracleModel):
 
 
 def oracle_route(book: AnswerBook, adversary: bool = False, *, style: str | None = None,
-                 reasoning_tokens: int = 0) -> Route:
+                 reasoning_tokens: int = 0, tokenizer: Tokenizer | None = None) -> Route:
     """A `StubEndpoints` route answering chat completions from the book, as `OracleModel` (or
-    `AdversaryModel`) does, cut at the request's `max_tokens` (or `max_completion_tokens`)."""
+    `AdversaryModel`) does, cut at the request's `max_tokens` (or `max_completion_tokens`),
+    counted in the tokenizer's tokens when one is given."""
     responder = Responder(book, adversary=adversary, style=style,
                           reasoning_tokens=reasoning_tokens)
 
@@ -139,7 +159,7 @@ def oracle_route(book: AnswerBook, adversary: bool = False, *, style: str | None
         if method != "POST" or not path.endswith("/chat/completions"):
             return None
         cap = payload.get("max_completion_tokens", payload.get("max_tokens"))
-        reply = cut(responder.reply(prompt_of(payload)), cap)
+        reply = cut(responder.reply(prompt_of(payload)), cap, tokenizer)
         prompt_tokens = sum(len(str(m.get("content", "")).split())
                             for m in payload.get("messages", []) if isinstance(m, dict))
         return 200, {
