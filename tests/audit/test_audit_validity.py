@@ -157,3 +157,21 @@ def test_the_stub_stops_at_the_cap_it_is_sent_and_the_cut_reply_is_truncated(
     assert all(r["score"] == 0.0 and "300-token cap" in r["reason"] for r in cut)
     # a draft answer read from the cut reasoning may happen to be right; most are not
     assert len(cut) >= 0.8 * len(records)
+
+
+def test_the_audit_reports_answers_cut_off_at_the_cap(cli: Cli, tmp_path: Path,
+                                                      tokens: SmolTokens) -> None:
+    """600 tokens of reasoning under a 300-token budget: the answers are cut before they end,
+    graded truncated, counted per target and said in one line under the table."""
+    scope = get_scope("game-theory/pure-nash")
+    route = oracle_route(book_for([scope], 64), reasoning_tokens=REASONING, tokenizer=tokens)
+    with StubEndpoints(1, route=route) as stub:
+        args = ["audit", "--model", "openai/capable", "--base-url", stub.urls[0], "--subject",
+                "game-theory/pure-nash", "--max-tokens", "300", "--no-progress",
+                "--runs-dir", str(tmp_path)]
+        shown = cli(args)
+        summary = json.loads(cli([*args, "--json"]).stdout)
+    (line,) = summary["targets"]
+    assert line["truncated"] > 0 and line["verdict"]["decision"] == "does_not_understand"
+    assert f"{line['truncated']} answers cut off at the token cap" in shown.stdout
+    assert "raise --max-tokens" in shown.stdout

@@ -35,8 +35,9 @@ class TargetAudit(JsonForm):
     `keystone` says whether the definition was right (None: not graded yet, or not a concept);
     `potemkin` the potemkin rate per task of the certification answers given a right
     definition (empty until the keystone is graded true); `incoherence` 2 x the rate at which
-    the model's classification of its own example contradicts what it was asked to make, and
-    `checker_wrong` the share of those examples the checker says miss what was asked.
+    the model's classification of its own example contradicts what it was asked to make,
+    `checker_wrong` the share of those examples the checker says miss what was asked, and
+    `truncated` how many certification answers were cut off at the token cap and failed.
     """
 
     model: str
@@ -52,6 +53,7 @@ class TargetAudit(JsonForm):
     incoherence: Incoherence | None
     checker_wrong: float | None
     evidence: tuple[Evidence, ...]
+    truncated: int = 0  # answers cut off at the token cap that failed for it (scored 0)
 
     @property
     def is_concept(self) -> bool:

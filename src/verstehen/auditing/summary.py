@@ -85,7 +85,8 @@ def _target_line(target: dict[str, Any], model: str, scope: ScopeResult | None,
         if keystone else {},
         incoherence=incoherence(concept_pairs) if concept_pairs else None,
         checker_wrong=checked(concept_pairs).wrong if concept_pairs else None,
-        evidence=_evidence(answers, scope.verdict.decision if scope and scope.verdict else None))
+        evidence=_evidence(answers, scope.verdict.decision if scope and scope.verdict else None),
+        truncated=scope.outcomes.get("truncated", 0) if scope else 0)
 
 
 def _certified(run: Path) -> CertifyResult | None:

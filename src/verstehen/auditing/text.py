@@ -4,6 +4,7 @@ answers that decided each verdict."""
 from __future__ import annotations
 
 from verstehen.auditing.results import AuditResult, TargetAudit
+from verstehen.methods.certification.report import truncated_line
 from verstehen.methods.potemkin.stats import PotemkinRate
 from verstehen.report.tables import plural, table
 
@@ -64,6 +65,8 @@ def show(result: AuditResult) -> None:
         lines = result.of(model)
         print(f"\n{model}")
         print(table(HEADER, [target_row(t) for t in lines]))
+        if cut := truncated_line({"truncated": sum(t.truncated for t in lines)}):
+            print(cut)
         print("answers that decided it:")
         for line in lines:
             if line.evidence:
