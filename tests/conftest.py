@@ -1,4 +1,5 @@
-"""Shared fixtures: free ports, local servers (stub and real llama.cpp), the CLI, the cache.
+"""Shared fixtures: free ports, local servers (stub and real llama.cpp), the CLI, the cache, a
+small multiple-choice file.
 
 CLI tests run `verstehen.cli.main(argv)` in this process (`cli` fixture, `cli_error`), with a
 private cache and runs folder and no API keys; `run_cli` starts a real `python -m verstehen`
@@ -7,6 +8,7 @@ process for the few tests that need one (signals, exit of the interpreter, serve
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -194,3 +196,15 @@ def figures_saved_by(monkeypatch: pytest.MonkeyPatch, module: object) -> list:
 
     monkeypatch.setattr(module, "save_png", save)
     return caught
+
+
+@pytest.fixture(scope="session")
+def mcq_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A CSQA-style file of ten questions whose right answers cycle through the five labels."""
+    path = tmp_path_factory.mktemp("mcq") / "five.jsonl"
+    rows = [{"id": f"q{i}", "answerKey": "ABCDE"[i % 5],
+             "question": {"stem": f"Which thing is number {i}?",
+                          "choices": [{"label": lab, "text": f"thing {lab.lower()}{i}"}
+                                      for lab in "ABCDE"]}} for i in range(10)]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path

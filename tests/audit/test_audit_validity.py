@@ -47,18 +47,6 @@ def tokens(smol_path: Path) -> SmolTokens:
     return SmolTokens(smol_path)
 
 
-@pytest.fixture(scope="module")
-def mcq_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A CSQA-style file whose right answers cycle through the five labels."""
-    path = tmp_path_factory.mktemp("mcq") / "five.jsonl"
-    rows = [{"id": f"q{i}", "answerKey": "ABCDE"[i % 5],
-             "question": {"stem": f"Which thing is number {i}?",
-                          "choices": [{"label": lab, "text": f"thing {lab.lower()}{i}"}
-                                      for lab in "ABCDE"]}} for i in range(10)]
-    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    return path
-
-
 def book_for(scopes: list[Scope], count: int, seed: int = 0) -> AnswerBook:
     """The questions a run of `count` per scope asks (canonical phrasing), by prompt."""
     book = AnswerBook()
@@ -130,8 +118,8 @@ def certify_each(cli: Cli, specs: list[str], route, tmp: Path, *extra: str) -> l
 
 @pytest.mark.parametrize("adversary", [False, True])
 def test_a_reply_that_reasons_600_tokens_first_is_graded_by_its_answer(
-        cli: Cli, tmp_path: Path, mcq_file: Path, tokens: SmolTokens, adversary: bool) -> None:
-    specs = every_scope(mcq_file)
+        cli: Cli, tmp_path: Path, mcq_path: Path, tokens: SmolTokens, adversary: bool) -> None:
+    specs = every_scope(mcq_path)
     book = book_for([get_scope(s) for s in specs], 8)
     route = oracle_route(book, adversary, reasoning_tokens=REASONING, tokenizer=tokens)
     records = certify_each(cli, specs, route, tmp_path)
@@ -142,11 +130,11 @@ def test_a_reply_that_reasons_600_tokens_first_is_graded_by_its_answer(
 
 
 def test_the_stub_stops_at_the_cap_it_is_sent_and_the_cut_reply_is_truncated(
-        cli: Cli, tmp_path: Path, mcq_file: Path, tokens: SmolTokens) -> None:
+        cli: Cli, tmp_path: Path, mcq_path: Path, tokens: SmolTokens) -> None:
     """With every budget set to 300 tokens, the 600-token reasoning is cut before its answer:
     each reply is 300 of the tokenizer's tokens, marked truncated and scored 0 as such (the
     reasoning's draft answers are not taken for the final one)."""
-    specs = every_scope(mcq_file)
+    specs = every_scope(mcq_path)
     book = book_for([get_scope(s) for s in specs], 8)
     route = oracle_route(book, reasoning_tokens=REASONING, tokenizer=tokens)
     records = certify_each(cli, specs, route, tmp_path, "--max-tokens", "300")

@@ -5,7 +5,6 @@ found wrong); the in-process models and the stub-endpoint route answer the same 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -36,18 +35,6 @@ from verstehen.testing.stub_endpoints import StubEndpoints
 PER_CONCEPT_TASK = 16  # questions per concept and task (classify draws both answers)
 PER_OTHER_SCOPE = 60
 REASONING = 600
-
-
-@pytest.fixture(scope="module")
-def mcq_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A CSQA-style file whose right answers cycle through the five labels."""
-    path = tmp_path_factory.mktemp("mcq") / "five.jsonl"
-    rows = [{"id": f"q{i}", "answerKey": "ABCDE"[i % 5],
-             "question": {"stem": f"Which thing is number {i}?",
-                          "choices": [{"label": lab, "text": f"thing {lab.lower()}{i}"}
-                                      for lab in "ABCDE"]}} for i in range(10)]
-    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    return path
 
 
 def scope_specs(mcq: Path) -> list[str]:
