@@ -31,7 +31,7 @@ Contractions verse allows, added to dictionary words as further variants (not ma
 estimates), since cmudict lists them for some words only ("fire", "every", but not "tired"):
 smoothing, a vowel AY or AW followed by unstressed ER as one syllable (fire, tired, hour,
 flower); syncope, a final unstressed "-en" after V as a bare N (heaven -> heav'n, seven, given).
-The further readings of speech and of Early Modern verse are `meter.verse_pronounce`.
+The further readings of speech and of Early Modern verse are `licences.verse_pronounce`.
 
 Lines. A line "has n syllables" when SOME choice of one variant per word gives n;
 `read_line(text).counts` is the set of all such n.

@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
-from verstehen.domains.poetry.meter import verse_pronounce
+from verstehen.domains.poetry.licences import verse_pronounce
 from verstehen.domains.poetry.pronounce import VOWELS, is_vowel, pronounce
 
 Tail = tuple[str, ...]
