@@ -22,6 +22,8 @@ import pytest
 
 from verstehen.domains.poetry.checks import is_anapestic, is_shakespearean_sonnet, poem_lines
 
+from conftest import SHARED_DATA, needs_shared
+
 SONNETS_FILE = Path(__file__).parent / "data" / "shakespeare_sonnets.txt"
 NOT_IN_FORM = (99, 126, 145)
 
@@ -112,6 +114,16 @@ def test_unexplained_false_negatives_are_at_most_2_percent(form: str) -> None:
     examples = b.corpus()[form]
     unexplained = [r for r in b.rejections(form, examples) if r.explained is None]
     assert len(unexplained) <= 0.02 * len(examples), [(r.name, r.reason) for r in unexplained]
+
+
+@needs_shared("PotemkinBenchmark")
+def test_the_haiku_the_benchmarks_authors_label_are_haiku() -> None:
+    """No public-domain corpus of English 5-7-5 haiku exists to ship; the benchmark's five
+    author-labelled haiku (read from the shared data, never copied) are each accepted."""
+    labels = SHARED_DATA / "PotemkinBenchmark" / "BenchmarkDataset" / "labeled_instances.csv"
+    haiku = bench().corpus(labels)["haiku"]
+    assert len(haiku) == 5  # the file's rows with Concept "Haiku" and True Label "yes"
+    assert not bench().rejections("haiku", haiku)
 
 
 @pytest.mark.parametrize("key", sorted(bench().EXPLAINED))
