@@ -26,6 +26,16 @@ from verstehen.models.remote import (
     note,
     public_url,
 )
+from verstehen.models.replies import (
+    as_object,
+    kind_of,
+    malformed,
+    optional_text,
+    reply_object,
+    text_of,
+    token_count,
+)
+from verstehen.models.transport import bounded_client
 
 REDACTED = "[redacted thinking]"  # stands for a redacted_thinking block in the reasoning text
 
@@ -56,11 +66,13 @@ class AnthropicModel:
                             f"--reasoning-budget {MIN_THINKING_BUDGET} or more (0: no thinking)")
         self._key = api_key("ANTHROPIC_API_KEY", "api.anthropic.com", self.base_url,
                             api_key_env, "anthropic")
+        deadline = timeout or DEFAULT_TIMEOUT  # bounds the whole reply (models/transport.py)
         self._client = anthropic.AsyncAnthropic(
             api_key=self._key or "no-key",
             base_url=self.base_url,
             max_retries=0,
-            timeout=timeout or DEFAULT_TIMEOUT,
+            timeout=deadline,
+            http_client=bounded_client(deadline),
         )
         self._notes: tuple[str, ...] = ()
         if self.reasoning_budget:
@@ -106,7 +118,7 @@ class AnthropicModel:
         if params.stop:
             extra["stop_sequences"] = list(params.stop)
         try:
-            out = await self._client.messages.create(
+            raw = await self._client.messages.with_raw_response.create(
                 model=self.model,
                 messages=turns,  # type: ignore[arg-type]
                 **self._sampling(params),
@@ -114,13 +126,7 @@ class AnthropicModel:
             )
         except Exception as exc:
             raise classify_sdk_error(exc, self._key) from exc
-        return Completion(
-            text="".join(getattr(block, "text", "") for block in out.content
-                         if getattr(block, "type", "text") == "text"),
-            finish_reason=out.stop_reason,
-            usage=Usage(out.usage.input_tokens, out.usage.output_tokens),
-            reasoning=thinking_of(out.content),
-        )
+        return message_of(reply_object(raw.http_response.content))
 
     async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
         """Not offered by the API."""
@@ -134,8 +140,29 @@ class AnthropicModel:
         await self._client.close()
 
 
-def thinking_of(blocks: list[Any]) -> str | None:
+def message_of(reply: dict[str, Any]) -> Completion:
+    """The completion a Messages API reply (its JSON object) holds: the text blocks' text, the
+    thinking apart, the token counts; TransientError for a reply of another shape."""
+    content = reply.get("content")
+    if not isinstance(content, list):
+        raise malformed(f"content is {kind_of(content)}, not a list of blocks")
+    blocks = [as_object(block, f"content[{i}]") for i, block in enumerate(content)]
+    if not all(isinstance(block.get("type"), str) for block in blocks):
+        raise malformed("content holds a block of no type")
+    usage = as_object(reply.get("usage"), "usage")
+    return Completion(
+        text="".join(text_of(block.get("text"), f"content[{i}].text")
+                     for i, block in enumerate(blocks) if block["type"] == "text"),
+        finish_reason=optional_text(reply.get("stop_reason"), "stop_reason"),
+        usage=Usage(token_count(usage.get("input_tokens"), "usage.input_tokens"),
+                    token_count(usage.get("output_tokens"), "usage.output_tokens")),
+        reasoning=thinking_of(blocks),
+    )
+
+
+def thinking_of(blocks: list[dict[str, Any]]) -> str | None:
     """The thinking blocks' text, in order (a redacted block as REDACTED); None without any."""
-    parts = [getattr(block, "thinking", "") if block.type == "thinking" else REDACTED
-             for block in blocks if getattr(block, "type", "") in {"thinking", "redacted_thinking"}]
+    parts = [text_of(block.get("thinking"), "a thinking block's thinking")
+             if block["type"] == "thinking" else REDACTED
+             for block in blocks if block["type"] in {"thinking", "redacted_thinking"}]
     return "\n\n".join(parts) if parts else None

@@ -19,11 +19,18 @@ import urllib.request
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import BinaryIO, Generic, TypeVar
 
 from verstehen.errors import TransientError, UserError
 from verstehen.models.base import EndpointUsage
-from verstehen.models.remote import base_url_address, check_reachable, public_url, redact
+from verstehen.models.limits import MAX_REPLY_BYTES, size_text
+from verstehen.models.remote import (
+    base_url_address,
+    check_reachable,
+    escape_controls,
+    public_url,
+    redact,
+)
 from verstehen.models.servers import kind_from_owners
 from verstehen.textfiles import read_text
 
@@ -105,20 +112,37 @@ class EndpointInfo:
 
 
 def describe_endpoint(url: str, key: str | None = None, timeout: float = 3.0) -> EndpointInfo:
-    """Ask one endpoint's /v1/models (with the key, if any) what it serves."""
+    """Ask one endpoint's /v1/models (with the key, if any) what it serves: the whole reply
+    within `timeout` seconds and MAX_REPLY_BYTES, model names with control characters
+    escaped (they are printed)."""
     request = urllib.request.Request(url.rstrip("/") + "/models")
     if key:
         request.add_header("Authorization", f"Bearer {key}")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as reply:
-            listing = json.load(reply).get("data") or []
+            listing = json.loads(read_within(reply, timeout)).get("data") or []
     except urllib.error.HTTPError as exc:
         return EndpointInfo(public_url(url), error=f"HTTP {exc.code} on /models")
-    except (OSError, ValueError, AttributeError) as exc:
+    except (OSError, ValueError, AttributeError, RecursionError, TransientError) as exc:
         return EndpointInfo(public_url(url), error=redact(str(getattr(exc, "reason", exc)), key))
-    entries = [m for m in listing if isinstance(m, dict)]
-    return EndpointInfo(public_url(url), tuple(str(m.get("id")) for m in entries),
+    entries = [m for m in listing if isinstance(m, dict)] if isinstance(listing, list) else []
+    return EndpointInfo(public_url(url), tuple(escape_controls(str(m.get("id")))
+                                               for m in entries),
                         kind_from_owners([m.get("owned_by") for m in entries]))
+
+
+def read_within(reply: BinaryIO, seconds: float, max_bytes: int = MAX_REPLY_BYTES) -> bytes:
+    """A blocking reply's body, whole within `seconds` and at most `max_bytes`; TransientError
+    otherwise (each read waits at most the socket's own timeout)."""
+    deadline, parts, size = time.monotonic() + seconds, [], 0
+    while chunk := reply.read1(65536):  # type: ignore[attr-defined]
+        size += len(chunk)
+        if size > max_bytes:
+            raise TransientError(f"reply over {size_text(max_bytes)}")
+        if time.monotonic() > deadline:
+            raise TransientError(f"Timeout: no whole reply within {seconds:g} s")
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 def pool_identity(urls: Sequence[str]) -> str:

@@ -48,6 +48,17 @@ from verstehen.models.remote import (
     reasoning_by_name,
     rejects_chat_parameters,
 )
+from verstehen.models.replies import (
+    as_object,
+    first_of,
+    logprob,
+    malformed,
+    optional_object,
+    optional_text,
+    reply_object,
+    text_of,
+    token_count,
+)
 from verstehen.models.servers import (
     check_kind,
     echo_tokens,
@@ -55,6 +66,7 @@ from verstehen.models.servers import (
     kind_from_owners,
     vllm_prompt_tokens,
 )
+from verstehen.models.transport import bounded_client
 
 NO_LOGPROBS = (
     "{server} gave no prompt log-probabilities for {model}: exact logprobs need a server "
@@ -80,7 +92,9 @@ class OpenAIModel:
     `api_key_env` names, or none. `timeout` bounds one attempt's wait for a reply (seconds).
     Several base URLs are replicas of one model, each with at most `endpoint_limit` calls in
     flight (default 8); `server_kind` says how the server gives prompt log-probabilities
-    (None: asked of its /v1/models on the first likelihood call).
+    (None: asked of its /v1/models on the first likelihood call). A reply must be whole
+    within `timeout` and at most MAX_REPLY_BYTES, and of the shape expected
+    (`models/replies.py`); one that is not is a transient fault of its endpoint.
 
     `reasoning_budget` is the tokens a reply may spend reasoning on top of the answer budget
     (`GenerateParams.max_tokens`): sent in `max_completion_tokens` to a reasoning model, in
@@ -138,8 +152,9 @@ class OpenAIModel:
     @staticmethod
     def _connect(url: str | None, timeout: float | None, api_key_env: str | None) -> Client:
         key = api_key("OPENAI_API_KEY", "api.openai.com", url, api_key_env, "openai")
+        deadline = timeout or DEFAULT_TIMEOUT
         sdk = openai.AsyncOpenAI(api_key=key or "no-key", base_url=url, max_retries=0,
-                                 timeout=timeout or DEFAULT_TIMEOUT)
+                                 timeout=deadline, http_client=bounded_client(deadline))
         return Client(sdk, key)
 
     def identity(self) -> dict[str, str]:
@@ -188,7 +203,7 @@ class OpenAIModel:
             while True:
                 reasoning = self.reasoning_parameters
                 try:
-                    return await client.sdk.chat.completions.create(
+                    raw = await client.sdk.chat.completions.with_raw_response.create(
                         model=self.model,
                         messages=list(messages),  # type: ignore[arg-type]
                         seed=params.seed,
@@ -201,8 +216,11 @@ class OpenAIModel:
                         raise classify_sdk_error(exc, client.key) from exc
                     server = public_url(endpoint.url or "api.openai.com")
                     self._use_reasoning_parameters(f"{server} refused `{refused}` with HTTP 400")
+                    continue
+                # checked here, inside the pool: a malformed reply is its endpoint's fault
+                return completion_of(reply_object(raw.http_response.content))
 
-        return completion_of(await self._pool.call(on))
+        return await self._pool.call(on)
 
     async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
         """Exact scores from /completions with echo; UnsupportedCapability where absent."""
@@ -225,28 +243,35 @@ class OpenAIModel:
 
     async def _kind_of(self, endpoint: Endpoint[Client]) -> str:
         try:
-            listing = await endpoint.client.sdk.models.list()
+            raw = await endpoint.client.sdk.models.with_raw_response.list()
         except Exception as exc:
             mapped = classify_sdk_error(exc, endpoint.client.key)
             if isinstance(mapped, TransientError):
                 raise mapped from exc
             return "openai"  # no /models: a server of no kind we know
-        return kind_from_owners([getattr(m, "owned_by", None) for m in listing.data])
+        listing = reply_object(raw.http_response.content).get("data")
+        entries = listing if isinstance(listing, list) else []
+        return kind_from_owners([m.get("owned_by") for m in entries if isinstance(m, dict)])
 
     async def _probe(self, prompt: str) -> tuple[list[str], int]:
         """The echoed tokens of `prompt` and the prompt tokens the server counted."""
-        out = await self._pool.call(lambda endpoint: self._complete(endpoint, prompt, "llamacpp"))
-        choice = out.choices[0].model_dump() if out.choices else {}
-        echoed = echo_tokens(choice)
-        if echoed is None or out.usage is None:
-            raise self._unsupported()
-        return echoed[0], out.usage.prompt_tokens
+        async def on(endpoint: Endpoint[Client]) -> tuple[list[str], int]:
+            reply = await self._complete(endpoint, prompt, "llamacpp")
+            echoed = echo_tokens(first_of(reply.get("choices"), "choices"))
+            counted = optional_object(reply.get("usage"), "usage").get("prompt_tokens")
+            if echoed is None or counted is None:
+                raise self._unsupported()
+            return echoed[0], token_count(counted, "usage.prompt_tokens")
 
-    async def _complete(self, endpoint: Endpoint[Client], prompt: str, kind: str) -> Any:
+        return await self._pool.call(on)
+
+    async def _complete(self, endpoint: Endpoint[Client], prompt: str, kind: str
+                        ) -> dict[str, Any]:
+        """The reply of /completions with the prompt echoed and its log-probabilities."""
         client = endpoint.client
         extra = {"prompt_logprobs": 1, "return_token_ids": True} if kind == "vllm" else None
         try:
-            return await client.sdk.completions.create(
+            raw = await client.sdk.completions.with_raw_response.create(
                 model=self.model, prompt=prompt, echo=True, logprobs=1, max_tokens=1,
                 temperature=0.0, extra_body=extra,
             )
@@ -255,19 +280,25 @@ class OpenAIModel:
             if getattr(exc, "status_code", None) in UNSUPPORTED_STATUS:
                 raise self._unsupported() from exc
             raise mapped from exc
+        return reply_object(raw.http_response.content)
 
     async def _score(self, context: str, continuation: str, kind: str, bos: str) -> float:
         context, continuation = split_trailing_space(context, continuation)
         if bos and not context.startswith(bos):
             context = bos + context
         prompt = context + continuation
-        out = await self._pool.call(lambda endpoint: self._complete(endpoint, prompt, kind))
-        choice = out.choices[0].model_dump() if out.choices else {}
-        scored = (vllm_prompt_tokens(choice, prompt) if kind == "vllm" else None) or (
-            echo_tokens(choice))
-        if scored is None:
-            raise self._unsupported()
-        return continuation_logprob(*scored, prompt, len(continuation))
+
+        async def on(endpoint: Endpoint[Client]) -> float:
+            # read inside the pool: a reply of the wrong shape is its endpoint's fault
+            reply = await self._complete(endpoint, prompt, kind)
+            choice = first_of(reply.get("choices"), "choices")
+            scored = (vllm_prompt_tokens(choice, prompt) if kind == "vllm" else None) or (
+                echo_tokens(choice))
+            if scored is None:
+                raise self._unsupported()
+            return continuation_logprob(*scored, prompt, len(continuation))
+
+        return await self._pool.call(on)
 
     def _unsupported(self) -> UnsupportedCapability:
         server = public_url(self.base_url or "api.openai.com")
@@ -279,25 +310,42 @@ class OpenAIModel:
             await endpoint.client.sdk.close()
 
 
-def completion_of(out: Any) -> Completion:
-    """The answer of a chat completion, the reasoning a server gave apart (`reasoning_content`
-    of vLLM and SGLang, `reasoning` of newer vLLM) and its token counts, reasoning tokens from
-    `usage.completion_tokens_details` (OpenAI)."""
-    if not out.choices:
-        raise CallFailed("the server answered with no choices")
-    choice = out.choices[0]
-    message, usage = choice.message, out.usage
-    reasoning = next((text for text in (getattr(message, name, None) for name in
+def completion_of(reply: dict[str, Any]) -> Completion:
+    """The answer of a chat completion (its JSON object), the reasoning a server gave apart
+    (`reasoning_content` of vLLM and SGLang, `reasoning` of newer vLLM) and its token counts,
+    reasoning tokens from `usage.completion_tokens_details` (OpenAI); TransientError for a
+    reply of another shape. Content given as a list of parts (Mistral's form) is the text of
+    its "text" parts, joined; its other parts (thinking) are left out."""
+    choice = first_of(reply.get("choices"), "choices")
+    message = as_object(choice.get("message"), "choices[0].message")
+    usage = optional_object(reply.get("usage"), "usage")
+    details = optional_object(usage.get("completion_tokens_details"),
+                              "usage.completion_tokens_details")
+    reasoning = next((text for text in (message.get(name) for name in
                                         ("reasoning_content", "reasoning"))
                       if isinstance(text, str) and text), None)
-    details = getattr(usage, "completion_tokens_details", None)
     return Completion(
-        text=message.content or "",
-        finish_reason=choice.finish_reason,
-        usage=Usage(usage.prompt_tokens if usage else 0, usage.completion_tokens if usage else 0,
-                    getattr(details, "reasoning_tokens", None) or 0),
+        text=content_text(message.get("content")),
+        finish_reason=optional_text(choice.get("finish_reason"), "choices[0].finish_reason"),
+        usage=Usage(token_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+                    token_count(usage.get("completion_tokens"), "usage.completion_tokens"),
+                    token_count(details.get("reasoning_tokens"),
+                                "usage.completion_tokens_details.reasoning_tokens")),
         reasoning=reasoning,
     )
+
+
+def content_text(content: object) -> str:
+    """A message's content as text: a string, null (""), or a list of typed parts whose
+    "text" parts are joined; TransientError for anything else."""
+    if not isinstance(content, list):
+        return text_of(content, "choices[0].message.content")
+    parts = [as_object(part, f"choices[0].message.content[{i}]")
+             for i, part in enumerate(content)]
+    if not all(isinstance(part.get("type"), str) for part in parts):
+        raise malformed("choices[0].message.content is a list with a part of no type")
+    return "".join(text_of(part.get("text"), f"choices[0].message.content[{i}].text")
+                   for i, part in enumerate(parts) if part["type"] == "text")
 
 
 def continuation_logprob(
@@ -323,4 +371,5 @@ def continuation_logprob(
     picked = values[start:end]
     if any(v is None for v in picked):
         raise CallFailed("the server gave no log-probability for a continuation token")
-    return float(sum(picked))  # type: ignore[arg-type]
+    # each is finite and <= 0 (`echo_tokens`); their sum may still overflow to -inf
+    return logprob(float(sum(picked)), "the continuation's log-probability")  # type: ignore[arg-type]

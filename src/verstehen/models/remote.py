@@ -4,6 +4,7 @@ rules for reasoning models (which are, their reasoning budget, the 400s that rev
 from __future__ import annotations
 
 import email.utils
+import json
 import os
 import re
 import socket
@@ -13,12 +14,15 @@ from collections.abc import Mapping
 from urllib.parse import urlparse, urlunparse
 
 from verstehen.errors import CallFailed, TransientError, UserError
+from verstehen.models.limits import MAX_ERROR_CHARS
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 # seconds to wait for one reply from a remote server before the attempt counts as a timeout
 DEFAULT_TIMEOUT = 60.0
 KEY_HIDDEN = "[key hidden]"
 _URL = re.compile(r"\bhttps?://[^\s'\"<>]+")
+# C0 but tab and newline, DEL, C1; and lone surrogates, which no file or database can store
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 # OpenAI's reasoning models (o1, o3, o4-mini, gpt-5 families; not gpt-5-chat, a chat model)
 REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
@@ -52,12 +56,20 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 
 def classify_sdk_error(exc: Exception, key: str | None = None) -> Exception:
     """Map an openai/anthropic SDK error to TransientError (retry) or CallFailed (give up),
-    with anything in its text that looks like `key` hidden (errors are stored in records)."""
+    with anything in its text that looks like `key` hidden (errors are stored in records).
+
+    A TransientError of our own (a reply over its size or deadline, `models/transport.py`)
+    passes as it is, and so does one an SDK wrapped; a body the SDK could not parse is a
+    malformed reply, a fault of that server."""
+    if (own := _own_transient(exc)) is not None:
+        return own
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
     if status is None:
         if name in {"APIConnectionError", "APITimeoutError"}:
             return TransientError(redact(f"{name}: {exc}", key))
+        if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError | RecursionError):
+            return TransientError(redact(f"malformed reply: {name}: {exc}", key))
         return CallFailed(redact(f"{name}: {exc}", key))
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
@@ -67,17 +79,52 @@ def classify_sdk_error(exc: Exception, key: str | None = None) -> Exception:
     if status == 401:
         hint = (" (the server refused the key sent)" if key else
                 " (no key was sent: name the variable that holds it with --api-key-env)")
-    return CallFailed(redact(f"HTTP {status}: {getattr(exc, 'message', exc)}{hint}", key))
+    return CallFailed(f"HTTP {status}: {redact(str(getattr(exc, 'message', exc)), key)}{hint}")
+
+
+def _own_transient(exc: BaseException) -> TransientError | None:
+    """The TransientError `exc` is, or was raised from (an SDK may wrap what the transport
+    raised); None when there is none."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, TransientError):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__
+    return None
 
 
 def redact(text: str, key: str | None) -> str:
     """`text` with the key, any 8 or more of its characters in a row, and credentials in URLs
-    hidden (servers echo keys in their error messages, "Incorrect API key: sk-ab***yz")."""
+    hidden (servers echo keys in their error messages, "Incorrect API key: sk-ab***yz"),
+    control characters escaped, and cut to MAX_ERROR_CHARS (it comes from a server)."""
     text = _URL.sub(lambda m: public_url(m.group(0)), text)
-    if not key or len(key) < 8:
-        return text.replace(key, KEY_HIDDEN) if key else text
-    words = re.split(r"(\s+|[\"'`,;()\[\]{}])", text)
-    return "".join(KEY_HIDDEN if len(w) >= 8 and _shares_key(w, key) else w for w in words)
+    if key and len(key) < 8:
+        text = text.replace(key, KEY_HIDDEN)
+    elif key:
+        words = re.split(r"(\s+|[\"'`,;()\[\]{}])", text)
+        text = "".join(KEY_HIDDEN if len(w) >= 8 and _shares_key(w, key) else w for w in words)
+    return shorten(escape_controls(text), MAX_ERROR_CHARS)
+
+
+def escape_controls(text: str) -> str:
+    """`text` with every control character but tab and newline (C0, DEL, C1: ESC, CR, BEL,
+    backspace...) written as `\\x1b`, so no printed or stored error carries a terminal
+    escape sequence, a carriage return that overwrites a line, or a bell; a lone surrogate
+    is written `\\ud800`."""
+    return _CONTROLS.sub(lambda m: _escaped(ord(m.group(0))), text)
+
+
+def _escaped(code: int) -> str:
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` up to `limit` characters, and how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit} more characters)"
 
 
 def _shares_key(word: str, key: str) -> bool:

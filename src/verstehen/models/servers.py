@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from verstehen.errors import CallFailed, UnsupportedCapability
+from verstehen.models.replies import kind_of, logprob, malformed, optional_logprob, optional_object
 
 SERVER_KINDS = ("auto", "vllm", "llamacpp", "openai")
 OWNERS = {"vllm": "vllm", "me": "llamacpp", "llamacpp": "llamacpp"}
@@ -37,22 +38,29 @@ def check_kind(kind: str | None) -> str:
     return kind
 
 
-def kind_from_owners(owners: Sequence[str | None]) -> str:
+def kind_from_owners(owners: Sequence[object]) -> str:
     """The server kind its /v1/models listing shows (`owned_by` of each model)."""
     for owner in owners:
-        if owner in OWNERS:
+        if isinstance(owner, str) and owner in OWNERS:
             return OWNERS[owner]
     return "openai"
 
 
 def echo_tokens(choice: Mapping[str, Any]) -> tuple[list[str], list[float | None]] | None:
     """The echoed tokens and their log-probabilities (OpenAI's `logprobs` of a completion
-    choice), or None when the server gave none."""
-    logprobs = choice.get("logprobs") or {}
+    choice), or None when the server gave none; TransientError when they are not texts and
+    finite log-probabilities <= 0 (or null), one per token."""
+    logprobs = optional_object(choice.get("logprobs"), "the choice's logprobs")
     tokens, values = logprobs.get("tokens"), logprobs.get("token_logprobs")
     if not tokens or not values:
         return None
-    return list(tokens), list(values)
+    if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+        raise malformed("logprobs.tokens is not a list of texts")
+    if not isinstance(values, list) or len(values) != len(tokens):
+        raise malformed(f"logprobs.token_logprobs is {kind_of(values)}, not one value for "
+                        f"each of the {len(tokens)} tokens")
+    return tokens, [optional_logprob(v, f"logprobs.token_logprobs[{i}]")
+                    for i, v in enumerate(values)]
 
 
 def vllm_prompt_tokens(choice: Mapping[str, Any], prompt: str
@@ -75,16 +83,16 @@ def vllm_prompt_tokens(choice: Mapping[str, Any], prompt: str
             values.append(None)
             continue
         if not isinstance(entry, Mapping):
-            raise CallFailed(f"vLLM prompt_logprobs entry {i} is not an object")
+            raise malformed(f"vLLM prompt_logprobs entry {i} is {kind_of(entry)}, not an object")
         key = str(ids[i]) if ids is not None and str(ids[i]) in entry else next(iter(entry))
         item = entry[key]
-        if not isinstance(item, Mapping) or not isinstance(item.get("logprob"), int | float):
+        if not isinstance(item, Mapping) or item.get("logprob") is None:
             raise CallFailed(f"vLLM prompt_logprobs entry {i} has no logprob for its token")
         text = item.get("decoded_token")
         if not isinstance(text, str) and echo is not None and not echo[i].startswith("token_id:"):
             text = echo[i]
         texts.append(text if isinstance(text, str) else None)
-        values.append(float(item["logprob"]))
+        values.append(logprob(item["logprob"], f"vLLM prompt_logprobs entry {i}"))
     return _fill_first(texts, prompt), values
 
 
