@@ -6,12 +6,20 @@ import asyncio
 import contextlib
 import hashlib
 import random
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from verstehen.engine.batching import LogprobBatcher
-from verstehen.engine.cache import Cache, call_key
+from verstehen.engine.cache import Cache, CacheUnwritable, call_key
+from verstehen.engine.cache.values import (
+    BadValue,
+    checked_generation,
+    checked_logprobs,
+    completion_value,
+)
+from verstehen.engine.connections import connection_cap
 from verstehen.engine.progress import NullProgress
 from verstehen.errors import CallFailed, TransientError, UserError
 from verstehen.models.base import (
@@ -135,15 +143,20 @@ Asker = Callable[..., Awaitable[dict[str, Any]]]
 
 async def _ask_generate(model: Model, messages: list[Message], params: GenerateParams
                         ) -> dict[str, Any]:
-    out = await model.generate(messages, params)
-    usage = {"prompt_tokens": out.usage.prompt_tokens,
-             "completion_tokens": out.usage.completion_tokens}
-    if out.usage.reasoning_tokens:  # stored only when there are some: older rows have none
-        usage["reasoning_tokens"] = out.usage.reasoning_tokens
-    stored = {"text": out.text, "finish_reason": out.finish_reason, "usage": usage}
-    if out.reasoning is not None:
-        stored["reasoning"] = out.reasoning
-    return stored
+    return completion_value(await model.generate(messages, params))
+
+
+def _check_generation(value: Any, args: tuple[Any, ...]) -> tuple[dict[str, Any], bool]:
+    return checked_generation(value)
+
+
+def _check_logprobs(value: Any, args: tuple[Any, ...]) -> tuple[dict[str, Any], bool]:
+    return checked_logprobs(value, len(args[2])), False  # args: model, context, continuations
+
+
+# What a value must be, given the call's arguments: the value made storable and whether
+# surrogates were replaced in it; BadValue otherwise
+Checker = Callable[[Any, tuple[Any, ...]], tuple[Any, bool]]
 
 
 def _endpoint(model: Model) -> tuple[tuple[str, str], ...]:
@@ -153,7 +166,13 @@ def _endpoint(model: Model) -> tuple[tuple[str, str], ...]:
 
 @dataclass
 class Runner:
-    """Runs calls for procedures: cache first, then the provider under a per-model limit."""
+    """Runs calls for procedures: cache first, then the provider under a per-model limit.
+
+    Every value is checked (`cache.values`) before it is stored or returned. All calls at once
+    stay within what the open-file limit allows (said once on stderr where that is less than
+    asked). A cache write that fails on the disk (full, an I/O error) stops the run: no call
+    is paid for after it, and each raises that OSError.
+    """
 
     cache: Cache
     max_connections: int | None = None
@@ -173,6 +192,17 @@ class Runner:
         self._batchers: dict[tuple[tuple[str, str], ...], LogprobBatcher] = {}
         self._pooled: dict[str, Any] = {}  # models on several endpoints, by name
         self._noted: dict[str, Any] = {}  # models that have notes, by name
+        self._replaced: dict[str, int] = {}  # replies with lone surrogates, by model name
+        self._cap = connection_cap()
+        self._descriptors = contextlib.nullcontext() if self._cap is None else (
+            asyncio.Semaphore(self._cap))
+        self._capped = False  # said so once
+
+    def connection_limit(self) -> int | None:
+        """`max_connections` within what the open-file limit allows (None when not given)."""
+        if self.max_connections is None or self._cap is None:
+            return self.max_connections
+        return min(self.max_connections, self._cap)
 
     async def generate(
         self,
@@ -191,7 +221,7 @@ class Runner:
         key = call_key(model.identity(), "generate", request)
         sent = replace(params, seed=sample_seed(params.seed, index)) if index else params
         result = await self._through_cache(model, "generate", key, _ask_generate,
-                                           (model, messages, sent))
+                                           (model, messages, sent), _check_generation)
         if result.ok:
             stored = result.value
             result.value = Completion(stored["text"], stored["finish_reason"],
@@ -209,7 +239,7 @@ class Runner:
         # a batched call waits for the model's limit in the batcher, once per batch
         result = await self._through_cache(
             model, "logprobs", key, self._ask_logprobs, (model, context, continuations, batched),
-            limited=not batched)
+            _check_logprobs, limited=not batched)
         if result.ok:
             result.value = result.value["logprobs"]
         return result
@@ -234,9 +264,13 @@ class Runner:
         for name, model in self._pooled.items():
             if counts := model.endpoint_usage():
                 self.usage.setdefault(name, ModelUsage()).endpoints = counts
-        for name, model in self._noted.items():
-            if notes := model.notes():
-                self.usage.setdefault(name, ModelUsage()).notes = tuple(notes)
+        for name in self._noted.keys() | self._replaced.keys():
+            notes = tuple(self._noted[name].notes()) if name in self._noted else ()
+            if replaced := self._replaced.get(name):
+                notes += (f"{plural(replaced, 'reply', 'replies')} held invalid UTF-16 "
+                          "surrogates, replaced by U+FFFD",)
+            if notes:
+                self.usage.setdefault(name, ModelUsage()).notes = notes
 
     def _endpoint(self, model: Model) -> tuple[tuple[str, str], ...]:
         known = self._endpoints.get(id(model))
@@ -259,10 +293,15 @@ class Runner:
                 self._pooled[model.name] = model
             # max_connections is per endpoint: a model with several holds that many per replica
             replicas = getattr(model, "endpoint_count", 1)
-            self._limits[endpoint] = asyncio.Semaphore(
-                self.max_connections * replicas if self.max_connections
-                else model.max_connections
-            )
+            asked = (self.max_connections * replicas if self.max_connections
+                     else model.max_connections)
+            if self._cap is not None and asked > self._cap and not self._capped:
+                self._capped = True
+                print(f"verstehen: warning: at most {plural(self._cap, 'call')} at once, not "
+                      f"{asked}: "
+                      "the open-file limit (ulimit -n) leaves room for no more",
+                      file=sys.stderr, flush=True)
+            self._limits[endpoint] = asyncio.Semaphore(min(asked, self._cap or asked))
         return self._limits[endpoint]
 
     async def _through_cache(
@@ -272,14 +311,21 @@ class Runner:
         key: str,
         ask: Asker,
         args: tuple[Any, ...],
+        check: Checker,
         *,
         limited: bool = True,
     ) -> CallResult:
         """The cached response under `key`, else `ask(*args)`'s (asked once however many wait for
-        it), stored before it is returned."""
+        it), checked and stored before it is returned."""
         usage = self._usage(model)
         usage.calls += 1
         stored = self.cache.get(key)
+        if stored is not None:
+            try:
+                stored, _ = check(stored, args)
+            except BadValue:  # a row of a shape no call returns now: asked again, replaced
+                self.cache.ignore(key)
+                stored = None
         if stored is None and key in self._inflight:  # paid once, even when asked twice at once
             first = asyncio.get_running_loop().create_future()
             self._inflight[key] = [*(self._inflight[key] or ()), first]
@@ -294,28 +340,41 @@ class Runner:
             return CallResult(stored, cached=True, key=key)
         self._inflight[key] = None
         try:
-            result = await self._attempt(model, ask, args, limited=limited)
-        finally:
-            waiting = self._inflight.pop(key)
-        for other in waiting or ():
+            result = await self._attempt(model, ask, args, check, limited=limited)
+        except BaseException as exc:  # those waiting for this call end as it does
+            for other in self._inflight.pop(key) or ():
+                if isinstance(exc, Exception):
+                    other.set_exception(exc)
+                else:
+                    other.cancel()
+            raise
+        for other in self._inflight.pop(key) or ():
             other.set_result((result.value, result.error))
         result.key = key
         if result.ok:  # never blocks the loop; a locked file keeps the result in memory
             await self.cache.store(key, model.name, kind, result.value)
+            self.cache.raise_write_failure()
         else:
             usage.errors += 1
         self.progress.advance(cached=False, error=not result.ok)
         return result
 
     async def _attempt(
-        self, model: Model, ask: Asker, args: tuple[Any, ...], *, limited: bool
+        self, model: Model, ask: Asker, args: tuple[Any, ...], check: Checker, *, limited: bool
     ) -> CallResult:
         limit = self._limit(model) if limited else contextlib.nullcontext()
+        # a batched call holds no connection of its own (a batch holds the model's limit)
+        descriptors = self._descriptors if limited else contextlib.nullcontext()
         for attempt in range(1, self.retry.max_attempts + 1):
             try:
-                async with limit:
-                    return CallResult(await ask(*args), attempts=attempt)
-            except UserError:
+                async with limit, descriptors:
+                    self.cache.raise_write_failure()  # nothing more is paid for after one
+                    value = await ask(*args)
+                value, replaced = check(value, args)
+                if replaced:
+                    self._replaced[model.name] = self._replaced.get(model.name, 0) + 1
+                return CallResult(value, attempts=attempt)
+            except (UserError, CacheUnwritable):
                 raise
             except TransientError as exc:
                 if attempt == self.retry.max_attempts:

@@ -170,7 +170,7 @@ class Session:
                                   "reasoning_budget": self.reasoning_budget}
         if provider == "openai":
             remote.update(server_kind=self.server_kind,
-                          endpoint_limit=self.runner.max_connections)
+                          endpoint_limit=self.runner.connection_limit())
         if urls is not None:
             if provider == "local":
                 raise UserError("--base-url is for openai/ and anthropic/ models, not local/")

@@ -26,12 +26,24 @@ def cache_file(path: Path | str | None = None) -> Path:
 _KEY_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                              check_circular=False)
 RESPONSE_JSON = json.JSONEncoder(ensure_ascii=False)
+_ASCII_JSON = json.JSONEncoder()
+
+
+def escaped_json(text: str, response: Any) -> str:
+    """`text`, the response's JSON, when it is valid UTF-8; else the response's JSON with every
+    character beyond ASCII escaped (a lone surrogate as \\udXXX, read back as it was)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _ASCII_JSON.encode(response)
+    return text
 
 
 def call_key(identity: dict[str, str], kind: str, request: dict[str, Any]) -> str:
     """SHA-256 of the model's identity, the kind of call and the full request."""
     payload = _KEY_JSON.encode({"model": identity, "kind": kind, "request": request})
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    # surrogatepass: a request holding a lone surrogate gets a key, not an encoding error
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def checksum(text: str) -> str:

@@ -3,7 +3,9 @@
 Reads run on the caller's thread and never wait long: a locked, damaged or unparsable row is a
 miss, and the call is asked again. Writes are `writes.Writes`'s: never a failed run or a
 stalled loop, a result waiting in memory (and served from there) until it is written. Each row
-carries the SHA-256 of its response, checked on every read.
+carries the SHA-256 of its response, checked on every read; the runner checks the value's
+shape too (`values`). A write that fails on the disk (full, an I/O error) stops the run
+(`raise_write_failure`).
 """
 
 from __future__ import annotations
@@ -94,6 +96,16 @@ class Cache:
             self._damaged.add(key)
             return None
         return value
+
+    def ignore(self, key: str) -> None:
+        """Count the row under `key` as damaged (its value is of no shape a call returns): it is
+        asked again, and the run says so once at the end."""
+        self._damaged.add(key)
+
+    def raise_write_failure(self) -> None:
+        """Raise `CacheUnwritable` once a write has failed on the disk (full, an I/O error)."""
+        if (failure := self._writes.unwritable()) is not None:
+            raise failure
 
     def put(self, key: str, model: str, kind: str, response: dict[str, Any]) -> Future[bool]:
         """Store a response: in memory at once, in the file as soon as the writer can.

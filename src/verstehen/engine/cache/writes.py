@@ -6,11 +6,17 @@ them to a background thread with a connection of its own, so the run neither fai
 a result waits in memory (and is served from there) until it is written, and the thread retries
 with backoff. (A writer thread for every row, beside a busy loop, cost more than the writes: the
 two traded the GIL several times a commit.)
+
+A write that fails on the disk itself (full, a file-size limit, an I/O error, a file it cannot
+open) is different: every later result would be paid for and lost, so it is kept as a
+`CacheUnwritable` the runner raises before its next call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
+import resource
 import sqlite3
 import threading
 import time
@@ -18,9 +24,10 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from verstehen.engine.cache.keys import RESPONSE_JSON, checksum
+from verstehen.engine.cache.keys import RESPONSE_JSON, checksum, escaped_json
 from verstehen.engine.cache.pending import Entry, Waiter, settle, write_rows
 from verstehen.engine.cache.schema import is_busy, migrate, warn
+from verstehen.engine.cache.values import storable
 from verstehen.report.tables import plural
 
 WRITE_ATTEMPT_TIMEOUT = 0.2  # sqlite's busy wait in one write attempt (writer thread)
@@ -30,8 +37,38 @@ COMMIT_SPACING, COMMIT_GAP_CAP = 4.0, 0.1  # commit at most 1/5 of the time: row
 # meanwhile share the next commit (one costs much the same for 1 row or 50)
 
 
+# SQLite's codes for a disk that refuses writes: ENOSPC is SQLITE_FULL; EFBIG (a file-size
+# limit) and EIO are SQLITE_IOERR; EMFILE or a vanished folder is SQLITE_CANTOPEN
+_DISK_FAULTS = {sqlite3.SQLITE_FULL: errno.ENOSPC, sqlite3.SQLITE_IOERR: errno.EIO,
+                sqlite3.SQLITE_CANTOPEN: errno.EIO}
+
+
+def _file_size_limited() -> bool:
+    return resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY
+
+
+class CacheUnwritable(OSError):
+    """The cache file cannot take more results (a full disk, an I/O error): the run stops."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
 def _reason(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, sqlite3.Error) else f"{type(exc).__name__}: {exc}"
+
+
+def disk_fault(exc: BaseException) -> int | None:
+    """The errno of a write failure that is the disk's (any OSError, SQLite's full, I/O and
+    cannot-open errors), or None for another fault (a lock, a trigger, a bug)."""
+    if isinstance(exc, OSError):
+        return exc.errno or errno.EIO
+    code = getattr(exc, "sqlite_errorcode", None)
+    if not isinstance(exc, sqlite3.Error) or not isinstance(code, int):
+        return None
+    if code & 0xFF == sqlite3.SQLITE_IOERR and _file_size_limited():
+        return errno.EFBIG  # SQLite keeps the errno to itself; a file-size limit is the likely one
+    return _DISK_FAULTS.get(code & 0xFF)
 
 
 def _rest_after(commit_seconds: float) -> float:
@@ -58,12 +95,29 @@ class Writes:
         self._stalled_since: float | None = None  # first failed write since the last success
         self._write_error: str | None = None
         self._warned = False
+        self._unwritable: tuple[int, str] | None = None  # a disk fault's errno and reason
+        self._raised = False  # the fault was handed to the run, which stopped saying why
         # committing on the event loop: the loop with a commit due, when the next may start, and
         # the connection (of the first thread that stored from a loop; others use the writer)
         self._flush_due: asyncio.AbstractEventLoop | None = None
         self._next_flush = 0.0
         self._loop_db: sqlite3.Connection | None = None
         self._loop_thread: int | None = None
+
+    def unwritable(self) -> CacheUnwritable | None:
+        """The disk fault that stopped writes, as a new exception to raise (None: none)."""
+        if self._unwritable is None:
+            return None
+        self._raised = True
+        code, reason = self._unwritable
+        return CacheUnwritable(code, f"cannot write the cache {self.path} ({reason}): the "
+                               "run stopped; what was cached is kept, and resuming asks the rest",
+                               str(self.path))
+
+    def _note_disk_fault(self, exc: BaseException) -> None:
+        if self._unwritable is None and (code := disk_fault(exc)) is not None:
+            self._unwritable = (code, _reason(exc) if not isinstance(exc, OSError)
+                                else exc.strerror or str(exc))
 
     def waiting(self, key: str) -> Entry | None:
         """The row for `key` still in memory, if any (one dict read: atomic, no lock needed)."""
@@ -94,6 +148,9 @@ class Writes:
     def _put(self, key: str, model: str, kind: str, response: dict[str, Any],
              done: Waiter, *, on_loop: bool = False) -> None:
         text = RESPONSE_JSON.encode(response)
+        if not text.isascii():  # no write may fail on encoding (a lone surrogate)
+            text = escaped_json(text, response)
+        model = storable(model)[0]
         entry = Entry(key, model, kind, text, checksum(text), time.time())
         with self._cond:
             idle = not self._pending
@@ -148,6 +205,7 @@ class Writes:
                 self._loop_db = self._connect(timeout=0)  # a lock: at once to the thread
             write_rows(self._loop_db, batch)
         except Exception as exc:  # a lock or a fault: the writer thread retries, warns, settles
+            self._note_disk_fault(exc)
             if not is_busy(exc) and self._loop_db is not None:
                 self._loop_db.close()
                 self._loop_db = None
@@ -229,6 +287,7 @@ class Writes:
     def _failed(self, exc: Exception) -> bool:
         """Count a failed write, warn once when it lasts; True when closing and giving up."""
         busy, now, reason = is_busy(exc), time.monotonic(), _reason(exc)
+        self._note_disk_fault(exc)  # before the waiters hear of it: their runner stops
         with self._cond:
             self._write_error = reason
             if self._stalled_since is None:
@@ -241,7 +300,7 @@ class Writes:
             give_up = self._closing and (not busy or now >= self._close_deadline)
             if give_up:
                 self._thread = None
-            say = not (self._warned or give_up) and (
+            say = not (self._warned or give_up or self._unwritable) and (
                 not busy or now - self._stalled_since >= self.busy_timeout)
             self._warned = self._warned or say
             waiting = len(self._pending)
@@ -272,6 +331,6 @@ class Writes:
             self._loop_db = None
         with self._cond:
             unwritten, self._pending = len(self._pending), {}
-        if unwritten:
+        if unwritten and not self._raised:  # else the run stopped, saying why
             warn(f"{plural(unwritten, 'result')} could not be written to the cache {self.path} "
                  f"({self._write_error}): this run used them; a later run asks them again")
