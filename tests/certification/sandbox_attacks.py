@@ -67,6 +67,7 @@ def _attack(name: str, body: str, *effects: str, exclusive: bool = False,
 SPAWN = "echo ran > {open_dir}/marker; sleep 5"
 SLEEPER = "os.mkdir({token}); os.chdir({token}); time.sleep(5); os._exit(0)"
 FORGED_DOC = '{{"ok": true, "outputs": [{{"value": "FORGED"}}], "error": null, "layers": []}}'
+SECRET_PARTS = "[part for part in %s.read().split(chr(0)) if 'secret' in part]"
 NO_TIMER = "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
 WAIT = ("import time\nfor _ in range(100):\n    if os.path.exists('{open_dir}/marker'):\n"
         "        break\n    time.sleep(0.01)")  # until the spawned shell has written, or 1 s
@@ -158,11 +159,15 @@ return os.read(os.open('secret.txt', os.O_RDONLY, dir_fd=d), 100).decode()
     _attack("read_secret_linecache", "import linecache\nreturn linecache.getlines({secret_file})",
             "leak"),
     _attack("read_env_key", "return os.environ.get('OPENAI_API_KEY')", "leak"),
-    _attack("read_own_environ", "return open('/proc/self/environ').read()", "leak"),
-    _attack("read_ppid_environ", "return open('/proc/%d/environ' % os.getppid()).read()",
+    # (an answer over 512 bytes comes back as an error: each returns only what bears a secret)
+    _attack("read_own_environ", "return " + SECRET_PARTS % "open('/proc/self/environ')",
             "leak"),
-    _attack("read_caller_environ", "return open('/proc/{caller}/environ').read()", "leak"),
-    _attack("read_caller_cmdline", "return open('/proc/{caller}/cmdline').read()", "leak"),
+    _attack("read_ppid_environ",
+            "return " + SECRET_PARTS % "open('/proc/%d/environ' % os.getppid())", "leak"),
+    _attack("read_caller_environ", "return " + SECRET_PARTS % "open('/proc/{caller}/environ')",
+            "leak"),
+    _attack("read_caller_cmdline", "return " + SECRET_PARTS % "open('/proc/{caller}/cmdline')",
+            "leak"),
     _attack("read_ancestors", """
 found, pid = [], os.getpid()
 for _ in range(6):
@@ -172,7 +177,7 @@ for _ in range(6):
         found.append(open('/proc/%d/cmdline' % pid).read())
     except (OSError, ValueError, IndexError):
         pass
-return found
+return [part for text in found for part in text.split(chr(0)) if 'secret' in part]
 """, "leak"),
     _attack("read_ctypes", """
 import ctypes
@@ -506,6 +511,52 @@ resource.setrlimit(resource.RLIMIT_CPU, (50, 50))
 resource.setrlimit(resource.RLIMIT_CPU, (100, 100))
 return 'raised'
 """, "raised"),
+    # --- metadata of host paths: stat needs no read right and raises no audit event
+    _attack("stat_secret_file", """
+try:
+    os.stat({secret_file})
+except OSError:
+    return 'hidden'
+return 'seen'
+""", "seen"),
+    _attack("stat_exists_lstat", """
+try:
+    os.lstat('/etc/passwd')
+except OSError:
+    pass
+else:
+    return 'seen'
+found = os.path.exists({secret_file}) or os.path.lexists({victim}) or os.path.isdir({vdir})
+return 'seen' if found else 'hidden'
+""", "seen"),
+    _attack("stat_proc_root", """
+try:
+    os.stat('/proc/%d/root' % os.getppid() + {secret_file})
+except OSError:
+    return 'hidden'
+return 'seen'
+""", "seen"),
+    # --- the timer's exception swallowed: the call is a timeout, not a result or a misleading
+    # error (the default unraisable hook printed a traceback, reading the runner's source)
+    _attack("timer_in_del", """
+class Slow:
+    def __del__(self):
+        while True:
+            pass
+Slow()
+return 'past the time limit'
+""", "timer", limits=TIGHT),
+    _attack("timer_caught_in_del", """
+class Slow:
+    def __del__(self):
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+Slow()
+return 'past the time limit'
+""", "timer", limits=TIGHT),
 ]
 
 
@@ -608,6 +659,15 @@ def _count_signal(signum: int, frame: Any) -> None:
     SIGNALS[0] += 1
 
 
+def _timed_out(result: SandboxResult) -> bool:
+    """Whether the run reports the time limit: the call as a timeout, or the run as ended by
+    a time or CPU limit (never a value, nor another reason such as a blocked read)."""
+    if result.ok:
+        return result.outputs == [{"error": "timeout"}]
+    return result.error is not None and ("time limit" in result.error
+                                         or "cpu limit" in result.error)
+
+
 def _escaped(attack: Attack, scene: Scene, result: SandboxResult, before: dict[str, Any],
              signals_before: int, secrets_: list[str]) -> list[str]:
     """The effects of the attack that got out (empty when it was contained)."""
@@ -647,6 +707,10 @@ def _escaped(attack: Attack, scene: Scene, result: SandboxResult, before: dict[s
             out.append(f"{len(result.outputs)} outputs for 1 input")
         elif effect == "channel" and "FORGED" in shown:
             out.append("a forged report reached the caller")
+        elif effect == "seen" and value == "seen":
+            out.append("a host path outside the sandbox was seen by stat")
+        elif effect == "timer" and not _timed_out(result):
+            out.append(f"a call past its time limit ended as {shown[:200]}")
     return out
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from sandbox_attacks import ATTACKS, run_harness
 
-LAYER_NAMES = ("process", "netns", "landlock", "rlimits", "audit", "parent")
+LAYER_NAMES = ("process", "netns", "rootfs", "landlock", "rlimits", "audit", "parent")
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 TABLE_MARK = "<!-- sandbox attack table -->"
 
@@ -28,37 +28,59 @@ STOPPED_BY = {
     **dict.fromkeys(
         ["write_open_w", "write_open_a", "write_open_x", "write_open_rplus", "write_os_open",
          "write_os_open_creat", "write_dir_fd", "write_dir_fd_climb", "write_opener",
-         "write_opener_path", "write_pathlib", "write_shutil_copy", "write_remove",
-         "write_unlink", "write_rmdir", "write_mkdir", "write_makedirs", "write_symlink",
-         "write_through_symlink", "write_fchmod", "write_truncate", "write_sqlite",
-         "write_mkfifo", "write_mknod", "write_tempfile_outside", "write_proc_fd_reopen",
-         "write_ctypes", "write_at_import", "read_secret_file", "read_secret_dir_fd",
-         "read_secret_linecache", "read_ppid_environ", "read_caller_environ", "read_ancestors",
-         "read_ctypes", "proc_posix_spawn", "proc_subprocess", "proc_os_system", "proc_spawnv",
-         "proc_pty_spawn", "forge_supervisor_memory", "tamper_addaudithook", "tamper_settrace",
-         "tamper_gc_closure", "tamper_gc_referrers", "tamper_patch_builtins",
-         "signal_kill_caller", "signal_killpg_caller", "signal_pidfd", "signal_ctypes"],
+         "write_opener_path", "write_pathlib", "write_shutil_copy", "write_remove", "write_unlink",
+         "write_rmdir", "write_mkdir", "write_makedirs", "write_symlink", "write_through_symlink",
+         "write_fchmod", "write_truncate", "write_sqlite", "write_mkfifo", "write_mknod",
+         "write_tempfile_outside", "write_proc_fd_reopen", "write_ctypes", "write_at_import",
+         "read_secret_file", "read_secret_dir_fd", "read_secret_linecache", "read_ctypes",
+         "proc_posix_spawn", "proc_subprocess", "proc_os_system", "proc_spawnv", "proc_pty_spawn",
+         "tamper_addaudithook", "tamper_settrace", "tamper_gc_closure", "tamper_gc_referrers",
+         "tamper_patch_builtins"],
+        "process rootfs landlock audit"),
+    **dict.fromkeys(
+        ["read_ppid_environ", "read_caller_environ", "read_ancestors", "signal_kill_caller",
+         "signal_killpg_caller", "signal_pidfd", "signal_ctypes", "forge_supervisor_memory"],
         "process landlock audit"),
-    **dict.fromkeys(["write_rename", "write_replace", "write_hardlink"],
-                    "process landlock rlimits audit"),  # rlimits: the tmpfs is another device
-    **dict.fromkeys(["write_chmod", "write_chown", "write_utime", "proc_fork", "proc_fork_30",
-                     "proc_multiprocessing", "proc_ctypes_fork"], "process audit"),
-    "proc_setsid_grandchild": "process audit parent",
-    **dict.fromkeys(["write_reloaded_posix", "read_own_environ"], "process landlock"),
-    **dict.fromkeys(["write_world_writable_dir", "read_caller_cmdline", "proc_execv"],
-                    "landlock audit"),
+    **dict.fromkeys(
+        ["net_tcp", "net_abstract", "net_import_module", "net_dunder_import",
+         "net_builtins_import", "net_urllib", "net_ctypes", "tamper_main_module"],
+        "netns landlock audit"),
+    **dict.fromkeys(
+        ["proc_fork", "proc_fork_30", "proc_multiprocessing", "proc_ctypes_fork"],
+        "process audit"),
+    **dict.fromkeys(
+        ["write_rename", "write_replace", "write_hardlink"],
+        "process rootfs landlock rlimits audit"),  # rlimits: the tmpfs is another device
+    **dict.fromkeys(
+        ["write_chmod", "write_chown", "write_utime"],
+        "process rootfs audit"),
+    **dict.fromkeys(
+        ["disk_at_import", "disk_big_file", "disk_many_files"],
+        "rlimits parent"),
+    **dict.fromkeys(
+        ["write_world_writable_dir", "proc_execv"],
+        "rootfs landlock audit"),
+    **dict.fromkeys(
+        ["read_own_environ", "stat_proc_root"],
+        "process landlock"),
+    **dict.fromkeys(
+        ["memory_bytearray", "memory_list"],
+        "rlimits"),
+    **dict.fromkeys(
+        ["stat_secret_file", "stat_exists_lstat"],
+        "rootfs"),
+    "write_reloaded_posix": "process rootfs landlock",
     "read_env_key": "process",
-    **dict.fromkeys(["net_tcp", "net_abstract", "net_import_module", "net_dunder_import",
-                     "net_builtins_import", "net_urllib", "net_ctypes", "tamper_main_module"],
-                    "netns landlock audit"),
+    "read_caller_cmdline": "landlock audit",
     "net_udp": "netns audit",
-    "net_unix": "audit",
-    **dict.fromkeys(["memory_bytearray", "memory_list"], "rlimits"),
-    **dict.fromkeys(["disk_at_import", "disk_big_file", "disk_many_files"], "rlimits parent"),
-    **dict.fromkeys(["cpu_loop", "cpu_loop_no_timer", "sleep_past_wall", "loop_at_import",
-                     "output_huge_value", "output_many_values", "output_prints", "forge_frames",
-                     "forge_fds", "forge_count", "forge_socketpair_fd", "forge_gc_nonce",
-                     "tamper_rlimit_raise", "signal_kill_ppid"], "core"),
+    "net_unix": "rootfs audit",
+    "proc_setsid_grandchild": "process audit parent",
+    **dict.fromkeys(
+        ["signal_kill_ppid", "cpu_loop", "cpu_loop_no_timer", "sleep_past_wall", "loop_at_import",
+         "output_huge_value", "output_many_values", "output_prints", "forge_frames", "forge_fds",
+         "forge_count", "forge_socketpair_fd", "forge_gc_nonce", "tamper_rlimit_raise",
+         "timer_in_del", "timer_caught_in_del"],
+        "core"),
 }
 
 
@@ -97,7 +119,7 @@ def _contained(outcome: dict[str, Any], config: str) -> set[str]:
 
 def test_the_table_covers_every_attack_once() -> None:
     names = [a.name for a in ATTACKS]
-    assert len(names) == len(set(names)) >= 62
+    assert len(names) == len(set(names)) >= 66
     assert set(STOPPED_BY) == set(names)
     assert all(set(v.split()) <= {*LAYER_NAMES, "core"} for v in STOPPED_BY.values())
 

@@ -21,7 +21,7 @@ from verstehen.cli.flags import (
     unit_interval,
 )
 from verstehen.cli.resume import add_resume_flag
-from verstehen.cli.runs import finish
+from verstehen.cli.runs import EXIT_CALL_FAILED, finish
 from verstehen.domains.catalog import canonical_name
 from verstehen.errors import UserError
 from verstehen.methods.certification.decide import certify
@@ -32,9 +32,11 @@ from verstehen.methods.certification.run import (
     DEFAULT_QUESTIONS,
     build_scopes,
     certify_scopes,
+    check_program_questions,
     criterion_of,
     make_plan,
 )
+from verstehen.methods.certification.sandbox import Limits, max_inputs
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.models import DEFAULT_MODEL
@@ -116,7 +118,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     cert.add_argument("--explanations", action="store_true",
                       help="ask for a program per question family and run it in a sandbox")
     cert.add_argument("--program-questions", type=positive_int, default=2000,
-                      help="questions each program answers in the sandbox (default 2000)")
+                      help="questions each program answers in the sandbox (default 2000, at "
+                           f"most {max_inputs(Limits()):,}: what its output limit holds)")
     add_resume_flag(cert)
     cert.set_defaults(func=cmd_certify)
 
@@ -293,6 +296,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
         return 0
     if args.scope is None:
         raise UserError("certify needs --scope (or --scores FILE)")
+    program_questions = args.program_questions if args.explanations else None
+    check_program_questions(program_questions)
     # the scope first, so a bad scope or file is named before the budget is judged
     scopes = build_scopes([args.scope], idk_score=args.idk_score, wrong_score=args.wrong_score,
                           explanations=args.explanations)
@@ -308,7 +313,13 @@ def cmd_certify(args: argparse.Namespace) -> int:
               f"{criterion.rid:.3g}, δ {criterion.delta:g} (choose with "
               f"--{'max-questions' if plan.sequential else 'questions'})", file=sys.stderr)
     result = asyncio.run(certify_scopes(
-        args.model or DEFAULT_MODEL, scopes, plan,
-        program_questions=args.program_questions if args.explanations else None,
+        args.model or DEFAULT_MODEL, scopes, plan, program_questions=program_questions,
         base_url=args.base_url, settings=settings_from(args), command="certify"))
-    return finish(args, result, show)
+    code = finish(args, result, show)
+    limited = sum(len(scope.sandbox_limits) for scope in result.scopes)
+    if limited and code == 0:  # an unfinished run, though no call failed
+        print(f"{plural(limited, 'program')} could not be run to the end in the sandbox (a "
+              "busy machine), so no verdict: rerun the same command to retry",
+              file=sys.stderr)
+        return EXIT_CALL_FAILED
+    return code

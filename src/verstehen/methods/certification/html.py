@@ -9,11 +9,10 @@ from typing import Any
 
 from verstehen.engine.store import RunStore
 from verstehen.methods.certification.procedure import deciding
-from verstehen.methods.certification.report import explain
+from verstehen.methods.certification.report import explain, unscored_lines
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Verdict
 from verstehen.report.html import Page, RecordView, badge, esc, num, table
-from verstehen.report.tables import plural
 from verstehen.results import load_result
 
 Record = dict[str, Any]
@@ -65,7 +64,7 @@ def scope_row(scope: ScopeResult, answers: Answers) -> list[str]:
     v = scope.verdict
     if v is None:
         return [esc(scope.scope), badge(None), answers.link(str(scope.asked), "answers", asked),
-                f"{plural(scope.failed_calls, 'call')} failed", "", "", ""]
+                "<br>".join(esc(line) for line in unscored_lines(scope)[:-1]), "", "", ""]
     tasks = "<br>".join(
         answers.link(f"{family} {f.mean:.2f} ± {f.se:.2f} (n={f.n})",
                      f"{scope.scope}: {family}", [r for r in asked if r["family"] == family])

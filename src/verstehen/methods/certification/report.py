@@ -54,8 +54,9 @@ def verdict_row(scope: ScopeResult) -> list[str]:
     """One table row: scope, verdict, n, mean [L, U], ridiculous [L, U], decided by, more."""
     v = scope.verdict
     if v is None:
-        return [scope.scope, "ERROR", str(scope.asked), "", "", "",
-                plural(scope.failed_calls, "failed call")]
+        why = (plural(len(scope.sandbox_limits), "sandbox limit") if scope.sandbox_limits
+               and not scope.failed_calls else plural(scope.failed_calls, "failed call"))
+        return [scope.scope, "ERROR", str(scope.asked), "", "", "", why]
     more = "" if v.decision != Decision.INCONCLUSIVE else (
         "?" if v.more_questions is None else f"~{v.more_questions}")
     return [scope.scope, v.decision.words, str(v.n),
@@ -74,6 +75,17 @@ def truncated_line(outcomes: dict[str, int]) -> str | None:
             "(outcome truncated): if the model reasons at length, raise --max-tokens")
 
 
+def unscored_lines(scope: ScopeResult) -> list[str]:
+    """Why a scope has no verdict: failed calls, and programs the sandbox could not run to the
+    end (an error of the run, not a grade of the model)."""
+    lines = [f"sandbox limit, no grade of the model: family {family}: {reason}"
+             for family, reason in scope.sandbox_limits.items()]
+    if scope.failed_calls or not lines:
+        lines.append(f"{plural(scope.failed_calls, 'call')} failed")
+    return [*lines, "rerun the same command to retry (answers already given come from the "
+                    "cache)"]
+
+
 def show(result: CertifyResult) -> None:
     """Print a table of the verdicts, then each verdict in words with what it rests on."""
     c = result.criterion
@@ -82,8 +94,8 @@ def show(result: CertifyResult) -> None:
     for scope in result.scopes:
         print(f"\n{scope.scope}:")
         if scope.verdict is None:
-            print(f"  {plural(scope.failed_calls, 'call')} failed; rerun the same command to "
-                  "retry (answers already given come from the cache)")
+            for line in unscored_lines(scope):
+                print(f"  {line}")
             continue
         print("\n".join(explain(scope.verdict)))
         print("  answers: " + ", ".join(f"{k} {v}" for k, v in scope.outcomes.items()))

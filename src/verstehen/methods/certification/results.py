@@ -36,7 +36,9 @@ class ScopeResult(JsonForm):
 
     `outcomes` counts answers by kind (correct, wrong, idk, unparsed, ...); `unparsed_reasons`
     the five most common reasons an answer could not be read; `explained_families` the
-    families a program answered (with explanations only).
+    families a program answered (with explanations only); `sandbox_limits` the families whose
+    program the sandbox could not run to the end for reasons of its own (a busy machine), by
+    family, with the reason: no grade of the model, and no verdict while there are any.
     """
 
     scope: str
@@ -48,6 +50,7 @@ class ScopeResult(JsonForm):
     by_family: dict[str, FamilyScore]
     rephrase: RephraseCheck | None = None
     explained_families: tuple[str, ...] | None = None
+    sandbox_limits: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from verstehen.methods.certification.explain import run_explained
 from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
 from verstehen.methods.certification.procedure import CertifyPlan, run_certify
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
+from verstehen.methods.certification.sandbox import MESSAGE_HEAD, Limits, max_inputs
 from verstehen.methods.certification.sequential import unreachable
 from verstehen.methods.certification.verdict import Criterion
 from verstehen.models import Model, model_name
@@ -95,6 +96,18 @@ def build_scopes(specs: Sequence[str | Scope], *, idk_score: float | None = None
     return scopes
 
 
+def check_program_questions(count: int | None) -> None:
+    """UserError unless each program's answers always fit the sandbox's output limit."""
+    if count is None:
+        return
+    limits = Limits()
+    if not 1 <= count <= max_inputs(limits):
+        raise UserError(
+            f"--program-questions must lie in [1, {max_inputs(limits):,}], not {count:,}: a "
+            f"program's answers must fit the sandbox's {limits.output_bytes // 2**20} MiB of "
+            f"output, {limits.answer_bytes + MESSAGE_HEAD} bytes each at most")
+
+
 async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: CertifyPlan, *,
                          program_questions: int | None = None, base_url: str | None = None,
                          settings: RunSettings | None = None, command: str = "certify",
@@ -103,8 +116,7 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
     Procedure 5.1 (a program per question family, each answering that many questions). In an
     open `session` (a job of several steps), the session is used and left open."""
     settings = settings or RunSettings()
-    if program_questions is not None and program_questions < 1:
-        raise UserError("--program-questions must be at least 1")
+    check_program_questions(program_questions)
     name = model_name(model)
     criterion = plan.criterion
 

@@ -34,6 +34,11 @@ Layers (`LAYERS`):
   (the temp dir is chowned to it) with no groups or capabilities, RLIMIT_NPROC 0, which binds
   for that uid, and no_new_privs.
 - netns: a network namespace with only a down loopback (inside a user namespace when not root).
+- rootfs: in a private mount namespace, the runner pivots into a fresh tmpfs holding only the
+  temp dir, read-only binds of the paths it may read (the standard library, system libraries),
+  the device files above and /proc, and detaches the host's root: no other host path exists
+  for the program, so not even os.stat or os.path.exists sees /etc/shadow or the cache file
+  (Landlock and the audit hook do not cover stat).
 - landlock (Linux >= 5.13): reads only in the temp dir, the standard library and system
   libraries; writes, creation, removal and renames only in the temp dir; no execve; no TCP
   bind/connect (ABI >= 4); no signals or abstract-socket connections leaving the runner
@@ -70,7 +75,6 @@ import os
 import re
 import secrets
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -80,12 +84,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from verstehen.methods.certification.code_text import extract_code
+from verstehen.methods.certification.sandbox_host import (
+    children,
+    disk_use,
+    kill_run,
+    remove_tree,
+    waited_seconds,
+)
+
+__all__ = ["LAYERS", "Limits", "SandboxResult", "extract_code", "max_inputs", "run_program"]
+
 _CHILD = Path(__file__).with_name("sandbox_child")
 _STDERR_KEEP = 64 * 1024
-_FENCE = re.compile(r"```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```|\Z)", re.S | re.M)
 _FRAME = re.compile(rb"([0-9a-f]{32}) ([0-9]{1,12})\n")
 _WATCH_SECONDS = 0.05
-LAYERS = frozenset({"process", "netns", "landlock", "rlimits", "audit", "parent"})
+_WALL_CLOCK = "wall-clock limit exceeded"
+LAYERS = frozenset({"process", "netns", "rootfs", "landlock", "rlimits", "audit", "parent"})
 """Every layer; `run_program(..., layers=...)` can leave some out (tests do, to check each one)."""
 
 
@@ -101,18 +116,38 @@ class Limits:
     load_seconds: float = 5.0  # compiling and running the program's top level
     disk_bytes: int = 64 * 2**20  # everything written to the temp dir
     disk_files: int = 1000  # files and directories in the temp dir
+    # One output's JSON, {"value": V} or {"error": "..."}. The longest answer a scope can grade
+    # is a finite number: a float's repr has at most 24 characters and an int that is a finite
+    # float at most 309 digits and a sign, so {"value": V} is at most 321 bytes; 512 holds it.
+    # A longer value is that question's error; a longer error message is cut to fit.
+    answer_bytes: int = 512
+
+
+MESSAGE_HEAD = 11  # bytes before each output on the runner's pipe (kind and length)
+STARVED_SHARE = 0.25  # of the wall clock spent waiting for a CPU: the machine, not the program
+
+
+def max_inputs(limits: Limits) -> int:
+    """The most inputs whose outputs always fit the output limit, each output being at most
+    `answer_bytes` plus its message head (16 MiB / 523 B = 32,078 with the default limits)."""
+    return limits.output_bytes // (limits.answer_bytes + MESSAGE_HEAD)
 
 
 @dataclass(frozen=True)
 class SandboxResult:
     """Outcome of a run: per-input outputs, or why the whole run failed; `layers` are those in
-    force ("tmpfs" when the rlimits layer could also mount the disk quota)."""
+    force ("tmpfs" when the rlimits layer could also mount the disk quota).
+
+    `infrastructure` marks a failure that is no grade of the program: a limit of the sandbox
+    the run hit through its own size (more inputs than the output limit holds) or a busy
+    machine (the wall clock ran out while the run's processes waited for a CPU)."""
 
     ok: bool
     outputs: list[dict[str, Any]]
     error: str | None
     seconds: float
     layers: frozenset[str] = frozenset()
+    infrastructure: bool = False
 
     @property
     def network_namespace(self) -> bool:
@@ -129,25 +164,9 @@ class _Abort(Exception):
     """The parent stopped the child (deadline, output or disk cap); the message is the error."""
 
 
-def _disk_use(tmp: str, files_cap: int) -> tuple[int, int]:
-    """(bytes allocated, entries) below tmp; stops counting past files_cap entries."""
-    used = count = 0
-    todo = [tmp]
-    while todo and count <= files_cap:
-        with contextlib.suppress(OSError), os.scandir(todo.pop()) as entries:
-            for entry in entries:
-                count += 1
-                with contextlib.suppress(OSError):
-                    info = entry.stat(follow_symlinks=False)
-                    used += info.st_blocks * 512
-                    if entry.is_dir(follow_symlinks=False):
-                        todo.append(entry.path)
-    return used, count
-
-
 def _over_disk(tmp: str, limits: Limits) -> bool:
     """True when the temp dir holds more than the disk caps allow."""
-    used, count = _disk_use(tmp, limits.disk_files)
+    used, count = disk_use(tmp, limits.disk_files)
     return used > limits.disk_bytes or count > limits.disk_files
 
 
@@ -165,7 +184,7 @@ def _exchange(proc: subprocess.Popen[bytes], payload: bytes, cap: int, deadline:
         while sel.get_map():
             left = deadline - time.monotonic()
             if left <= 0:
-                raise _Abort("wall-clock limit exceeded")
+                raise _Abort(_WALL_CLOCK)
             events = sel.select(min(left, _WATCH_SECONDS) if watch else left)
             if watch and (error := watch()):
                 raise _Abort(error)
@@ -191,64 +210,15 @@ def _exchange(proc: subprocess.Popen[bytes], payload: bytes, cap: int, deadline:
     return bytes(out), bytes(err)
 
 
-def _run_members(supervisor: int, uid: int | None, tmp: str) -> set[int]:
-    """Live processes of a run: descendants of the supervisor, any process running as the run's
-    uid, and any whose working directory is in the run's temp dir (setsid and re-parenting
-    escape a process group, not these)."""
-    children: dict[int, list[int]] = {}
-    found: set[int] = set()
-    with contextlib.suppress(OSError), os.scandir("/proc") as entries:
-        for entry in entries:
-            if not entry.name.isdigit():
-                continue
-            pid = int(entry.name)
-            try:
-                with open(f"/proc/{pid}/stat", "rb") as fh:
-                    fields = fh.read().rpartition(b")")[2].split()
-                if fields[0] in (b"Z", b"X"):
-                    continue
-                children.setdefault(int(fields[1]), []).append(pid)
-                if uid is not None and os.stat(f"/proc/{pid}").st_uid == uid:
-                    found.add(pid)
-                where = os.readlink(f"/proc/{pid}/cwd")
-                if where == tmp or where.startswith(tmp + "/"):
-                    found.add(pid)
-            except (OSError, IndexError, ValueError):
-                continue
-    todo = [supervisor]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    found.discard(os.getpid())
-    return found
-
-
-def _kill_run(proc: subprocess.Popen[bytes], uid: int | None, tmp: str, walk: bool) -> None:
-    """SIGKILL the child's process group and, with the parent layer, every other process of
-    the run, repeating until none is left (a fork bomb cannot outrun SIGKILL for long)."""
-    if walk:
-        for _ in range(50):
-            members = _run_members(proc.pid, uid, tmp)
-            if not members:
-                break
-            for pid in members:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-
-
-def _remove_tree(tmp: str) -> None:
-    """Delete the run's temp dir, even where the program made subdirectories unreadable."""
-    for dirpath, dirnames, _ in os.walk(tmp):
-        for name in dirnames:
-            path = os.path.join(dirpath, name)
-            if not os.path.islink(path):
-                with contextlib.suppress(OSError):
-                    os.chmod(path, 0o700)
-    shutil.rmtree(tmp, ignore_errors=True)
+def _starved(supervisor: int, limits: Limits) -> str | None:
+    """At the wall-clock limit: a note when the run's supervisor and runner waited for a CPU
+    for at least STARVED_SHARE of the limit (a busy machine, which a retry may not meet);
+    None when they did not (a slow or sleeping program)."""
+    waited = waited_seconds([supervisor, *children(supervisor)])
+    if waited < STARVED_SHARE * limits.wall_seconds:
+        return None
+    return (f"sandbox limit: wall clock of {limits.wall_seconds:g} s exceeded on a busy machine "
+            f"(the run waited {waited:.0f} s for a CPU)")
 
 
 def _diagnose(returncode: int, stderr: bytes) -> str:
@@ -306,6 +276,10 @@ def run_program(source: str, entry: str, inputs: list[list[Any]], limits: Limits
     """Call `entry(*args)` for each args list in a sandboxed child; never raises for anything the
     program does. `layers` (default all) is for tests that check one layer at a time."""
     start = time.monotonic()
+    if len(inputs) > (most := max_inputs(limits)):
+        return SandboxResult(False, [], f"sandbox limit: output over {limits.output_bytes:,} "
+                             f"bytes for {len(inputs):,} questions (at most {most:,} fit)",
+                             0.0, infrastructure=True)
     tmp = os.path.realpath(tempfile.mkdtemp(prefix="verstehen-sandbox-"))
     uid = None
     if "process" in layers and os.geteuid() == 0:  # a uid of its own: no other run shares it
@@ -319,7 +293,7 @@ def run_program(source: str, entry: str, inputs: list[list[Any]], limits: Limits
                "load_seconds": limits.load_seconds, "cpu_seconds": limits.cpu_seconds,
                "wall_seconds": limits.wall_seconds, "memory_bytes": limits.memory_bytes,
                "output_bytes": limits.output_bytes, "disk_bytes": limits.disk_bytes,
-               "disk_files": limits.disk_files}
+               "disk_files": limits.disk_files, "answer_bytes": limits.answer_bytes}
         data = json.dumps(job).encode()
         payload = b"%d\n" % len(data) + data + nonce
         env = dict(os.environ)
@@ -339,12 +313,14 @@ def run_program(source: str, entry: str, inputs: list[list[Any]], limits: Limits
                 if watch and (error := watch()):  # a last look: a fast bomb may end in 50 ms
                     raise _Abort(error)
             except _Abort as exc:
-                return SandboxResult(False, [], str(exc), time.monotonic() - start)
+                busy = _starved(proc.pid, limits) if str(exc) == _WALL_CLOCK else None
+                return SandboxResult(False, [], busy or str(exc), time.monotonic() - start,
+                                     infrastructure=busy is not None)
             finally:  # the child has sent its report (it waits to be killed) or is past limits
-                _kill_run(proc, uid, tmp, walk)
+                kill_run(proc, uid, tmp, walk)
                 returncode = proc.wait()
     finally:
-        _remove_tree(tmp)
+        remove_tree(tmp)
     seconds = time.monotonic() - start
     report = _report(out, nonce, len(inputs), layers)
     if report is None:
@@ -354,12 +330,3 @@ def run_program(source: str, entry: str, inputs: list[list[Any]], limits: Limits
     ok, outputs, error, applied = report
     return SandboxResult(ok, outputs, error, seconds,
                          frozenset(applied) | ({"parent"} if walk else set()))
-
-
-def extract_code(text: str) -> str | None:
-    """The Python code in a model's reply: the first ```python (or bare ```) fenced block, else
-    the whole text if it contains 'def '; None if there is no code."""
-    for lang, body in _FENCE.findall(text):
-        if lang.lower() in ("", "python", "py", "python3") and body.strip():
-            return body.rstrip() + "\n"
-    return text if "def " in text else None

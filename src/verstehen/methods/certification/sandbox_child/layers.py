@@ -62,6 +62,59 @@ def _namespaces(mount: bool, net: bool) -> set[str]:
     return got
 
 
+MS_RDONLY, MS_REMOUNT, MS_BIND, MNT_DETACH = 1, 32, 4096, 2
+
+
+_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}  # syscall numbers (glibc has no wrapper)
+
+
+def _bind(libc: Any, source: str, target: str, writable: bool, flags: int = MS_REC) -> None:
+    """Bind `source` (a host path) at `target` below the new root, read-only unless
+    `writable`; OSError when the bind fails."""
+    if os.path.isdir(source):
+        os.makedirs(target, exist_ok=True)
+    elif not os.path.exists(target):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+    if libc.mount(os.fsencode(source), os.fsencode(target), None, MS_BIND | flags, None):
+        raise OSError(f"cannot bind {source}")
+    if not writable:  # best effort: a flag the host locked (user namespaces) may refuse it
+        kept = os.statvfs(target).f_flag & (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        libc.mount(None, os.fsencode(target), None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept,
+                   None)
+
+
+def _private_root(root: str, reads: tuple[str, ...]) -> bool:
+    """Pivot into a fresh tmpfs that holds only the temp dir (read-write at its own path),
+    read-only binds of the paths the program may read, the device files it may write and
+    /proc; the host's root is detached, so every other path (/etc/shadow, the cache file)
+    does not exist for the program, not even to os.stat."""
+    number = _PIVOT_ROOT.get(os.uname().machine)
+    if number is None:
+        return False
+    libc = _libc()
+    new = root + "/.root"  # the new root's mount point; removed once it has been moved to /
+    os.mkdir(new, 0o755)
+    if libc.mount(b"tmpfs", os.fsencode(new), b"tmpfs", MS_NOSUID | MS_NODEV,
+                  b"size=1m,nr_inodes=4096,mode=0755"):
+        return False
+    devices = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+    for path in (*reads, "/proc"):
+        if os.path.exists(path):
+            _bind(libc, path, new + path, writable=path in devices or path == "/proc")
+    _bind(libc, root, new + root, writable=True, flags=0)  # not recursive: without .root's mount
+    os.mkdir(new + "/.host")
+    if libc.syscall(number, os.fsencode(new), os.fsencode(new + "/.host")):
+        return False
+    os.chdir("/")
+    if libc.umount2(b"/.host", MNT_DETACH):
+        return False
+    os.rmdir("/.host")
+    os.rmdir(root + "/.root")  # now a plain directory of the temp dir
+    os.chdir(root)
+    return True
+
+
 def _mount_quota(root: str, size: int, files: int, uid: int) -> bool:
     """A size- and inode-limited tmpfs over the temp dir (in our own mount namespace)."""
     opts = f"size={size},nr_inodes={files + 1},mode=0700,uid={uid},gid={uid}"

@@ -129,8 +129,11 @@ def _diagnose(status: int, stderr: bytes) -> str:
     return f"the program exited (code {code}) before finishing: {last[0][:300]}"
 
 
-def _output(raw: bytes) -> dict[str, Any]:
-    """One output message: {"value": JSON} or {"error": str}; ValueError if it is neither."""
+def _output(raw: bytes, cap: int) -> dict[str, Any]:
+    """One output message: {"value": JSON} or {"error": str}, at most `cap` bytes (the runner
+    fits every honest output to it); ValueError if it is neither."""
+    if len(raw) > cap:
+        raise ValueError(f"an output over {cap} bytes")
     doc = json.loads(raw)
     if not isinstance(doc, dict) or len(doc) != 1:
         raise ValueError("an output is not a one-key object")
@@ -141,8 +144,10 @@ def _output(raw: bytes) -> dict[str, Any]:
     return doc
 
 
-def _verdict(report: bytes, n_inputs: int, status: int, stderr: bytes) -> dict[str, Any]:
-    """The run's result from the runner's messages, which the program may have forged."""
+def _verdict(report: bytes, n_inputs: int, status: int, stderr: bytes, answer_bytes: int
+             ) -> dict[str, Any]:
+    """The run's result from the runner's messages, which the program may have forged; each
+    output at most `answer_bytes`."""
     layers: list[str] | None = None
     outputs: list[dict[str, Any]] = []
     pos, ended = 0, False
@@ -171,7 +176,7 @@ def _verdict(report: bytes, n_inputs: int, status: int, stderr: bytes) -> dict[s
                 if not isinstance(layers, list) or not all(isinstance(x, str) for x in layers):
                     raise ValueError("bad list of layers")
             elif kind == b"V":
-                outputs.append(_output(body))
+                outputs.append(_output(body, answer_bytes))
                 if len(outputs) > n_inputs:
                     raise ValueError("more outputs than inputs")
             elif kind == b"E" and len(outputs) == n_inputs:

@@ -19,6 +19,7 @@ from layers import (
     _mount_quota,
     _namespaces,
     _optional,
+    _private_root,
     _set_limits,
 )
 from protocol import REPORT_FD, _Timeout, _Unserializable
@@ -113,9 +114,13 @@ def _confine(job: dict[str, Any], root: str, reads: tuple[str, ...]) -> list[str
     root, then the uid switch, then rlimits); the names of those in force."""
     layers, applied = set(job["layers"]), []
     uid = job["uid"] if "process" in layers else None
-    spaces = _optional(_namespaces, "rlimits" in layers, "netns" in layers) or set()
-    if "mount" in spaces and _optional(_mount_quota, root, job["disk_bytes"], job["disk_files"],
-                                       os.getuid() if uid is None else uid):
+    mounts = "rlimits" in layers or "rootfs" in layers
+    spaces = _optional(_namespaces, mounts, "netns" in layers) or set()
+    if "mount" in spaces and "rootfs" in layers and _optional(_private_root, root, reads):
+        applied.append("rootfs")
+    owner = os.getuid() if uid is None else uid
+    if "mount" in spaces and "rlimits" in layers and _optional(
+            _mount_quota, root, job["disk_bytes"], job["disk_files"], owner):
         applied.append("tmpfs")
     if "net" in spaces:
         applied.append("netns")
@@ -166,9 +171,11 @@ def _load(job: dict[str, Any]) -> tuple[Any, str | None]:
     namespace: dict[str, Any] = {"__name__": "__explanation__", "__builtins__": __builtins__}
     try:
         code = compile(job["source"], "<explanation>", "exec")
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes, lone surrogates
         where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
         return None, f"syntax error: {getattr(exc, 'msg', exc)}{where}"
+    except (RecursionError, MemoryError):  # the parser's own depth guards, not the rlimit
+        return None, "syntax error: the program is nested too deeply to compile"
     try:
         exec(code, namespace)
     except (_Timeout, MemoryError):  # _run reports the load timeout; MemoryError is fatal
@@ -179,38 +186,83 @@ def _load(job: dict[str, Any]) -> tuple[Any, str | None]:
     return (fn, None) if callable(fn) else (None, f"no function named {job['entry']}")
 
 
+def _fitted(output: dict[str, Any], encoded: bytes, cap: int) -> bytes:
+    """An output whose JSON is over `cap` bytes, made to fit: a value becomes that question's
+    error; an error message is cut."""
+    if "value" in output:
+        return json.dumps({"error": f"answer of {len(encoded):,} bytes, over the limit of "
+                                    f"{cap:,}"}).encode()
+    text = str(output.get("error"))[:cap]
+    while len(out := json.dumps({"error": text}).encode()) > cap:
+        text = text[:len(text) // 2]  # escapes take up to 12 bytes a character
+    return out
+
+
+def _ignore_unraisable(info: Any) -> None:
+    """sys.unraisablehook: an exception Python swallows (in a __del__, a weakref callback) is
+    ignored, never printed (printing a traceback reads source files outside the sandbox); the
+    timer's own exception there still marks the call as timed out (see `_run`)."""
+
+
 def _run(job: dict[str, Any], send: Callable[[bytes, bytes], None],
          fatal: Callable[[str], NoReturn]) -> None:
-    """Load the program, then call the entry on each input under the per-call timer."""
-    armed = [False]
+    """Load the program, then call the entry on each input under the per-call timer. A call
+    during which the timer fired is a timeout whatever it returned: the program may swallow
+    the timer's exception (in a __del__, or catching BaseException), so the timer fires again
+    every 50 ms until the call ends."""
+    armed, fired = [False], [False]
+    setitimer, real = signal.setitimer, signal.ITIMER_REAL  # bound before the program runs
+    sys.unraisablehook = _ignore_unraisable
 
     def on_alarm(signum: int, frame: Any) -> None:
         if armed[0]:
+            fired[0] = True
+            setitimer(real, 0.05)
             raise _Timeout
 
-    def timer(seconds: float) -> None:
-        armed[0] = seconds > 0
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+    def arm(seconds: float) -> None:
+        fired[0] = False
+        armed[0] = True
+        setitimer(real, seconds)
+
+    def disarm() -> None:
+        while True:  # a last alarm may land before the flag is down: then once more
+            try:
+                armed[0] = False
+                setitimer(real, 0)
+                return
+            except _Timeout:
+                continue
 
     signal.signal(signal.SIGALRM, on_alarm)
-    timer(float(job["load_seconds"]))  # from the program's first line: compile and top level
+    arm(float(job["load_seconds"]))  # from the program's first line: compile and top level
     try:
-        fn, error = _load(job)
+        try:
+            fn, error = _load(job)
+        finally:
+            disarm()
     except _Timeout:
         fn, error = None, "time limit exceeded while loading the program"
-    finally:
-        timer(0)
+    if error is None and fired[0]:
+        error = "time limit exceeded while loading the program"
     if error is not None:
         fatal(error)
-    cap, dumps = int(job["output_bytes"]), json.dumps
+    cap, total, dumps = int(job["answer_bytes"]), int(job["output_bytes"]), json.dumps
+    output: dict[str, Any] = {}
     for args in job["inputs"]:
-        timer(float(job["per_call_seconds"]))
+        arm(float(job["per_call_seconds"]))
         try:
-            out = dumps(_call(fn, args), allow_nan=False).encode()
+            try:
+                output = _call(fn, args)
+                out = dumps(output, allow_nan=False).encode()
+            finally:
+                disarm()
         except _Timeout:
             out = b'{"error": "timeout"}'
-        finally:
-            timer(0)
-        if len(out) > cap:
+        if fired[0]:
+            out = b'{"error": "timeout"}'
+        if len(out) > total:  # one answer over everything the run may return: a bomb
             fatal("output limit exceeded")
+        if len(out) > cap:
+            out = _fitted(output, out, cap)
         send(b"V", out)

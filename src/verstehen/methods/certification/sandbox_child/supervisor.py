@@ -38,7 +38,8 @@ def main() -> None:
     report, err, status = _collect(pid, report_r, err_r, int(job["output_bytes"]) + 65536)
     verdict = {"ok": False, "outputs": [], "error": "output limit exceeded", "layers": []}
     if report is not None:
-        verdict = _verdict(report, len(job["inputs"]), status, err)
+        verdict = _verdict(report, len(job["inputs"]), status, err,
+                           int(job["answer_bytes"]))
     data = json.dumps(verdict, allow_nan=False).encode()
     frame = memoryview(nonce + b" %d\n" % len(data) + data)
     while frame:
