@@ -19,6 +19,8 @@ SMOKE_RUNS = {
     "audit_power.py": (["--max-questions", "32", "--old-budget", "16"],
                        "largest wrong-verdict rate"),
     "audit_time.py": (["--smoke"], "audit, empty cache"),
+    "batch_million.py": (["--lines", "2000", "--stop-after", "200"],
+                         "seconds to the first request"),
     "concept_speed.py": (["--items", "50"], "right"),
     "embedded_load.py": (["--tiny", "--busy", "1"], "loaded, default threads"),
     "endpoints_throughput.py": (["--requests", "40", "--limit", "2", "--repeats", "1"],

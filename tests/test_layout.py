@@ -71,6 +71,10 @@ def imports(path: Path) -> tuple[set[str], set[str]]:
     top, nested = set(), set()
     skip = type_checking_nodes(tree)
     top_level = {id(n) for n in tree.body}
+    for node in tree.body:  # a module-level try: ... except ImportError: is no lazy import
+        if isinstance(node, ast.Try):
+            top_level |= {id(n) for n in node.body}
+            top_level |= {id(n) for handler in node.handlers for n in handler.body}
     for node in ast.walk(tree):
         if id(node) in skip:
             continue

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from verstehen.errors import UserError
-from verstehen.textfiles import open_text, read_text
+from verstehen.textfiles import open_text, read_pieces, read_text, surrogate_problem
 
 from conftest import Cli, cli_error
 
@@ -33,7 +33,12 @@ def streamed(path: Path, what: str, **kw: bool) -> str:
         return "".join(stream)
 
 
-READERS: list[Callable[..., str]] = [read_text, streamed]
+def in_pieces(path: Path, what: str) -> str:
+    """The whole text, read in pieces of whole lines through read_pieces (no gzip)."""
+    return "".join(read_pieces(path, what))
+
+
+READERS: list[Callable[..., str]] = [read_text, streamed, in_pieces]
 
 
 @pytest.mark.parametrize("read", READERS)
@@ -75,7 +80,7 @@ def test_missing_file_and_folder(tmp_path: Path, read: Callable[..., str]) -> No
         read(tmp_path, "scores file")
 
 
-@pytest.mark.parametrize("read", READERS)
+@pytest.mark.parametrize("read", [read_text, streamed])  # read_pieces reads plain files only
 def test_gzip_only_when_asked(tmp_path: Path, read: Callable[..., str]) -> None:
     path = tmp_path / "kb.tsv.gz"
     path.write_bytes(gzip.compress(TEXT.encode()))
@@ -85,6 +90,64 @@ def test_gzip_only_when_asked(tmp_path: Path, read: Callable[..., str]) -> None:
     path.write_bytes(gzip.compress(TEXT.encode("latin-1")))
     with pytest.raises(UserError, match="byte 0xe9 at line 2"):
         read(path, "knowledge base", gzipped=True)
+
+
+@pytest.mark.parametrize("read", READERS)
+@pytest.mark.parametrize("data", [b"hi\x00\n", b"ab\x00\ncd\n", b"a\x00", b"one\ntwo\x00\n"])
+def test_a_nul_byte_in_short_text_is_named_not_taken_for_utf16(
+        tmp_path: Path, read: Callable[..., str], data: bytes) -> None:
+    """Issue 29 item 12: "hi\\0\\n" has a NUL in one byte of two (h 0 | i \\n), which was
+    taken for UTF-16; it is text with a NUL, named by its line and byte offset (both found by
+    hand: the byte before the NUL, counted from 0)."""
+    path = tmp_path / "prompts.txt"
+    path.write_bytes(data)
+    at = data.index(b"\x00")
+    line = data.count(b"\n", 0, at) + 1
+    with pytest.raises(UserError) as info:
+        read(path, "prompts file")
+    assert f"a NUL byte at line {line}, byte offset {at})" in str(info.value)
+    assert "UTF-16" not in str(info.value)
+
+
+@pytest.mark.parametrize("read", READERS)
+def test_short_utf16_without_a_bom_is_still_utf16(tmp_path: Path,
+                                                  read: Callable[..., str]) -> None:
+    """Four code units of ASCII in UTF-16-LE: a NUL in every other byte, four times over."""
+    path = tmp_path / "p.txt"
+    path.write_bytes("abc\n".encode("utf-16-le"))
+    with pytest.raises(UserError, match="it is UTF-16"):
+        read(path, "prompts file")
+
+
+def test_pieces_end_at_line_ends_and_keep_lines_whole(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """With 8-byte reads, a 12-byte line spans two reads and still comes whole; a bad byte in
+    a later piece is named by its line and byte offset in the whole file (line 3, offset 23:
+    the BOM, "ab\\n", "cafe-au-lait\\n" and "last" before it are 3 + 3 + 13 + 4 bytes)."""
+    import verstehen.textfiles as textfiles
+
+    monkeypatch.setattr(textfiles, "PIECE", 8)
+    path = tmp_path / "p.txt"
+    path.write_bytes(b"\xef\xbb\xbfab\ncafe-au-lait\nlast")
+    pieces = list(read_pieces(path, "prompts file"))
+    assert "".join(pieces) == "ab\ncafe-au-lait\nlast"
+    assert all(p.endswith("\n") for p in pieces[:-1]) and pieces[-1] == "last"
+    path.write_bytes(b"\xef\xbb\xbfab\ncafe-au-lait\nlast\xe9\n")
+    with pytest.raises(UserError, match=r"byte 0xe9 at line 3 \(byte offset 23\)"):
+        list(read_pieces(path, "prompts file"))
+
+
+@pytest.mark.parametrize(("text", "escaped", "expected"), [
+    ("plain café ✓", False, None),
+    ("bad \ud800", False, "a lone surrogate \\ud800 at character 5"),
+    ("caf\udce9", True, "byte 0xe9 at character 4 is not UTF-8"),
+    ("caf\udce9", False, "a lone surrogate \\udce9 at character 4"),
+])
+def test_surrogate_problem_names_the_character(text: str, escaped: bool,
+                                               expected: str | None) -> None:
+    """A surrogateescape byte 0xe9 is U+DCE9 (0xDC00 + 0xe9, PEP 383)."""
+    found = surrogate_problem(text, escaped_bytes=escaped)
+    assert found == expected if expected is None else found.startswith(expected)
 
 
 def test_a_broken_gzip_file_is_one_line(tmp_path: Path) -> None:

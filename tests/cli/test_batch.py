@@ -135,8 +135,9 @@ def test_failed_calls_are_counted_and_exit_1(cli: Cli, tmp_path: Path) -> None:
     try:
         prompts = tmp_path / "p.txt"
         prompts.write_text("a\nb\n")
-        done = cli(["batch", "openai/x", str(prompts), "--no-progress", "--base-url",
-                    f"http://127.0.0.1:{server.server_port}/v1", "--max-attempts", "1"])
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        done = cli(["batch", "openai/x", str(prompts), "--no-progress", "--base-url", url,
+                    "--max-attempts", "1"])
     finally:
         server.shutdown()
         server.server_close()
@@ -144,4 +145,6 @@ def test_failed_calls_are_counted_and_exit_1(cli: Cli, tmp_path: Path) -> None:
     assert done.returncode == 1 and json.loads(done.stdout)["errors"] == 2
     lines = done.stderr.strip().splitlines()
     assert "2 calls to make (0 of 2 answers already in the run)" in lines
-    assert lines[-1] == f"2 calls failed; to retry them, type: verstehen batch --resume {run}"
+    # the resume must repeat where the calls went: a run folder never chooses (issue 29)
+    assert lines[-1] == (f"2 calls failed; to retry them, type: verstehen batch --resume {run}"
+                         f" --base-url {url}")

@@ -70,7 +70,9 @@ def test_ctrl_c_prints_the_resume_line_and_typing_it_finishes(stub_server, cli_e
     assert proc.returncode == 130, stderr
     assert status(run) == "interrupted"
     last = stderr.strip().splitlines()[-1]
-    assert last.endswith(f"to go on, type: verstehen certify --resume {run}"), stderr
+    # the server is part of the line: a resume never takes it from the run folder
+    assert last.endswith(f"to go on, type: verstehen certify --resume {run} --base-url "
+                         f"{server.url}"), stderr
     before = paid(server)
     assert before < QUESTIONS + REPHRASE
 
@@ -99,11 +101,13 @@ def test_ctrl_c_in_an_audit_names_the_audit_and_resumes_each_step_in_place(
     proc, run = start_and_stop(args, cli_env, runs, after=20, sig=signal.SIGINT)
     stderr = proc.stderr.read() if proc.stderr else ""
     assert proc.returncode == 130, stderr
-    assert stderr.strip().endswith(f"type: verstehen audit --resume {run}"), stderr
+    assert stderr.strip().endswith(f"type: verstehen audit --resume {run} --base-url "
+                                   f"{server.url}"), stderr
     assert status(run) == "interrupted"
     steps_before = {p.parent.name for p in run.rglob("*/run.json")}
 
-    done = run_cli(["audit", "--resume", str(run), "--no-progress"], cli_env)
+    done = run_cli(["audit", "--resume", str(run), "--base-url", server.url, "--no-progress"],
+                   cli_env)
     assert done.returncode == 0, done.stderr
     steps = sorted(p.parent for p in run.rglob("*/run.json"))
     assert steps_before <= {p.name for p in steps}
@@ -123,25 +127,26 @@ def test_a_killed_run_reads_as_interrupted_and_resumes(stub_server, cli_env):
     assert status(run) == "running"
     assert RunStore.existing(run).status() == "interrupted"
     assert "interrupted" in run_cli(["runs"], cli_env).stdout
-    done = run_cli(["certify", "--resume", str(run), "--no-progress"], cli_env)
+    done = run_cli(["certify", "--resume", str(run), "--base-url", server.url, "--no-progress"],
+                   cli_env)
     assert done.returncode == 0, done.stderr
     assert status(run) == "done"
     assert lines_in(run / "records.jsonl") == QUESTIONS + REPHRASE
 
 
-def finished_certify(cli, stub_server, cli_env) -> Path:
-    """A finished certify run folder and the server it asked."""
+def finished_certify(cli, stub_server, cli_env) -> tuple[Path, str]:
+    """A finished certify run folder and the URL of the server it asked."""
     server = stub_server()
     done = cli([*CERTIFY, "--questions", "20", "--base-url", server.url])
     assert done.returncode == 0, done.stderr
     [run] = Path(cli_env["VERSTEHEN_RUNS_DIR"]).iterdir()
-    return run
+    return run, server.url
 
 
 def test_resume_refuses_what_it_cannot_go_on_with(cli, stub_server, cli_env, tmp_path):
     """One line, exit 2: not a run folder, another command's run, a flag that would change
     the run, a run made from Python."""
-    run = finished_certify(cli, stub_server, cli_env)
+    run, _ = finished_certify(cli, stub_server, cli_env)
     cli_error(cli, ["certify", "--resume", str(tmp_path)], "not a run folder")
     cli_error(cli, ["potemkin", "run", "--resume", str(run)],
               "is a run of `verstehen certify`", f"verstehen certify --resume {run}")
@@ -155,9 +160,9 @@ def test_resume_refuses_what_it_cannot_go_on_with(cli, stub_server, cli_env, tmp
 def test_a_resume_may_change_how_calls_are_made(cli, stub_server, cli_env):
     """--timeout and --max-connections may come with --resume; a finished run resumed asks
     nothing again."""
-    run = finished_certify(cli, stub_server, cli_env)
-    again = cli(["certify", "--resume", str(run), "--timeout", "5", "--max-connections",
-                 "1", "--json"])
+    run, url = finished_certify(cli, stub_server, cli_env)
+    again = cli(["certify", "--resume", str(run), "--base-url", url, "--timeout", "5",
+                 "--max-connections", "1", "--json"])
     assert again.returncode == 0, again.stderr
     usage = json.loads(again.stdout)["usage"]["openai/stub"]
     assert usage["calls"] == usage["cache_hits"] == 20 + REPHRASE

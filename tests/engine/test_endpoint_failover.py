@@ -31,7 +31,7 @@ def test_batch_over_four_endpoints_loses_one_midway(cli: Cli, tmp_path: Path) ->
         assert done.returncode == 0, done.stderr
         result = json.loads(done.stdout)
         folder = Path(result["run"])
-        resumed = cli(["batch", "--resume", str(folder), "--no-progress"])
+        resumed = cli(["batch", "--resume", str(folder), *flags, "--no-progress"])
         received = [Counter(stubs.received[i]) for i in range(4)]
         peaks, killed = list(stubs.peak), set(stubs.killed)
 

@@ -109,7 +109,9 @@ def test_two_thousand_prompts_through_every_fault(stub_server, cli_env: dict[str
         holder = threading.Thread(target=hold_write_lock, args=(cache, 4.0, taken))
         holder.start()
         taken.wait(10)
-        resumed = run_cli(["batch", "--resume", str(folder), "--no-progress"], cli_env)
+        # a resume repeats where the calls go: a run folder never chooses it (issue 29)
+        resumed = run_cli(["batch", "--resume", str(folder), "--base-url", proxy.url,
+                           "--no-progress"], cli_env)
         holder.join()
         assert resumed.returncode == 0, resumed.stderr
         assert "Traceback" not in resumed.stderr

@@ -86,9 +86,11 @@ def check_complete(folder: Path) -> list[dict]:
     return sorted(rows, key=lambda r: int(r["id"]))
 
 
-def resume(folder: Path, env: dict[str, str]) -> None:
-    """Resume the run folder and check that it ended well."""
-    done = run_cli(["batch", "--resume", str(folder), "--no-progress"], env)
+def resume(folder: Path, env: dict[str, str], server) -> None:
+    """Resume the run folder against `server` (typed again: a run folder never chooses where
+    calls go) and check that it ended well."""
+    done = run_cli(["batch", "--resume", str(folder), "--base-url", server.url, "--no-progress"],
+                   env)
     assert done.returncode == 0, done.stderr
     assert f"run folder: {folder}" in done.stderr
     assert json.loads(done.stdout)["records"] == N
@@ -100,7 +102,7 @@ def test_kill_and_resume(stub_server, cli_env: dict[str, str], tmp_path: Path) -
     folder = start_and_kill(server, prompts, cli_env, tmp_path)
     before, cached = served(server), cache_entries(cli_env["VERSTEHEN_CACHE"])
     assert 10 <= cached < N
-    resume(folder, cli_env)
+    resume(folder, cli_env, server)
     assert served(server) - before == N - cached
     resumed = check_complete(folder)
     assert [r["text"] for r in resumed] == [f"echo: question number {n}" for n in range(1, N + 1)]
@@ -123,7 +125,7 @@ def test_torn_last_line_dropped(stub_server, cli_env: dict[str, str], tmp_path: 
     before, cached = served(server), cache_entries(cli_env["VERSTEHEN_CACHE"])
     with (folder / "records.jsonl").open("a") as handle:
         handle.write('{"id": "999", "sample": 0, "te')
-    resume(folder, cli_env)
+    resume(folder, cli_env, server)
     assert served(server) - before == N - cached
     assert all(r["id"] != "999" for r in check_complete(folder))
 
@@ -169,7 +171,8 @@ def test_damaged_records_are_dropped_kept_aside_and_asked_again(
     junk = [b'{"id": "7", "sample": 0, "te\n', b"\xff\xfe\x00\x01\n", b"{}\n", b"null\n",
             b"[1, 2]\n", lines[0], b'{"id": "999", "sample": 0, "text": "x", "error": null}\n']
     path.write_bytes(b"".join([*lines[:3], b"\n", *junk, *lines[3:]]))
-    done = run_cli(["batch", "--resume", str(folder), "--no-progress"], cli_env)
+    done = run_cli(["batch", "--resume", str(folder), "--base-url", server.url,
+                    "--no-progress"], cli_env)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     [said] = [x for x in done.stderr.splitlines() if "dropped" in x]

@@ -29,6 +29,8 @@ from verstehen.models.embedded import EMBEDDED, embedded_path
 from verstehen.models.endpoints import describe_endpoint, endpoint_list, pool_identity
 from verstehen.models.threads import ThreadPolicy
 from verstehen.report.tables import plural
+from verstehen.report.terminal import terminal_line, terminal_text
+from verstehen.textfiles import surrogate_problem
 
 
 def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
@@ -111,7 +113,12 @@ def show_endpoints(urls: tuple[str, ...], key_variable: str | None) -> None:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    """Print one answer; say on stderr whether it came from the cache."""
+    """Print one answer (its control characters escaped); say on stderr whether it came from
+    the cache."""
+    for name, text in (("PROMPT", args.prompt), ("--system", args.system or "")):
+        if problem := surrogate_problem(text, escaped_bytes=True):
+            raise UserError(f"argument {name} is not UTF-8 text: {problem}; pass it in UTF-8 "
+                            "(a UTF-8 locale, or a file converted with iconv)")
     params = params_from(args)
     messages: list[Message] = []
     if args.system:
@@ -132,9 +139,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         finally:
             await session.close()
         if not result.ok:
-            print(f"verstehen: error: {args.model} failed: {result.error}", file=sys.stderr)
+            print(terminal_line(f"verstehen: error: {args.model} failed: {result.error}"),
+                  file=sys.stderr)
             return EXIT_CALL_FAILED
-        print(result.value.text)
+        print(terminal_text(result.value.text))
         usage = result.value.usage
         how = "answered from the cache" if result.cached else (
             f"new call, {time.monotonic() - started:.2f} s")

@@ -6,40 +6,58 @@ kill-and-resume guarantee can be seen in isolation.
 A resume checks what it reads: run.json must be a batch run's, the prompts file must be the
 one the run was made from (its SHA-256 is in run.json), and every record it cannot use (not a
 JSON object, no answer and no error, an id the prompts file lacks, a second record of one
-prompt and sample) moves to records.dropped.jsonl and is asked again.
+prompt and sample) moves to records.dropped.jsonl and is asked again, and where calls go
+(--base-url, a model given NAME@URL) must be typed again: a run folder never chooses it.
+
+The prompts file is streamed (cli/prompts_file.py), with a bounded window of calls under way:
+a file of a million prompts starts calling at once and is never held in memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
+import shlex
 import sys
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from verstehen.cli.basic import params_from
 from verstehen.cli.flags import Parser, generation_flags, positive_int, print_json, settings_from
+from verstehen.cli.prompts_file import (
+    PromptItem,
+    PromptsFile,
+    prompts_sha256,
+    scan_prompts,
+)
+from verstehen.cli.prompts_file import (
+    load_prompts as load_prompts,  # the name's old home: tests and callers import it here
+)
+from verstehen.cli.resume import check_folder_cache
 from verstehen.cli.runs import finish
 from verstehen.engine.runner import ModelUsage, Runner
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL
-from verstehen.models.base import GenerateParams, Message, Model, user
+from verstehen.models.base import GenerateParams, Model
+from verstehen.models.remote import without_credentials
 from verstehen.report.tables import plural
+from verstehen.report.terminal import terminal_line
 from verstehen.results import JsonForm, json_key
-from verstehen.textfiles import read_text
 
 NONE = type(None)
 # the config keys a resume takes from run.json, and the types `batch` writes them with
 RESUMED: dict[str, type | tuple[type, ...]] = {
     "model": str, "prompts": str, "samples": int, "temperature": (int, float, NONE),
     "max_tokens": (int, NONE), "seed": (int, NONE), "base_url": (str, list, NONE)}
-SUFFIXES = {".txt": "one prompt a line", ".jsonl": 'one {"prompt"} or {"messages"} object a line'}
+# calls under way at once: a few per connection (so that none idles while results are written),
+# at least a few dozen, and never so many that their tasks alone fill memory
+WINDOW_PER_CONNECTION, WINDOW_MIN, WINDOW_MAX = 4, 32, 16_384
 
 
 @dataclass(frozen=True)
@@ -56,73 +74,6 @@ class BatchResult(JsonForm):
     def failed_calls(self) -> int:
         """Prompts whose call failed (a --resume tries them again)."""
         return self.errors
-
-
-@dataclass(frozen=True)
-class PromptItem:
-    """One prompt of a prompts file."""
-
-    id: str
-    messages: list[Message]
-
-
-def load_prompts(path: Path) -> list[PromptItem]:
-    """Prompts from a .txt file (one a line) or .jsonl ({"id", "prompt" or "messages"})."""
-    kinds = "; ".join(f"{suffix} ({what})" for suffix, what in SUFFIXES.items())
-    suffix = path.suffix.lower()
-    if suffix not in SUFFIXES:
-        raise UserError(f"prompts file {path}: a {suffix or 'suffix-less'} file is not a "
-                        f"prompts file: give {kinds}")
-    # split at line ends only: str.splitlines would also split a prompt at \f or U+2028
-    lines = [line.removesuffix("\r") for line in read_text(path, "prompts file").split("\n")]
-    if suffix == ".txt":
-        items = [PromptItem(str(n), user(line)) for n, line in enumerate(lines, 1)
-                 if line.strip()]
-    else:
-        items, first_line = [], {}
-        for n, line in enumerate(lines, 1):
-            if line.strip():
-                item = _jsonl_item(path, n, line)
-                if item.id in first_line:
-                    raise UserError(f"{path}:{n}: id {item.id!r} is the id of line "
-                                    f"{first_line[item.id]} too; give every prompt a distinct id")
-                first_line[item.id] = n
-                items.append(item)
-    if not items:
-        raise UserError(f"prompts file {path} holds no prompts: write one a line")
-    return items
-
-
-def _jsonl_item(path: Path, n: int, line: str) -> PromptItem:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}:{n}: not JSON ({exc.msg}); write one object a line") from None
-    if not isinstance(row, dict) or not ("prompt" in row or "messages" in row):
-        raise UserError(f'{path}:{n}: needs a "prompt" string or a "messages" list')
-    if "messages" in row:
-        messages = row["messages"]
-        if not isinstance(messages, list) or not messages or not all(
-            isinstance(m, dict) and m.get("role") in {"system", "user", "assistant"}
-            and isinstance(m.get("content"), str) for m in messages
-        ):
-            raise UserError(f"{path}:{n}: messages must be a non-empty list "
-                            "[{role, content}, ...]")
-    elif isinstance(row["prompt"], str) and row["prompt"].strip():
-        messages = user(row["prompt"])
-    else:
-        raise UserError(f'{path}:{n}: "prompt" must be a non-empty string, not '
-                        f"{json.dumps(row['prompt'])[:40]}")
-    given = row.get("id", n)
-    if not isinstance(given, str | int) or isinstance(given, bool) or given == "":
-        raise UserError(f'{path}:{n}: "id" must be a non-empty string or an integer, not '
-                        f"{json.dumps(given)[:40]}")
-    return PromptItem(str(given), messages)
-
-
-def prompts_sha256(path: Path) -> str:
-    """The SHA-256 of a prompts file's bytes, as run.json keeps it."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def check_unchanged(store: RunStore, prompts: Path) -> None:
@@ -144,6 +95,10 @@ def resumed_config(store: RunStore) -> dict[str, Any]:
     when it is not a batch run's)."""
     info = store.info()
     where = store.path / "run.json"
+    for key in ("command", "config"):
+        if key not in info:
+            raise UserError(f"{where}: no {key!r}: it was edited or is not verstehen's; start a "
+                            "new run")
     if info["command"] != "batch":
         raise UserError(f"{store.path} is a {info['command']!r} run, not a batch run: only "
                         "batch runs resume; rerun its command instead")
@@ -161,7 +116,7 @@ def resumed_config(store: RunStore) -> dict[str, Any]:
     return config
 
 
-def record_problem(ids: set[str], samples: int) -> Callable[[dict[str, Any]], str | None]:
+def record_problem(ids: AbstractSet[str], samples: int) -> Callable[[dict[str, Any]], str | None]:
     """What makes a batch record unusable on resume (None: a finished answer, or a recorded
     failure with its error, which is asked again)."""
 
@@ -183,24 +138,36 @@ def record_problem(ids: set[str], samples: int) -> Callable[[dict[str, Any]], st
     return problem
 
 
-async def run_batch(runner: Runner, model: Model, items: list[PromptItem], store: RunStore,
+def call_window(runner: Runner, model: Model) -> int:
+    """How many calls a batch keeps under way at once: enough to keep every connection busy
+    while finished ones are written, few enough that a long file is never held in memory."""
+    per_endpoint = runner.connection_limit() or getattr(model, "max_connections", 1)
+    connections = per_endpoint * getattr(model, "endpoint_count", 1)
+    return min(max(WINDOW_PER_CONNECTION * connections, WINDOW_MIN), WINDOW_MAX)
+
+
+async def run_batch(runner: Runner, model: Model, prompts: PromptsFile, store: RunStore,
                     params: GenerateParams, samples: int = 1, *, announce: bool = False) -> None:
     """Answer each (prompt, sample) the run lacks, retrying failed ones; records it cannot use
-    are dropped (to records.dropped.jsonl) and asked again. `announce`: say so on stderr, and
-    how many calls are left to make."""
-    repair = store.repair(record_problem({item.id for item in items}, samples),
-                          key=lambda r: (r["id"], r["sample"]))
+    are dropped (to records.dropped.jsonl) and asked again. Prompts are streamed from the file
+    with a bounded window of calls under way. `announce`: say so on stderr, and how many calls
+    are left to make."""
+    ids = prompts.ids() if store.records_path.stat().st_size else frozenset()
+    repair = store.repair(record_problem(ids, samples), key=lambda r: (r["id"], r["sample"]))
     if repair.dropped and announce:
-        print(repair.say(store), file=sys.stderr)
+        print(terminal_line(repair.say(store)), file=sys.stderr)
     finished = [r for r in repair.kept if r.get("error") is None]
     if len(finished) < len(repair.kept):
         store.rewrite(finished)  # failures were never cached: try them again
     done = {(r["id"], r["sample"]) for r in finished}
-    todo = [(item, s) for item in items for s in range(samples) if (item.id, s) not in done]
+    del ids, repair, finished  # a long run's records: only the keys of the done ones are kept
+    left = prompts.count * samples - len(done)
     if announce:
-        print(f"{plural(len(todo), 'call')} to make ({len(done)} of {len(items) * samples} answers "
-              "already in the run)", file=sys.stderr)
-    runner.progress.add_total(len(todo))
+        print(f"{plural(left, 'call')} to make ({len(done)} of {prompts.count * samples} "
+              "answers already in the run)", file=sys.stderr)
+    runner.progress.add_total(left)
+    todo = ((item, s) for item in prompts.items() for s in range(samples)
+            if (item.id, s) not in done)
 
     async def answer(item: PromptItem, sample: int) -> None:
         result = await runner.generate(model, item.messages, params, sample_index=sample)
@@ -217,7 +184,30 @@ async def run_batch(runner: Runner, model: Model, items: list[PromptItem], store
             "error": result.error,
         })
 
-    await asyncio.gather(*(answer(item, s) for item, s in todo))
+    stopping = asyncio.Event()
+
+    async def worker() -> None:
+        for item, sample in todo:  # one generator shared: each (prompt, sample) taken once
+            if stopping.is_set():
+                return
+            await answer(item, sample)
+
+    window = min(call_window(runner, model), left)
+    workers = [asyncio.ensure_future(worker()) for _ in range(window)]
+    if not workers:
+        return
+    try:
+        # not gather: a cancelled gather waits for every worker, and a worker whose call
+        # swallowed its cancellation would go on to the next prompt
+        ended, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
+        for task in ended:
+            if (error := task.exception()) is not None:
+                raise error  # one worker's error ends the batch
+    finally:  # the others stop taking prompts; the session closes once they have left
+        stopping.set()
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
 
 
 async def batch(model_name: str | Model, prompts: Path, params: GenerateParams, *,
@@ -228,7 +218,7 @@ async def batch(model_name: str | Model, prompts: Path, params: GenerateParams, 
     settings = settings or RunSettings()
     if resume is not None:
         check_unchanged(resume, prompts)
-    items = load_prompts(prompts)
+    checked = scan_prompts(prompts, keep_ids=resume is not None)
     if resume is not None:
         resume.begin()
     label = model_name if isinstance(model_name, str) else model_name.name
@@ -237,20 +227,22 @@ async def batch(model_name: str | Model, prompts: Path, params: GenerateParams, 
         model = session.open_model(model_name, base_url=base_url)
         store = resume or settings.create_run("batch", {
             "model": label, "prompts": str(prompts.resolve()),
-            "prompts_sha256": prompts_sha256(prompts), "samples": samples,
+            "prompts_sha256": checked.sha256, "samples": samples,
             "temperature": params.temperature, "max_tokens": params.max_tokens,
             "seed": params.seed, "base_url": base_url}, params.seed, [model.identity()])
         if resume is not None and settings.announce:
             print(f"run folder: {store.path}", file=sys.stderr)
-        await run_batch(session.runner, model, items, store, params, samples,
+        await run_batch(session.runner, model, checked, store, params, samples,
                         announce=settings.announce)
         return store
 
     timed = await in_session(settings, f"batch {label}", body)
     store = timed.value
-    records = list(store.records())
-    result = BatchResult(store.path, len(records), len(items) * samples,
-                         sum(r.get("error") is not None for r in records), timed.usage)
+    records = errors = 0
+    for record in store.records():
+        records += 1
+        errors += record.get("error") is not None
+    result = BatchResult(store.path, records, checked.count * samples, errors, timed.usage)
     store.write_summary(result.to_dict())
     return result
 
@@ -275,8 +267,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
     """Answer a prompts file into a run folder, or finish one with --resume; print JSON."""
     store = None
     if args.resume is not None:
+        config = resumed_config(RunStore.existing(args.resume))
+        check_destinations(RunStore.existing(args.resume), config, args)
+        check_folder_cache(RunStore.existing(args.resume), args.cache)
         store = RunStore.open(args.resume)
-        config = resumed_config(store)
         for name in RESUMED:
             setattr(args, name, config[name])
     elif args.model is None or args.prompts is None:
@@ -285,3 +279,32 @@ def cmd_batch(args: argparse.Namespace) -> int:
                                samples=args.samples, base_url=args.base_url,
                                settings=settings_from(args), resume=store))
     return finish(args, result, lambda done: print_json(done.to_dict()))
+
+
+def check_destinations(store: RunStore, config: dict[str, Any], args: argparse.Namespace
+                       ) -> None:
+    """Refuse, in one line, a resume whose typed command does not repeat where the run's calls
+    went (its --base-url, a model given NAME@URL): a run folder is data and never chooses them.
+    The key (--api-key-env) and the cache are the typed command's alone."""
+    checks = [("--base-url", _urls(config["base_url"]), _urls(args.base_url))]
+    if "@http://" in config["model"] or "@https://" in config["model"]:
+        checks.append(("", [config["model"]], [args.model] if args.model else []))
+    for flag, made, typed in checks:
+        if [without_credentials(v) for v in made] == [without_credentials(v) for v in typed]:
+            continue
+        if made:
+            shown = " ".join(f"{flag} {_shown(v)}".strip() for v in made)
+            raise UserError(f"{store.path} was made with {shown}; a run folder cannot choose "
+                            f"where calls go: add {shown} to resume against it")
+        given = " ".join(f"{flag} {_shown(v)}".strip() for v in typed)
+        raise UserError(f"{store.path} was made without {flag or 'a model at a URL'}; a resume "
+                        f"cannot add {given}: start a new run to use it")
+
+
+def _urls(value: str | list[str] | tuple[str, ...] | None) -> list[str]:
+    return [] if value is None else [value] if isinstance(value, str) else list(value)
+
+
+def _shown(value: str) -> str:
+    """A value as one would type it: credentials left out, quoted, controls escaped."""
+    return shlex.quote(terminal_line(str(without_credentials(value))))

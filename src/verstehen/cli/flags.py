@@ -22,6 +22,8 @@ from verstehen.models import DEFAULT_MODEL, split_name
 from verstehen.models.endpoints import one_or_several, read_url_list
 from verstehen.models.remote import base_url_address
 from verstehen.models.servers import SERVER_KINDS
+from verstehen.report.terminal import terminal_line
+from verstehen.textfiles import surrogate_problem
 
 EXIT_USER_ERROR = 2
 
@@ -31,7 +33,8 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         """Print one line naming the problem and where to look."""
-        self.exit(EXIT_USER_ERROR, f"verstehen: error: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_USER_ERROR,
+                  f"verstehen: error: {terminal_line(message)} (see {self.prog} --help)\n")
 
 
 def _number(text: str, kind: type) -> Any:
@@ -108,7 +111,9 @@ def variable_name(text: str) -> str:
 
 
 def model_name(text: str) -> str:
-    """A model name `provider/model` with a known provider."""
+    """A model name `provider/model` with a known provider, in UTF-8."""
+    if problem := surrogate_problem(text, escaped_bytes=True):
+        raise argparse.ArgumentTypeError(f"the model name is not UTF-8 text: {problem}")
     try:
         split_name(text)
     except UserError as exc:

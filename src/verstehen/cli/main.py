@@ -2,14 +2,19 @@
 
 `main(argv)` parses, calls `args.func(args)` and turns what a user can fix (`UserError`) into
 one line on stderr and exit code 2; Ctrl-C ends with what was finished kept (exit 130) and
-the line to type to go on. A run folder this process was making is marked interrupted or
-failed in its run.json. `<command> --resume RUN` is parsed as the run's own command line.
+the line to type to go on; a full disk or too many open files (an `OSError` anywhere in the
+chain of causes) ends in one line saying so and how to go on (exit 1). A run folder this
+process was making is marked interrupted or failed in its run.json. Error text is printed with
+its control characters escaped (it may quote a server). `<command> --resume RUN` is parsed as
+the run's own command line.
 """
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
+import sqlite3
 import sys
 
 import verstehen.auditing.cli as audit
@@ -24,10 +29,21 @@ import verstehen.viewer.cli as viewer
 from verstehen import __version__
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser, engine_flags
 from verstehen.cli.resume import expand_resume
-from verstehen.engine.store import stop_active_runs, stopped_runs
+from verstehen.engine.store import RunStore, stop_active_runs, stopped_runs
 from verstehen.errors import UserError
+from verstehen.report.terminal import terminal_line
 
 EXIT_INTERRUPTED = 130
+EXIT_OUT_OF_RESOURCES = 1
+# what the OS ran out of, by errno, and what frees it
+OUT_OF: dict[int, tuple[str, str]] = {
+    errno.ENOSPC: ("disk full", "free space"),
+    errno.EDQUOT: ("disk quota exceeded", "free space or raise the quota"),
+    errno.EFBIG: ("file too large for the file-size limit (ulimit -f)", "raise the limit"),
+    errno.EMFILE: ("too many open files (ulimit -n)",
+                   "raise `ulimit -n` or lower --max-connections"),
+    errno.ENFILE: ("the system's table of open files is full", "close other programs"),
+}
 # each module adds its subcommands to the tree, in this order (the order `--help` lists them)
 COMMAND_MODULES = (audit, viewer, basic, batch, certification, concepts, potemkin, imagination,
                    consistency)
@@ -50,9 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     try:
-        argv = expand_resume(argv)
+        argv = expand_resume(argv, parser)
     except UserError as exc:
-        print(f"verstehen: error: {exc}", file=sys.stderr)
+        print(f"verstehen: error: {terminal_line(str(exc))}", file=sys.stderr)
         return EXIT_USER_ERROR
     try:
         args = parser.parse_args(argv)
@@ -68,12 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except UserError as exc:
         stop_active_runs("failed", str(exc))
-        print(f"verstehen: error: {exc}", file=sys.stderr)
+        print(f"verstehen: error: {terminal_line(str(exc))}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         stop_active_runs("interrupted", "interrupted (Ctrl-C)")
-        if stopped := stopped_runs()[earlier:]:  # a job's steps lie inside its folder
-            outer = min(stopped, key=lambda run: len(run.path.parts))
+        if outer := _outer_stopped(earlier):
             print("verstehen: interrupted; finished calls are cached and records kept; to go "
                   f"on, type: {outer.resume_command()}", file=sys.stderr)
         else:
@@ -85,4 +100,40 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:  # a bug: the traceback follows, the run says how it ended
         stop_active_runs("failed", f"{type(exc).__name__}: {exc}")
-        raise
+        if (said := out_of_resources(exc)) is None:
+            raise
+        outer = _outer_stopped(earlier)
+        print(f"verstehen: error: {terminal_line(said[0])}: {said[1]}, then " + (
+            f"resume: {outer.resume_command()}" if outer else
+            "rerun the command (no run folder was made; finished calls are cached)"),
+            file=sys.stderr)
+        return EXIT_OUT_OF_RESOURCES
+
+
+def _outer_stopped(earlier: int) -> RunStore | None:
+    """The outermost run folder this command stopped (a job's steps lie inside its folder)."""
+    stopped = stopped_runs()[earlier:]
+    return min(stopped, key=lambda run: len(run.path.parts)) if stopped else None
+
+
+def out_of_resources(exc: BaseException) -> tuple[str, str] | None:
+    """(what ran out and where, what frees it) when `exc` or an exception it came from (its cause,
+    its context, a group's members) is the OS running out of disk or file descriptors."""
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        one = todo.pop()
+        if id(one) in seen:
+            continue
+        seen.add(id(one))
+        if isinstance(one, OSError) and one.errno in OUT_OF:
+            what, remedy = OUT_OF[one.errno]
+            where = (f" {'opening' if one.errno in (errno.EMFILE, errno.ENFILE) else 'writing'}"
+                     f" {one.filename}" if one.filename else "")
+            return what + where, remedy
+        if isinstance(one, sqlite3.OperationalError) and "disk is full" in str(one):
+            return "disk full writing the call cache", "free space"
+        todo.extend(e for e in (one.__cause__, one.__context__) if e is not None)
+        members = getattr(one, "exceptions", ())  # an ExceptionGroup's (Python 3.11 on)
+        todo.extend(e for e in members if isinstance(e, BaseException))
+    return None

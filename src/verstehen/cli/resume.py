@@ -3,15 +3,28 @@ run.json, is parsed again into the same folder, so each finished call comes from
 
 Only flags that change how calls are made, not what is asked, may be given with it (a
 shorter timeout, more connections, another cache file); the rest is the run's.
+
+A run folder is data, never instructions: it may come from someone else (a shared drive, a
+tarball). Where calls go and with which key (--base-url, --judge-base-url, --api-key-env, a
+model's @URL) and which cache file is used come only from the command typed now: a run made
+with one of them is resumed only when the typed command repeats it with the same value, and
+refused otherwise in one line that shows the value and what to type to accept it. --cache may
+differ (the typed one is used: a cache is the user's own file, and a call missing from it is
+only asked again); a folder's own cache path is never used without being typed.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from verstehen.engine.cache import cache_file
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
+from verstehen.models.remote import without_credentials
 
 # command words whose runs can be resumed this way (batch has its own --resume)
 RESUMABLE = {("certify",), ("audit",), ("consistency",), ("potemkin", "run"),
@@ -19,11 +32,18 @@ RESUMABLE = {("certify",), ("audit",), ("consistency",), ("potemkin", "run"),
              ("imagine", "answer")}
 # flags a resume may add: how calls are made, never what is asked (value-taking, then not)
 RESUME_VALUE_FLAGS = ("--cache", "--max-connections", "--max-attempts", "--threads",
-                      "--timeout", "--api-key-env")
+                      "--timeout")
 RESUME_SWITCHES = ("--no-progress", "--json")
-ALLOWED = ", ".join(RESUME_VALUE_FLAGS + RESUME_SWITCHES)
+# where calls go and with which key: taken from the typed command only, and only when the
+# run was made with the very same values; what each one lets a folder choose
+DESTINATIONS = {"--base-url": "where calls go", "--judge-base-url": "where the judge's calls go",
+                "--api-key-env": "which key is sent with calls"}
+MODEL_FLAGS = ("--model", "--judge")  # a model given as NAME@URL is a destination too
+ALLOWED = ", ".join((*RESUME_VALUE_FLAGS, *RESUME_SWITCHES))
 RESUME_HELP = ("go on with an interrupted run folder: its settings come from its run.json, "
-               f"finished calls from the cache; only {ALLOWED} may be given with it")
+               f"finished calls from the cache; only {ALLOWED} may be given with it, and the "
+               "run's --base-url, --judge-base-url, --api-key-env and NAME@URL models must be "
+               "typed again (a run folder never chooses where calls go)")
 
 
 def add_resume_flag(parser: argparse.ArgumentParser) -> None:
@@ -31,9 +51,11 @@ def add_resume_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", type=Path, default=None, metavar="RUN", help=RESUME_HELP)
 
 
-def expand_resume(argv: list[str]) -> list[str]:
+def expand_resume(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
     """The command line to parse: for `<command> --resume RUN [engine flags]`, the run's own
-    command line with those flags and --resume added; any other command line as given."""
+    command line with those flags and --resume added; any other command line as given.
+    `parser` is the command line's own (its option names read abbreviations as argparse
+    does). Nothing is read but the folder's run.json, and nothing is sent, before the checks."""
     at = next((i for i, token in enumerate(argv)
                if token == "--resume" or token.startswith("--resume=")), None)
     words = tuple(_leading_words(argv))
@@ -54,8 +76,179 @@ def expand_resume(argv: list[str]) -> list[str]:
     if not recorded:
         raise UserError(f"{path} was made from Python (its run.json has no command line): go "
                         f"on with it there, giving the same call resume={path!r}")
-    _check_extra(rest[len(words):])
-    return [*recorded, *rest[len(words):], "--resume", path]
+    if tuple(recorded[:len(words)]) != words:
+        raise UserError(f"{path}/run.json: its command line is not one of `verstehen "
+                        f"{' '.join(words)}`: it was edited or is not verstehen's; start a new "
+                        "run")
+    options = _option_strings(parser, words)
+    typed = _settings(rest[len(words):], options)
+    _check_extra(typed)
+    stored = _settings(recorded[len(words):], options)
+    _check_destinations(path, stored, typed)
+    _check_cache(path, store, stored, typed)
+    return [*words, *_without(recorded[len(words):], stored, typed), *_typed_to_add(typed),
+            "--resume", path]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One flag of a command line with its value: tokens[start:stop] (`flag` in full, "" for
+    a positional value; `value` None for a switch or a flag whose value is not known here)."""
+
+    flag: str
+    value: str | None
+    start: int
+    stop: int
+    tokens: tuple[str, ...]
+
+    def is_destination(self) -> bool:
+        """Where calls go or with which key: a destination flag, or a model given NAME@URL."""
+        return self.flag in DESTINATIONS or (self.value is not None and _served_at_url(
+            self.value) and (self.flag in MODEL_FLAGS or self.flag == ""))
+
+    def shown(self) -> str:
+        """The flag and value as one would type them (credentials and control characters
+        left out)."""
+        value = _printable(str(without_credentials(self.value or "")))
+        return f"{self.flag} {value}" if self.flag else value
+
+
+def _served_at_url(token: str) -> bool:
+    """True for a model name with an @URL suffix (`openai/m@http://host:8000/v1`)."""
+    name, at, url = token.rpartition("@")
+    return bool(name and at) and url.startswith(("http://", "https://"))
+
+
+def _printable(text: str) -> str:
+    """Text quoted for a shell, with control characters escaped (a folder's text may hold
+    terminal escape sequences)."""
+    safe = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return shlex.quote(safe)
+
+
+def _option_strings(parser: argparse.ArgumentParser, words: tuple[str, ...]) -> frozenset[str]:
+    """Every option string of the command these words name (to read abbreviations as
+    argparse does: `--base` is --base-url where nothing else begins so)."""
+    for word in words:
+        [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parser = sub.choices[word]
+    return frozenset(o for a in parser._actions for o in a.option_strings)
+
+
+def _full_flag(flag: str, options: frozenset[str]) -> str:
+    """The option an (abbreviated) long flag names, as argparse reads it; else as given."""
+    if flag in options or not flag.startswith("--"):
+        return flag
+    matches = [o for o in options if o.startswith(flag)]
+    return matches[0] if len(matches) == 1 else flag
+
+
+def _settings(tokens: Sequence[str], options: frozenset[str]) -> list[Setting]:
+    """The flags of a command line (after its command words) with their values. A value of a
+    flag not known to take one is read as a positional value, which is only looked at for
+    NAME@URL."""
+    settings: list[Setting] = []
+    i = 0
+    takes_value = {*DESTINATIONS, *MODEL_FLAGS, *RESUME_VALUE_FLAGS}
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "--":  # what follows is positional, never a flag
+            settings += [Setting("", t, j, j + 1, tuple(tokens))
+                         for j, t in enumerate(tokens[i + 1:], i + 1)]
+            break
+        if not token.startswith("--"):
+            settings.append(Setting("", token, i, i + 1, tuple(tokens)))
+            i += 1
+            continue
+        name, eq, value = token.partition("=")
+        flag = _full_flag(name, options)
+        if eq or flag not in takes_value:
+            settings.append(Setting(flag, value if eq else None, i, i + 1, tuple(tokens)))
+            i += 1
+        else:
+            given = tokens[i + 1] if i + 1 < len(tokens) else None
+            settings.append(Setting(flag, given, i, min(i + 2, len(tokens)), tuple(tokens)))
+            i += 2
+    return settings
+
+
+def _values(settings: list[Setting], flag: str) -> list[str]:
+    """The values given to `flag`, in order, as run.json keeps them (without credentials)."""
+    return [str(without_credentials(s.value or "")) for s in settings if s.flag == flag]
+
+
+def _check_destinations(run: str, stored: list[Setting], typed: list[Setting]) -> None:
+    """Refuse, in one line, a resume whose typed command does not repeat where the run's calls
+    went and with which key, value for value (or gives one the run was not made with)."""
+    for flag, choice in DESTINATIONS.items():
+        made = [s for s in stored if s.flag == flag]
+        if _values(made, flag) == _values(typed, flag):
+            continue
+        if made:
+            again = " ".join(s.shown() for s in made)
+            raise UserError(f"{run} was made with {again}; a run folder cannot choose {choice}:"
+                            f" add {again} to resume against it")
+        given = " ".join(s.shown() for s in typed if s.flag == flag)
+        raise UserError(f"{run} was made without {flag}; a resume cannot add {given}: start a "
+                        "new run to use it")
+    made_models = sorted(_served_models(stored))
+    typed_models = sorted(_served_models(typed))
+    if missing := [m for m in made_models if m not in typed_models]:
+        again = " ".join(f"--model {m}" for m in missing)
+        raise UserError(f"{run} was made with the model {missing[0]}, served at a URL of its "
+                        f"own; a run folder cannot choose where calls go: add {again} to "
+                        "resume against it")
+    if extra := [m for m in typed_models if m not in made_models]:
+        raise UserError(f"{run} was made without the model {extra[0]}: a resume cannot add "
+                        "one; start a new run to use it")
+
+
+def _served_models(settings: list[Setting]) -> list[str]:
+    """The NAME@URL models of a command line, as one would type them."""
+    return [_printable(str(without_credentials(s.value or ""))) for s in settings
+            if s.is_destination() and s.flag not in DESTINATIONS]
+
+
+def _check_cache(run: str, store: RunStore, stored: list[Setting],
+                 typed: list[Setting]) -> None:
+    """Refuse a resume that would use a cache file the folder names but the command typed now
+    does not (a typed --cache is used, whatever the run used before)."""
+    typed_cache = _values(typed, "--cache")
+    made = [s.value or "" for s in stored if s.flag == "--cache"]
+    check_folder_cache(store, typed_cache[-1] if typed_cache else None,
+                       made[-1] if made else None, run=run)
+
+
+def check_folder_cache(store: RunStore, typed: str | Path | None, made: str | None = None, *,
+                       run: str | None = None) -> None:
+    """UserError in one line when no --cache is typed and the run names a cache file (its
+    command line's --cache `made`, or run.json's "cache") other than the default one: a run
+    folder never chooses which file is read and written. For `batch --resume` too."""
+    if typed is not None:
+        return
+    used = store.info().get("cache")
+    if made is None and (used is None or Path(used) == cache_file(None).absolute()):
+        return
+    again = Setting("--cache", made if made is not None else used, 0, 0, ()).shown()
+    raise UserError(f"{run or store.path} was made with {again}; a run folder cannot choose "
+                    f"which cache file is read and written: add {again} to resume with it (or "
+                    "--cache PATH for another)")
+
+
+def _without(tokens: list[str], stored: list[Setting], typed: list[Setting]) -> list[str]:
+    """The run's command line less its destination flags, which the typed command gives
+    (with the same values, credentials included), and less its --cache when the typed one
+    gives another. NAME@URL models stay in place: their order is the run's."""
+    replaced = {*DESTINATIONS, *(("--cache",) if _values(typed, "--cache") else ())}
+    dropped = {i for s in stored if s.flag in replaced for i in range(s.start, s.stop)}
+    return [t for i, t in enumerate(tokens) if i not in dropped]
+
+
+def _typed_to_add(typed: list[Setting]) -> list[str]:
+    """The typed flags to put after the run's own: all but NAME@URL models, which the run's
+    command line holds already, in its order, with the same values."""
+    return [t for s in typed if s.flag in DESTINATIONS or not s.is_destination()
+            for t in s.tokens[s.start:s.stop]]
 
 
 def _leading_words(argv: list[str]) -> list[str]:
@@ -68,16 +261,15 @@ def _leading_words(argv: list[str]) -> list[str]:
     return words if len(words) < 2 or tuple(words) in RESUMABLE else words[:1]
 
 
-def _check_extra(tokens: list[str]) -> None:
-    """Refuse, in one line, anything but the flags a resume may add."""
-    i = 0
-    while i < len(tokens):
-        flag = tokens[i].split("=", 1)[0]
-        if flag in RESUME_SWITCHES:
-            i += 1
-        elif flag in RESUME_VALUE_FLAGS:
-            i += 1 if "=" in tokens[i] else 2
-        else:
-            raise UserError(f"{tokens[i]} cannot be given with --resume: the run's settings "
-                            f"come from its run.json (only {ALLOWED} may change); start a new "
-                            "run to change it")
+def _check_extra(typed: list[Setting]) -> None:
+    """Refuse, in one line, anything but the flags a resume may add (and the run's own
+    destinations, typed again)."""
+    for setting in typed:
+        if (setting.flag in RESUME_SWITCHES or setting.flag in RESUME_VALUE_FLAGS
+                or setting.is_destination()):
+            continue
+        token = setting.tokens[setting.start]
+        raise UserError(f"{token} cannot be given with --resume: the run's settings "
+                        f"come from its run.json (only {ALLOWED}, and the run's own "
+                        "--base-url, --judge-base-url, --api-key-env and NAME@URL models, may "
+                        "be given); start a new run to change it")

@@ -1,4 +1,5 @@
-"""Progress of a batch of calls: a live rich bar on a terminal, plain lines otherwise.
+"""Progress of a batch of calls: a live rich bar on a terminal, plain lines otherwise (the
+label, which may name a model, printed with its control characters escaped).
 
 A procedure that adds to the total in steps whose number it does not know yet (the looks of a
 sequential test, the lenses of an audit) asks in `growing()`: until the last of them ends the
@@ -14,10 +15,12 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
 from verstehen.report.tables import plural
+from verstehen.report.terminal import terminal_line
 
 NO_ETA = "no ETA yet (more calls may follow)"
 
@@ -96,7 +99,7 @@ class PlainProgress(NullProgress):
     def __init__(self, label: str, stream: TextIO = sys.stderr, every: float = 5.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(clock)
-        self.label, self.stream, self.every = label, stream, every
+        self.label, self.stream, self.every = terminal_line(label), stream, every
         self._last = 0.0
 
     def advance(self, *, cached: bool, error: bool) -> None:
@@ -138,8 +141,9 @@ class RichProgress(NullProgress):
             console=Console(stderr=True),
             transient=False,
         )
-        self._task = self._bar.add_task(label, total=0, cached=0, retries=0, errors=0,
-                                        more="")
+        # the label may hold a model's name: neither a control character nor rich markup
+        self._task = self._bar.add_task(escape(terminal_line(label)), total=0, cached=0,
+                                        retries=0, errors=0, more="")
         self._started = False
 
     def _update(self) -> None:

@@ -7,11 +7,18 @@ sections of its lens folders after its own table.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from verstehen.auditing import html as audit_html
 from verstehen.engine.store import RunStore
+from verstehen.engine.store.safe_files import (
+    exists_unfollowed,
+    is_regular,
+    kind_of_file,
+    replace_atomically,
+)
 from verstehen.errors import UserError
 from verstehen.methods.certification import html as certification_html
 from verstehen.methods.consistency import html as consistency_html
@@ -70,20 +77,25 @@ def build_page(runs: Sequence[Path | str]) -> Page:
 
 def _lens_sections(audit: Path, page: Page) -> None:
     """The sections of an audit's lens folders (certification, definitions, incoherence)."""
-    for model_dir in sorted(p for p in audit.iterdir() if p.is_dir()):
-        for lens in sorted(p for p in model_dir.iterdir() if (p / "summary.json").is_file()):
+    for model_dir in sorted(p for p in audit.iterdir() if p.is_dir() and not p.is_symlink()):
+        for lens in sorted(p for p in model_dir.iterdir()
+                           if not p.is_symlink() and is_regular(p / "summary.json")):
             KINDS[kind_of(lens)][0](lens, page)
 
 
 def write_report(runs: Path | str | Sequence[Path | str], out: Path | str | None = None) -> Path:
     """Write one self-contained HTML page of run folders; its path (default RUN/report.html
-    for one folder, ./report.html for several)."""
+    for one folder, ./report.html for several). It replaces the file atomically, and refuses
+    a link, FIFO or folder at that path rather than write through it."""
     folders = [Path(runs)] if isinstance(runs, (str, Path)) else [Path(r) for r in runs]
     page = build_page(folders)
     path = Path(out) if out is not None else (
         folders[0] / REPORT_FILE if len(folders) == 1 else Path(REPORT_FILE))
+    if exists_unfollowed(path) and not is_regular(path):  # never written through a link
+        raise UserError(f"{path} is {kind_of_file(os.lstat(path).st_mode)}: the report is not "
+                        "written through it; remove it, or pass -o with another path")
     try:
-        path.write_text(page.html(), encoding="utf-8")
+        replace_atomically(path, page.html().encode("utf-8"))
     except OSError as exc:
         raise UserError(f"cannot write {path} ({exc.strerror or exc}): pass -o with a "
                         "writable path") from None

