@@ -7,7 +7,7 @@ import json
 import re
 from collections import Counter
 
-from verstehen.testing.loop_thread import LoopThreadServer
+from verstehen.testing.loop_thread import LocalHttpServer
 from verstehen.testing.stub_endpoints import prompt_of as payload_prompt
 from verstehen.testing.stub_server import read_request
 
@@ -30,7 +30,7 @@ def prompt_of(body: bytes) -> str:
     return payload_prompt(payload) if isinstance(payload, dict) else ""
 
 
-class FaultProxy(LoopThreadServer):
+class FaultProxy(LocalHttpServer):
     """Forwards requests to 127.0.0.1:`upstream_port`, injecting scripted faults.
 
     `by_prompt` maps a prompt to the faults of its 1st, 2nd, ... request (None: no fault);
@@ -50,19 +50,6 @@ class FaultProxy(LoopThreadServer):
         self.injected: Counter[str] = Counter()
         self.attempts: Counter[str] = Counter()
         self.forwarded_by_prompt: Counter[str] = Counter()  # paid calls, per prompt
-        self.port = 0
-
-    @property
-    def url(self) -> str:
-        """The base URL clients use."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    async def _start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    def _stop_serving(self) -> None:
-        self._server.close()
 
     def _fault(self, prompt: str) -> str | None:
         seq, self.requests = self.requests, self.requests + 1

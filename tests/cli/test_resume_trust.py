@@ -18,7 +18,7 @@ import pytest
 from verstehen.cli.main import build_parser
 from verstehen.cli.resume import DESTINATIONS, expand_resume
 from verstehen.engine.store.naming import TYPED_AGAIN
-from verstehen.testing.loop_thread import LoopThreadServer
+from verstehen.testing.loop_thread import LocalHttpServer
 from verstehen.testing.stub_server import chat_answer, response
 
 from conftest import cli_error, run_cli
@@ -28,7 +28,7 @@ CERTIFY = ["certify", "--model", "openai/stub", "--scope", "arithmetic", "--ques
            "--rephrase", "2", "--pg", "0.5", "--rid", "0.2", "--no-progress"]
 
 
-class Recorder(LoopThreadServer):
+class Recorder(LocalHttpServer):
     """An OpenAI-compatible stub on 127.0.0.1 that records every connection and request, with
     its Authorization header."""
 
@@ -39,18 +39,6 @@ class Recorder(LoopThreadServer):
         self.connections = 0
         self.requests: list[str] = []
         self.authorizations: list[str] = []
-
-    @property
-    def url(self) -> str:
-        """The base URL."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    async def _start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    def _stop_serving(self) -> None:
-        self._server.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1

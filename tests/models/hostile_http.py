@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from functools import cache
 from typing import Any
 
-from verstehen.testing.loop_thread import LoopThreadServer
+from verstehen.testing.loop_thread import LocalHttpServer
 from verstehen.testing.stub_server import chat_answer
 
 Answer = Callable[[asyncio.StreamWriter, str, dict], Awaitable[None]]
@@ -119,7 +119,7 @@ def echo_logprobs(values: list[Any], tokens: list[str] | None = None,
     return json_reply(body)
 
 
-class HostileServer(LoopThreadServer):
+class HostileServer(LocalHttpServer):
     """Answers each request with `answer`; counts the requests it received and keeps their
     headers."""
 
@@ -127,20 +127,8 @@ class HostileServer(LoopThreadServer):
 
     def __init__(self, answer: Answer) -> None:
         super().__init__()
-        self.answer, self.requests, self.port = answer, 0, 0
+        self.answer, self.requests = answer, 0
         self.headers: list[dict[str, str]] = []  # each request's, names in lower case
-
-    @property
-    def url(self) -> str:
-        """The base URL clients use."""
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    async def _start(self) -> None:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    def _stop_serving(self) -> None:
-        self._server.close()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

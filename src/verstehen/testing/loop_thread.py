@@ -43,3 +43,26 @@ class LoopThreadServer:
     def _stop_serving(self) -> None:
         """Close them (on its loop)."""
         raise NotImplementedError
+
+
+class LocalHttpServer(LoopThreadServer):
+    """A LoopThreadServer listening on 127.0.0.1 at a free port, each connection handed to
+    `_handle`; `url` is its OpenAI-style base URL."""
+
+    port = 0
+
+    @property
+    def url(self) -> str:
+        """The base URL clients use."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    async def _start(self) -> None:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    def _stop_serving(self) -> None:
+        self._server.close()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Serve one connection."""
+        raise NotImplementedError
