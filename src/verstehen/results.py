@@ -19,8 +19,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar
 
+from verstehen.engine.store.safe_files import read_regular
 from verstehen.errors import UserError
-from verstehen.textfiles import read_text
+from verstehen.textfiles import text_of
 
 R = TypeVar("R")
 
@@ -139,11 +140,13 @@ def load_result(kind: type[R], run_dir: Path) -> R:
     """The typed result a run folder's summary.json holds (UserError when it has none, or one
     an older version wrote)."""
     path = Path(run_dir) / "summary.json"
-    if not path.is_file():
+    if not path.is_file() and not path.is_symlink():
         raise UserError(f"{run_dir} has no summary.json: the run stopped before its end; rerun "
                         "its command (answers already given come from the cache)")
     try:
-        return from_jsonable(kind, json.loads(read_text(path, "run summary")))
+        # never through a link: a folder from elsewhere must not make a report read other files
+        text = text_of(read_regular(path), path, "run summary")
+        return from_jsonable(kind, json.loads(text))
     except (ValueError, json.JSONDecodeError) as exc:
         raise UserError(f"{path} does not hold a {kind.__name__} ({exc}): an older verstehen "
                         "wrote it, or it was edited; rerun the run's command to rewrite it "

@@ -130,6 +130,14 @@ def test_a_records_link_is_refused_by_a_resume(cli, certify_run, victim, server)
     cli_error(cli, ["report", str(certify_run)], "records.jsonl is a symbolic link")
 
 
+def test_a_summary_link_is_never_read_into_a_report(cli, certify_run, victim):
+    """summary.json a link to another file: `report` used to read whatever it pointed to;
+    now it stops in one line, and no report holds the other file's text."""
+    link(certify_run / "summary.json", victim)
+    cli_error(cli, ["report", str(certify_run)], "summary.json is a symbolic link")
+    assert not (certify_run / "report.html").exists()
+
+
 @contextlib.contextmanager
 def rescued(fifo: Path, after: float) -> Iterator[None]:
     """After `after` seconds, keep opening and closing both ends of `fifo`, so that code

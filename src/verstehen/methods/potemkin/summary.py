@@ -8,6 +8,7 @@ are kept from its summary.json.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -17,6 +18,7 @@ from typing import Any
 from verstehen.domains.catalog import BY_KEY, canonical_name
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
+from verstehen.engine.store.safe_files import read_regular
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.records import RECORDS_FILE, read_record_files, write_records
 from verstehen.methods.potemkin.report import plot_expansion
@@ -77,7 +79,7 @@ def summarize_run(store: RunStore) -> PotemkinResult:
     """Recompute a run folder (after labels were imported): its records file, plot and
     summary.json, keeping the asking run's seconds and usage."""
     path = store.path / "summary.json"
-    before = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    before = json.loads(read_regular(path)) if os.path.lexists(path) else {}  # never a link
     usage = before.get("usage")
     config = store.info()["config"]
     return write_result(store, keystone_asked=config["keystone_asked"],
