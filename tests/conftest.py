@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -23,6 +24,10 @@ from verstehen.models.embedded import embedded_path
 from verstehen.testing.ports import free_port, wait_for_port
 
 PYTHON = sys.executable
+# A suite started as a background job (`nohup ... &`) inherits SIGINT ignored, and so would
+# every `python -m verstehen` it starts: the Ctrl-C tests would see nothing. A Python handler
+# is reset to the default on exec, so each child installs its own KeyboardInterrupt again.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 # the shared data sets live beside the repository (../shared/data); VERSTEHEN_SHARED_DATA moves it
 SHARED_DATA = Path(os.environ.get("VERSTEHEN_SHARED_DATA")
                    or Path(__file__).resolve().parents[2] / "shared" / "data")

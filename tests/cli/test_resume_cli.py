@@ -37,10 +37,15 @@ def lines_in(path: Path) -> int:
 
 
 def start_and_stop(args: list[str], env: dict[str, str], runs: Path, *, after: int,
-                   sig: int) -> tuple[subprocess.Popen[str], Path]:
-    """Start `verstehen ARGS`; once its records (any folder) hold `after` lines, send `sig`."""
+                   sig: int, sigint_ignored: bool = False) -> tuple[subprocess.Popen[str], Path]:
+    """Start `verstehen ARGS`; once its records (any folder) hold `after` lines, send `sig`.
+    `sigint_ignored`: start it as a shell starts a background job, SIGINT ignored."""
+    def ignore_sigint() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # kept across exec, as `cmd &` does
+
     proc = subprocess.Popen([PYTHON, "-m", "verstehen", *args], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=ignore_sigint if sigint_ignored else None)
     deadline = time.monotonic() + 60
     while sum(lines_in(p) for p in runs.rglob("records.jsonl")) < after:
         assert proc.poll() is None, proc.communicate()
@@ -55,6 +60,20 @@ def start_and_stop(args: list[str], env: dict[str, str], runs: Path, *, after: i
 def status(run: Path) -> str:
     """The status run.json records."""
     return json.loads((run / "run.json").read_text())["status"]
+
+
+def test_kill_int_stops_a_run_started_in_the_background(stub_server, cli_env):
+    """Started as `verstehen certify ... &` (SIGINT inherited ignored), `kill -INT` still
+    stops the run as Ctrl-C does: exit 130, interrupted, the line to resume it (before, the
+    signal was ignored and the run went on to its end)."""
+    server = stub_server(delay=0.02)
+    runs = Path(cli_env["VERSTEHEN_RUNS_DIR"])
+    proc, run = start_and_stop([*CERTIFY, "--base-url", server.url], cli_env, runs,
+                               after=QUESTIONS // 2, sig=signal.SIGINT, sigint_ignored=True)
+    stderr = proc.stderr.read() if proc.stderr else ""
+    assert proc.returncode == 130, stderr
+    assert status(run) == "interrupted"
+    assert f"to go on, type: verstehen certify --resume {run}" in stderr
 
 
 def test_ctrl_c_prints_the_resume_line_and_typing_it_finishes(stub_server, cli_env,

@@ -14,8 +14,10 @@ from __future__ import annotations
 import errno
 import gc
 import os
+import signal
 import sqlite3
 import sys
+import threading
 
 import verstehen.auditing.cli as audit
 import verstehen.cli.basic as basic
@@ -64,6 +66,10 @@ def build_parser() -> Parser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `verstehen` command; returns the exit code."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if threading.current_thread() is threading.main_thread():
+        # started in the background (`cmd &`), SIGINT comes ignored: `kill -INT` should still
+        # stop a run as Ctrl-C does, with the line to resume it
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     parser = build_parser()
     try:
         argv = expand_resume(argv, parser)
