@@ -29,6 +29,7 @@ def listening_url() -> Iterator[str]:
     (["ask", "openai/gpt-4o-mini", "hi"], "OPENAI_API_KEY"),
     (["ask", "anthropic/claude-x", "hi"], "ANTHROPIC_API_KEY"),
     (["ask", "local/smollm2-135m", "hi", "--temperature", "x"], "--temperature"),
+    (["certify"], "`verstehen scopes` lists them"),  # where to find a scope (issue 30)
 ])
 def test_bad_model_key_or_flag(cli: Cli, args: list[str], needle: str) -> None:
     """Unknown provider, malformed name, missing keys, a non-number flag."""

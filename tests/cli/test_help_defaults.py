@@ -34,3 +34,21 @@ def test_help_states_the_default_in_effect() -> None:
     assert wrong == []
     assert len(rows) > 40  # the walk reads the help of the numeric flags (about 60 today)
     assert ("audit", "--rephrase", 0, 0.0) in rows
+
+
+def flags_without_help() -> list[str]:
+    """`command flag` of every option whose --help line says nothing (issue 30: --seed,
+    --no-progress, --temperature, `cache --cache` had none)."""
+    def walk(parser: argparse.ArgumentParser, path: str) -> Iterator[str]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, f"{path} {name}".strip())
+            elif action.option_strings and not action.help and not isinstance(
+                    action, argparse._HelpAction | argparse._VersionAction):
+                yield f"{path} {action.option_strings[-1]}"
+    return sorted(walk(build_parser(), ""))
+
+
+def test_every_flag_says_what_it_does() -> None:
+    assert flags_without_help() == []

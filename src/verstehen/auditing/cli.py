@@ -54,7 +54,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                        help=f"highest tolerable rate of ridiculous answers (default "
                             f"{DEFAULT_RID}: a concept's wrong answers all score 0)")
     audit.add_argument("--delta", type=probability, default=DEFAULT_DELTA,
-                       help="a decisive verdict is wrong with probability at most δ")
+                       help="a decisive verdict is wrong with probability at most δ "
+                            f"(default {DEFAULT_DELTA:g})")
     audit.add_argument("--max-questions", type=positive_int, default=DEFAULT_MAX_QUESTIONS,
                        help=f"budget per target of the sequential test (default "
                             f"{DEFAULT_MAX_QUESTIONS}; a target stops early once decided, or "

@@ -55,9 +55,11 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
 
     cache = commands.add_parser("cache", help="inspect or clear the call cache")
     cache.add_argument("action", choices=["stats", "clear"])
-    cache.add_argument("--cache", type=Path, default=None)
+    cache.add_argument("--cache", type=Path, default=None,
+                       help="cache file (default $VERSTEHEN_CACHE or "
+                            "~/.cache/verstehen/calls.sqlite)")
     cache.add_argument("--model", default=None, help="clear only this model's entries")
-    cache.add_argument("--json", action="store_true")
+    cache.add_argument("--json", action="store_true", help="print one JSON object")
     cache.add_argument("--yes", action="store_true",
                        help="clear without asking (needed where there is no terminal to ask on)")
     cache.set_defaults(func=cmd_cache)

@@ -27,7 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.cli.basic import params_from
-from verstehen.cli.flags import Parser, generation_flags, positive_int, print_json, settings_from
+from verstehen.cli.flags import (
+    NO_PROGRESS_HELP,
+    Parser,
+    generation_flags,
+    positive_int,
+    print_json,
+    settings_from,
+)
 from verstehen.cli.prompts_file import (
     PromptItem,
     PromptsFile,
@@ -259,7 +266,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                      help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
     cmd.add_argument("--resume", type=Path, default=None,
                      help="a run folder to finish: makes only the calls it lacks")
-    cmd.add_argument("--no-progress", action="store_true")
+    cmd.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     cmd.set_defaults(func=cmd_batch)
 
 

@@ -19,7 +19,7 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
                    help="one domain only (poetry: the paper's literary techniques, also "
                         "taken as literary)")
     p.add_argument("--exact", action="store_true", help="only concepts graded exactly by code")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_concepts)
 
 

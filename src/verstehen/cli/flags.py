@@ -194,12 +194,19 @@ def engine_flags() -> Parser:
     return flags
 
 
+NO_PROGRESS_HELP = "no progress bar or progress lines on stderr"
+
+
 def generation_flags() -> Parser:
     """Flags that shape a generation (all of them are part of the cache key)."""
     flags = Parser(add_help=False)
-    flags.add_argument("--temperature", type=temperature, default=0.0)
-    flags.add_argument("--max-tokens", type=positive_int, default=256)
-    flags.add_argument("--seed", type=seed, default=0)
+    flags.add_argument("--temperature", type=temperature, default=0.0,
+                       help="sampling temperature (default 0: the likeliest token each step)")
+    flags.add_argument("--max-tokens", type=positive_int, default=256,
+                       help="most tokens a reply may have (default 256)")
+    flags.add_argument("--seed", type=seed, default=0,
+                       help="seed sent with each call: another seed draws other samples at a "
+                            "temperature above 0 (default 0)")
     return flags
 
 
@@ -210,10 +217,12 @@ def run_flags(engine: Parser, *, max_tokens_help: str = "every reply's token bud
     --runs-dir, --no-progress, --json, --resume."""
     flags = Parser(add_help=False, parents=[engine])
     flags.add_argument("--max-tokens", type=positive_int, default=None, help=max_tokens_help)
-    flags.add_argument("--seed", type=seed, default=0)
+    flags.add_argument("--seed", type=seed, default=0,
+                       help="seed of every draw the run makes (questions, their order, samples): "
+                            "the same seed asks the same again (default 0)")
     flags.add_argument("--runs-dir", type=Path, default=None,
                        help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
-    flags.add_argument("--no-progress", action="store_true")
+    flags.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     flags.add_argument("--json", action="store_true", help="print one JSON object")
     add_resume_flag(flags)
     return flags

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.cli.flags import (
+    NO_PROGRESS_HELP,
     Parser,
     model_name,
     nonnegative_int,
@@ -61,7 +62,8 @@ def criterion_flags(pg: float | None = 0.7, rid: float | None = 0.001) -> Parser
                        help="derive RID so no ridiculous answer occurs in N_T questions "
                             "with probability 1-δ (paper section 3)")
     flags.add_argument("--delta", type=probability, default=0.05,
-                       help="a decisive verdict is wrong with probability at most δ")
+                       help="a decisive verdict is wrong with probability at most δ "
+                            "(default 0.05)")
     flags.add_argument("--json", action="store_true", help="print one JSON object")
     return flags
 
@@ -88,7 +90,7 @@ def asking_flags() -> Parser:
                        help="score of a wrong choice in mcq scopes (default 0)")
     flags.add_argument("--runs-dir", type=Path, default=None,
                        help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
-    flags.add_argument("--no-progress", action="store_true")
+    flags.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     return flags
 
 
@@ -130,18 +132,21 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     bounds.add_argument("--mean", type=unit_interval, required=True,
                         help="observed mean in [0, 1]")
     bounds.add_argument("--n", type=positive_int, required=True, help="number of samples")
-    bounds.add_argument("--delta", type=probability, default=0.05)
-    bounds.add_argument("--json", action="store_true")
+    bounds.add_argument("--delta", type=probability, default=0.05,
+                        help="the bounds hold with probability 1 - delta (default 0.05)")
+    bounds.add_argument("--json", action="store_true", help="print one JSON object")
     bounds.set_defaults(func=cmd_bounds)
 
     plan = commands.add_parser("plan", parents=[criterion_flags()],
                                help="how many questions a verdict will likely need")
-    plan.add_argument("--expected-score", type=unit_interval, required=True)
+    plan.add_argument("--expected-score", type=unit_interval, required=True,
+                      help="expected mean score in [0, 1]")
     plan.add_argument("--expected-rid", type=unit_interval, required=True,
                       help="expected rate of ridiculous answers")
     plan.add_argument("--power", type=probability, default=0.5,
                       help="chance the verdict comes by then (0.5 = plug in the expected rates)")
-    plan.add_argument("--first-look", type=positive_int, default=16)
+    plan.add_argument("--first-look", type=positive_int, default=16,
+                      help="first checkpoint of sequential looks (default 16)")
     plan.set_defaults(func=cmd_plan)
 
 
@@ -295,7 +300,8 @@ def cmd_certify(args: argparse.Namespace) -> int:
             print("\n".join(explain(verdict)))
         return 0
     if args.scope is None:
-        raise UserError("certify needs --scope (or --scores FILE)")
+        raise UserError("certify needs --scope SCOPE (`verstehen scopes` lists them) or "
+                        "--scores FILE")
     program_questions = args.program_questions if args.explanations else None
     check_program_questions(program_questions)
     # the scope first, so a bad scope or file is named before the budget is judged

@@ -57,7 +57,9 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                           "many times per question (default 1: no retry)")
     gen.add_argument("--kind", default="direct,context",
                      help="comma list of direct, context, sequential (default direct,context)")
-    gen.add_argument("--content", choices=CONTENTS, default="knowledge")
+    gen.add_argument("--content", choices=CONTENTS, default="knowledge",
+                     help="knowledge questions, or story questions with the paper's story "
+                          "topics (default knowledge)")
     gen.add_argument("--temperature", type=temperature, default=1.0,
                      help="sampling temperature of the question model (default 1, the paper's)")
     gen.set_defaults(func=cmd_generate)
@@ -95,7 +97,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     mat.add_argument("--out", type=Path, default=None,
                      help="folder for matrix.png and matrix.csv (default: a new folder "
                           "<runs>/<time>-imagine-matrix-<hex>; the RUNs are only read)")
-    mat.add_argument("--json", action="store_true")
+    mat.add_argument("--json", action="store_true", help="print one JSON object")
     mat.set_defaults(func=cmd_matrix)
 
     ana = sub.add_parser("analyze", help="length ranks, length deciles, warm-up positions, "
@@ -108,7 +110,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     ana.add_argument("--out", type=Path, default=None,
                      help="folder for length-ranks.png and warm-up.png (default: a new folder "
                           "<runs>/<time>-imagine-analyze-<hex>; the RUNs are only read)")
-    ana.add_argument("--json", action="store_true")
+    ana.add_argument("--json", action="store_true", help="print one JSON object")
     ana.set_defaults(func=cmd_analyze)
 
 

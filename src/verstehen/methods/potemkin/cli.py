@@ -97,7 +97,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                             "and edit answers count too, drawn without replacement; a concept "
                             "with fewer than N left is left out) (default paper)")
     unparsed_flag(score)
-    score.add_argument("--json", action="store_true")
+    score.add_argument("--json", action="store_true", help="print one JSON object")
     score.set_defaults(func=cmd_score)
 
     inc = sub.add_parser("incoherence", parents=[model_run_flags(engine)],
@@ -137,7 +137,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     imp = steps.add_parser("import", help="read labels back and recompute the tables")
     imp.add_argument("run", type=Path, help="the potemkin run folder")
     imp.add_argument("file", type=Path, help="the exported CSV with its label column filled")
-    imp.add_argument("--json", action="store_true")
+    imp.add_argument("--json", action="store_true", help="print one JSON object")
     imp.set_defaults(func=cmd_import)
 
 
