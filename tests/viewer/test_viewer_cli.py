@@ -64,3 +64,29 @@ def test_bad_input_is_one_line_and_exit_2(cli: Cli, tmp_path: Path) -> None:
     (tmp_path / "batch").mkdir()
     (tmp_path / "batch" / "run.json").write_text(json.dumps({"command": "batch"}))
     cli_error(cli, ["report", str(tmp_path / "batch")], "'batch' run", "does not draw")
+
+
+def test_runs_names_models_alike_and_keeps_a_failure_short(cli: Cli, tmp_path: Path,
+                                                            monkeypatch) -> None:
+    """A served model is listed as it is typed (openai/stub-model, as a local one is
+    local/...), a failed run's reason is cut to one short line, and a missing runs folder is
+    named in full with where runs are made (issue 30)."""
+    runs = tmp_path / "runs"
+    reason = "RuntimeError: " + "the server said no " * 20  # 300 characters, as seen
+    for run_id, status, why in (("20261126-000001-batch-aaaaaa", "done", None),
+                                ("20261126-000002-batch-bbbbbb", "failed", reason)):
+        (runs / run_id).mkdir(parents=True)
+        (runs / run_id / "run.json").write_text(json.dumps({
+            "run_id": run_id, "command": "batch", "config": {}, "argv": ["batch"],
+            "models": [{"provider": "openai", "model": "stub-model"}], "status": status,
+            "status_reason": why}))
+    rows = json.loads(cli(["runs", "--runs-dir", str(runs), "--json"]).stdout)["runs"]
+    assert [r["models"] for r in rows] == [["openai/stub-model"], ["openai/stub-model"]]
+    failed = rows[1]["found"]
+    said = failed.split("; once that is fixed")[0]
+    assert len(said) <= 100 and said.endswith("…") and said.startswith("RuntimeError: the")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("VERSTEHEN_RUNS_DIR", raising=False)
+    cli_error(cli, ["runs"], f"no runs folder at {elsewhere / 'runs'}", "--runs-dir")

@@ -51,6 +51,7 @@ def _keystones(r: PotemkinResult) -> str:
     return "definitions " + ", ".join(f"{n} {w}" for w, n in counts.most_common())
 
 
+REASON_CHARS = 100  # of a failed run's reason in its line: `verstehen report` shows it whole
 HEADLINES: dict[str, tuple[type[Any], Callable[[Any], str]]] = {
     "audit": (AuditResult, lambda r: _decisions([t.decision for t in r.targets])),
     "certify": (CertifyResult, lambda r: _decisions([s.verdict.decision if s.verdict else None
@@ -71,9 +72,22 @@ def _models(info: dict[str, Any]) -> tuple[str, ...]:
     config = info.get("config", {})
     if "models" in config and all(isinstance(m, str) for m in config["models"]):
         return tuple(config["models"])
-    names = [m.get("model", "") for m in info.get("models", [])]
+    names = [_full_name(m) for m in info.get("models", [])]
     return tuple(dict.fromkeys(n for n in names if n)) or (
         (config["model"],) if isinstance(config.get("model"), str) else ())
+
+
+def _full_name(identity: dict[str, Any]) -> str:
+    """A model identity's name as it is typed: `provider/model` (local identities carry
+    the provider in the name already, served ones apart)."""
+    model, provider = str(identity.get("model", "")), identity.get("provider")
+    return model if not model or "/" in model or not provider else f"{provider}/{model}"
+
+
+def _short(text: str, most: int = REASON_CHARS) -> str:
+    """The first line of `text`, cut to `most` characters."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= most else line[:most - 1].rstrip() + "…"
 
 
 def run_line(path: Path) -> RunLine:
@@ -83,7 +97,7 @@ def run_line(path: Path) -> RunLine:
     command = info.get("command", "?")
     status, found = store.status(), ""
     if status in ("interrupted", "failed"):
-        why = info.get("status_reason") or "the process stopped"
+        why = _short(str(info.get("status_reason") or "")) or "the process stopped"
         then = "to go on" if status == "interrupted" else "once that is fixed"
         found = f"{why}; {then}: {store.resume_command()}"
     elif status == "done" and (path / "summary.json").is_file():
@@ -108,6 +122,7 @@ def list_runs(runs_dir: Path | str | None = None) -> list[RunLine]:
     """Every run folder directly under the runs folder, oldest first."""
     folder = Path(runs_dir) if runs_dir is not None else default_runs_dir()
     if not folder.is_dir():
-        raise UserError(f"no runs folder at {folder}: pass --runs-dir, or set "
-                        "VERSTEHEN_RUNS_DIR")
+        raise UserError(f"no runs folder at {folder.absolute()}: run folders are made under "
+                        "./runs of the folder a command ran in; go there, or pass --runs-dir "
+                        "PATH (or set VERSTEHEN_RUNS_DIR)")
     return [run_line(p) for p in sorted(folder.iterdir()) if (p / "run.json").is_file()]
