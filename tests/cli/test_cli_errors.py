@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import verstehen
+from verstehen.cli.main import build_parser
 
 from conftest import Cli, cli_error, free_port, run_cli
 
@@ -115,3 +116,17 @@ def test_malformed_base_url_is_refused_while_parsing(cli: Cli, flag: list[str],
 def test_negative_sample_index_is_refused(cli: Cli) -> None:
     """`ask --sample -1` is refused before the model loads (it used to be asked)."""
     cli_error(cli, ["ask", "local/smollm2-135m", "hi", "--sample", "-1"], "--sample")
+
+
+def test_options_may_come_between_positionals(cli: Cli, tmp_path: Path) -> None:
+    """`batch MODEL --base-url URL PROMPTS` and `report RUN1 -o OUT RUN2` read as users type
+    them (before: "unrecognized arguments: PROMPTS"); what a command cannot read names the
+    command's own help (issue 30)."""
+    args = build_parser().parse_args(
+        ["batch", "openai/m", "--base-url", "http://127.0.0.1:9/v1", "p.txt", "--seed", "3"])
+    assert (args.model, str(args.prompts), args.base_url, args.seed) == (
+        "openai/m", "p.txt", "http://127.0.0.1:9/v1", 3)
+    args = build_parser().parse_args(["report", "r1", "-o", "x.html", "r2"])
+    assert [str(r) for r in args.runs] == ["r1", "r2"] and str(args.out) == "x.html"
+    cli_error(cli, ["batch", "openai/m", "p.txt", "extra"], "unrecognized arguments: extra",
+              "see verstehen batch --help")

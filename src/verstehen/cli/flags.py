@@ -29,7 +29,27 @@ EXIT_USER_ERROR = 2
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (exit 2) instead of usage dumps."""
+    """argparse with one-line errors (exit 2) instead of usage dumps; a command's options may
+    come between its positional arguments (`batch MODEL --base-url URL PROMPTS`), and what it
+    cannot read is said with the command's own --help."""
+
+    _intermixing = False
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """Options and positionals in any order for a command without subcommands."""
+        if self._intermixing or self._subparsers is not None:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True  # parse_known_intermixed_args calls back into this method
+        try:
+            found, extras = self.parse_known_intermixed_args(args, namespace)
+        except TypeError:  # a parser argparse cannot read intermixed (REMAINDER, ...)
+            self._intermixing = False
+            return super().parse_known_args(args, namespace)
+        finally:
+            self._intermixing = False
+        if extras and " " in self.prog:  # a subcommand: name its own help
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return found, extras
 
     def error(self, message: str) -> NoReturn:
         """Print one line naming the problem and where to look."""
