@@ -43,6 +43,21 @@ def test_unreachable_base_url(cli: Cli) -> None:
     cli_error(cli, ["ask", "openai/x", "hi", "--base-url", url], url)
 
 
+@pytest.mark.parametrize("served", ["key", "server"])
+def test_an_audit_that_cannot_open_its_model_leaves_no_run_folder(cli: Cli, cli_env, served):
+    """A missing key or an unreachable server is refused before the audit's folder is made
+    (before: a failed folder that cluttered `verstehen runs`; issue 30)."""
+    args = ["audit", "--model", "openai/gpt-4o-mini", "--subject", "arithmetic",
+            "--max-questions", "8", "--no-progress"]
+    if served == "server":
+        url = f"http://127.0.0.1:{free_port()}/v1"
+        cli_error(cli, [*args, "--base-url", url], "cannot reach", url)
+    else:
+        cli_error(cli, args, "OPENAI_API_KEY is not set")
+    runs = Path(cli_env["VERSTEHEN_RUNS_DIR"])
+    assert not runs.exists() or not any(runs.iterdir())
+
+
 def test_unwritable_runs_dir(cli: Cli, tmp_path: Path, listening_url: str) -> None:
     """A runs dir under a regular file cannot be created."""
     prompts = tmp_path / "p.txt"

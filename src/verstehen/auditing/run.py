@@ -18,7 +18,7 @@ from verstehen.auditing.results import AuditResult
 from verstehen.auditing.summary import COMMAND, model_folder, summarize_audit, target_configs
 from verstehen.engine.notices import warn
 from verstehen.engine.runner import ModelUsage
-from verstehen.engine.session import RunSettings, Session
+from verstehen.engine.session import RunSettings, Session, check_openable
 from verstehen.engine.store import marked_on_error
 from verstehen.errors import UserError
 from verstehen.methods.certification.procedure import CertifyPlan
@@ -85,9 +85,12 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
         raise UserError("give at least one model to audit")
     if len(set(names)) != len(names):
         raise UserError(f"a model is named twice: {', '.join(names)}")
-    for model in [*models, *([judge] if judge is not None else [])]:
+    # a model that cannot be opened is refused before the audit's folder is made
+    for model, url in [*((m, base_url) for m in models),
+                       *([(judge, judge_base_url)] if judge is not None else [])]:
         if isinstance(model, str):
-            check_model(model)  # before the audit's folder is made
+            check_model(model)
+            check_openable(model, base_url=url, api_key_env=settings.api_key_env)
     scopes = build_scopes([t.scope for t in plan.targets])  # before any folder or model
     for warning in reach_warnings(plan):
         warn(warning, announce=settings.announce)

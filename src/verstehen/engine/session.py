@@ -17,8 +17,8 @@ from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
 from verstehen.engine.store import RunStore, default_runs_dir, marked_on_error
 from verstehen.errors import UserError
 from verstehen.models import Model, get_model, split_name
-from verstehen.models.endpoints import check_endpoints, one_or_several
-from verstehen.models.remote import without_credentials
+from verstehen.models.endpoints import check_endpoints, endpoint_list, one_or_several
+from verstehen.models.remote import KEY_OF, api_key, without_credentials
 
 T = TypeVar("T")
 
@@ -194,6 +194,20 @@ class Session:
             await model.aclose()
         self.runner.progress.close()
         await self.runner.cache.aclose()
+
+
+def check_openable(model: str, *, base_url: str | Sequence[str] | None = None,
+                   api_key_env: str | None = None) -> None:
+    """Refuse in one line, before any run folder is made, a served model that could not be
+    opened: its key is not set, or none of its base URLs can be reached."""
+    provider, _ = split_name(model)
+    if provider not in KEY_OF:
+        return
+    urls = endpoint_list(base_url)
+    for url in urls or (None,):
+        api_key(*KEY_OF[provider], url, api_key_env, provider)
+    if urls:
+        check_endpoints(urls if len(urls) > 1 else urls[0])
 
 
 async def in_session(settings: RunSettings, label: str,

@@ -19,6 +19,7 @@ from verstehen.errors import UnsupportedCapability, UserError
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message, Usage
 from verstehen.models.remote import (
     DEFAULT_TIMEOUT,
+    KEY_OF,
     MIN_THINKING_BUDGET,
     api_key,
     classify_sdk_error,
@@ -64,7 +65,7 @@ class AnthropicModel:
             raise UserError(f"{self.name} thinks with a budget of at least "
                             f"{MIN_THINKING_BUDGET} tokens, not {self.reasoning_budget}: give "
                             f"--reasoning-budget {MIN_THINKING_BUDGET} or more (0: no thinking)")
-        self._key = api_key("ANTHROPIC_API_KEY", "api.anthropic.com", self.base_url,
+        self._key = api_key(*KEY_OF["anthropic"], self.base_url,
                             api_key_env, "anthropic")
         deadline = timeout or DEFAULT_TIMEOUT  # bounds the whole reply (models/transport.py)
         self._client = anthropic.AsyncAnthropic(

@@ -40,6 +40,7 @@ from verstehen.models.endpoints import (
 from verstehen.models.remote import (
     DEFAULT_REASONING_BUDGET,
     DEFAULT_TIMEOUT,
+    KEY_OF,
     api_key,
     classify_sdk_error,
     effective_budget,
@@ -151,7 +152,7 @@ class OpenAIModel:
 
     @staticmethod
     def _connect(url: str | None, timeout: float | None, api_key_env: str | None) -> Client:
-        key = api_key("OPENAI_API_KEY", "api.openai.com", url, api_key_env, "openai")
+        key = api_key(*KEY_OF["openai"], url, api_key_env, "openai")
         deadline = timeout or DEFAULT_TIMEOUT
         sdk = openai.AsyncOpenAI(api_key=key or "no-key", base_url=url, max_retries=0,
                                  timeout=deadline, http_client=bounded_client(deadline))

@@ -151,6 +151,11 @@ def without_credentials(value: object) -> object:
     return value
 
 
+# each provider's own key variable and the only host it is sent to without --api-key-env
+KEY_OF = {"openai": ("OPENAI_API_KEY", "api.openai.com"),
+          "anthropic": ("ANTHROPIC_API_KEY", "api.anthropic.com")}
+
+
 def api_key(default_variable: str, official_host: str, base_url: str | None,
             key_variable: str | None, provider: str) -> str | None:
     """The key to send: from `key_variable` when named; from the provider's own variable only
