@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from verstehen.errors import UserError
+from verstehen.methods.potemkin.html import grade_words
 from verstehen.methods.potemkin.records import read_records, write_records
 from verstehen.methods.potemkin.report import (
     expansion_text,
@@ -435,3 +436,13 @@ def test_plot_expansion_writes_a_png(tmp_path: Path) -> None:
     plot_expansion(exp, path)
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 1000
+
+
+def test_an_ungraded_answer_says_why_not_who_graded_it():
+    """The answer panel of the report (issue 30: it said "not graded (graded by ungraded)")."""
+    assert grade_words(None, "ungraded") == ("not graded yet: no judge was given and no label "
+                                             "imported")
+    assert "graded by" not in grade_words(None, "judge unparsed")
+    assert "graded by" not in grade_words(False, "unparsed")
+    assert grade_words(True, "checker") == "right (graded by checker)"
+    assert grade_words(False, "human") == "wrong (graded by human)"

@@ -24,6 +24,19 @@ from verstehen.results import load_result
 
 Record = dict[str, Any]
 GRADE_WORDS = {True: "right", False: "wrong", None: "not graded"}
+# what an answer's panel says when no grader gave it a grade, by why not
+UNGRADED_WORDS = {"ungraded": "not graded yet: no judge was given and no label imported",
+                  "judge unparsed": "not graded: the judge's reply could not be read",
+                  "failed call": "not graded: the call failed",
+                  "unparsed": "unparsed: the answer could not be read"}
+
+
+def grade_words(correct: bool | None, by: str) -> str:
+    """An answer's grade in words and who gave it ("right (graded by checker)"), or why it
+    has none ("not graded yet: ...", never "not graded (graded by ungraded)")."""
+    if by in UNGRADED_WORDS:
+        return UNGRADED_WORDS[by]
+    return f"{GRADE_WORDS[correct]} (graded by {by})"
 
 
 class GradedAnswers:
@@ -48,8 +61,7 @@ class GradedAnswers:
                                     if judge and judge.get("text") else "") if x)
         return RecordView(f"{a['concept']} · {a['task']} · {a['model']}", a["prompt"],
                           a["text"] if a["error"] is None else f"(the call failed: {a['error']})",
-                          f"{GRADE_WORDS[correct] if by != 'unparsed' else 'unparsed'} "
-                          f"(graded by {by})", why)
+                          grade_words(correct, by), why)
 
     def link(self, text: str, title: str, keep: Callable[[Record], bool]) -> str:
         """`text` linked to the answers `keep` selects."""
