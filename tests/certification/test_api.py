@@ -190,3 +190,16 @@ def test_perfect_reach_agrees_with_the_verdicts_on_perfect_scores(pg: float, rid
             assert all(d is Decision.INCONCLUSIVE for d in decisions[:look])
         assert (unreachable(c, budget, sequential=True, first_look=8) is None) is \
             (first_decisive_look(c, 8, budget, 1.0) is not None) is (reach is not None)
+
+
+def test_the_api_takes_timeout_and_threads(stub_server, tmp_path: Path) -> None:
+    """`timeout=` bounds a slow server's reply and `threads=` reaches the session, as the CLI's
+    --timeout and --threads do (issue 30: the API had neither)."""
+    slow = stub_server(delay=3.0)
+    result = vs.certify("openai/stub", "arithmetic/small", questions=2, rephrase=0, pg=0.5,
+                        rid=0.2, base_url=slow.url, timeout=0.5, max_attempts=1,
+                        runs_dir=tmp_path / "runs", cache=tmp_path / "c.sqlite")
+    assert result.failed_calls == 2  # each reply took 3 s, over the 0.5 s asked
+    with pytest.raises(vs.UserError, match="threads must be at least 1"):
+        vs.certify("openai/stub", "arithmetic/small", questions=2, base_url=slow.url, threads=0,
+                   runs_dir=tmp_path / "runs", cache=tmp_path / "c.sqlite")

@@ -45,14 +45,16 @@ async def audit_async(
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
         progress: bool = False, max_connections: int | None = None,
-        max_attempts: int = 6) -> AuditResult:
+        max_attempts: int = 6, timeout: float | None = None,
+        threads: int | None = None) -> AuditResult:
     """Audit each model on the subjects' concepts (default game theory; "all" for every exact
     concept and arithmetic): certification, definition, incoherence; report.html in its folder."""
     plan = make_plan(subjects, pg=pg, rid=rid, delta=delta, max_questions=max_questions,
                      first_look=first_look, rephrase=rephrase, examples=examples, seed=seed,
                      max_tokens=max_tokens, phrasings=phrasings)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts)
+                           max_connections=max_connections, max_attempts=max_attempts,
+                           timeout=timeout, threads=threads)
     given = [models] if isinstance(models, (str, Model)) else list(models)
     return await audit_and_report(given, plan, judge=judge, base_url=base_url,
                                   judge_base_url=judge_base_url, settings=settings)

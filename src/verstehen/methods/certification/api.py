@@ -33,7 +33,8 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                         runs_dir: Path | str | None = None, cache: Path | str | None = None,
                         resume: Path | str | None = None,
                         progress: bool = False, max_connections: int | None = None,
-                        max_attempts: int = 6) -> CertifyResult:
+                        max_attempts: int = 6, timeout: float | None = None,
+                        threads: int | None = None) -> CertifyResult:
     """Certify `model` on one scope: `questions` answers, or `sequential` looks up to
     `max_questions` (each by default 100 and 1024, or the fewest that can certify a perfect
     model when the criterion needs more); the verdict at (pg, rid, delta). A budget that
@@ -45,7 +46,8 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                      first_look=first_look, seed=seed, rephrase=rephrase,
                      explanations=explanations, max_tokens=max_tokens, phrasings=phrasings)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts)
+                           max_connections=max_connections, max_attempts=max_attempts,
+                           timeout=timeout, threads=threads)
     return await certify_scopes(model, scopes, plan,
                                 program_questions=program_questions if explanations else None,
                                 base_url=base_url, settings=settings, command="certify")

@@ -28,14 +28,16 @@ async def consistency_async(
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
         progress: bool = False, max_connections: int | None = None,
-        max_attempts: int = 6) -> ConsistencyResult:
+        max_attempts: int = 6, timeout: float | None = None,
+        threads: int | None = None) -> ConsistencyResult:
     """Conceptual consistency of `model` on the first `limit` CSQA-format `questions` (a file or
     loaded items) with background facts from `kb` (an edge table, ConceptNet's assertions, or a
     loaded KnowledgeBase): CC with its bootstrap interval, S_B, S_A and the breakdowns."""
     plan = ConsistencyPlan(relations=relations, max_path_length=max_path_length,
                            template_style=question_style, seed=seed, max_tokens=max_tokens)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts)
+                           max_connections=max_connections, max_attempts=max_attempts,
+                           timeout=timeout, threads=threads)
     return await run_consistency(model, questions, kb, plan, limit=limit, resamples=resamples,
                                  base_url=base_url, settings=settings)
 

@@ -44,14 +44,16 @@ async def imagine_generate_async(
         base_url: str | None = None, runs_dir: Path | str | None = None,
         cache: Path | str | None = None,
         resume: Path | str | None = None, progress: bool = False,
-        max_connections: int | None = None, max_attempts: int = 6) -> GenerateResult:
+        max_connections: int | None = None, max_attempts: int = 6, timeout: float | None = None,
+        threads: int | None = None) -> GenerateResult:
     """The question model writes `per_topic` questions per topic and kind (direct, context,
     sequential replies of five) about made-up concepts; topics and counts default to the
     paper's (17 subjects; 20, 20 and 10)."""
     plan = generate_plan(kinds=kinds, content=content, topics=topics, per_topic=per_topic,
                          tries=tries, temperature=temperature, max_tokens=max_tokens, seed=seed)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts)
+                           max_connections=max_connections, max_attempts=max_attempts,
+                           timeout=timeout, threads=threads)
     return await generate_questions(model, plan, base_url=base_url, settings=settings)
 
 
@@ -65,13 +67,15 @@ async def imagine_answer_async(
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
         progress: bool = False, max_connections: int | None = None,
-        max_attempts: int = 6) -> AnswerResult:
+        max_attempts: int = 6, timeout: float | None = None,
+        threads: int | None = None) -> AnswerResult:
     """Every answer model answers the questions of `imagine_generate` runs (their folders or
     results); κ and α per (qtype, QM, AM). `method`: generate, letter, perplexity or free."""
     plan = AnswerPlan(method=method, shuffle=shuffle, choice_e=choice_e, variant=prompt_variant,
                       fictionality=fictionality, max_tokens=max_tokens, seed=seed)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts)
+                           max_connections=max_connections, max_attempts=max_attempts,
+                           timeout=timeout, threads=threads)
     answerers = [models] if isinstance(models, str) or not isinstance(models, Sequence) \
         else list(models)
     return await answer_questions(run_folders(questions), answerers, plan, judge=judge,

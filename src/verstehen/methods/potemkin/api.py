@@ -45,7 +45,8 @@ async def potemkin_async(
         judge_base_url: str | None = None, runs_dir: Path | str | None = None,
         cache: Path | str | None = None,
         resume: Path | str | None = None, progress: bool = False,
-        max_connections: int | None = None, max_attempts: int = 6) -> PotemkinResult:
+        max_connections: int | None = None, max_attempts: int = 6, timeout: float | None = None,
+        threads: int | None = None) -> PotemkinResult:
     """Define each concept (the keystone), then classify, generate and edit; Tables 1 and 6 and
     the keystone expansion once definitions are graded (by `judge`, or by people: see
     `potemkin_export_labels`). Concepts default to the exactly graded ones; an unreadable
@@ -54,7 +55,8 @@ async def potemkin_async(
                     items_per_concept=items_per_concept, seed=seed, max_tokens=max_tokens,
                     unparsed=unparsed)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts)
+                           max_connections=max_connections, max_attempts=max_attempts,
+                           timeout=timeout, threads=threads)
     return await run_potemkin(model, plan, judge=judge, base_url=base_url,
                               judge_base_url=judge_base_url, settings=settings)
 
@@ -65,13 +67,15 @@ async def potemkin_incoherence_async(
         seed: int = 0, base_url: str | None = None, runs_dir: Path | str | None = None,
         cache: Path | str | None = None,
         resume: Path | str | None = None, progress: bool = False,
-        max_connections: int | None = None, max_attempts: int = 6) -> IncoherenceResult:
+        max_connections: int | None = None, max_attempts: int = 6, timeout: float | None = None,
+        threads: int | None = None) -> IncoherenceResult:
     """The model writes `per_concept` instances and as many non-instances of each concept (all
     32 unless given), then classifies each: incoherence = 2 x mismatch rate (paper Table 7)."""
     plan = plan_incoherence(per_concept=per_concept, temperature=temperature,
                             max_tokens=max_tokens, seed=seed)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts)
+                           max_connections=max_connections, max_attempts=max_attempts,
+                           timeout=timeout, threads=threads)
     return await run_incoherence(model, plan, concepts=concepts, base_url=base_url,
                                  settings=settings)
 
@@ -83,14 +87,16 @@ async def potemkin_selfjudge_async(
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
         progress: bool = False, max_connections: int | None = None,
-        max_attempts: int = 6) -> SelfJudgeResult:
+        max_attempts: int = 6, timeout: float | None = None,
+        threads: int | None = None) -> SelfJudgeResult:
     """The automatic lower bound on a multiple-choice benchmark ("mcq:PATH"): the model says
     which concept each question relies on (`concept="subject"`: the subject's name), then
     judges its own answers to related questions, and altered versions of them."""
     scope, plan = plan_selfjudge(benchmark, questions=questions, subquestions=subquestions,
                                  seed=seed, max_tokens=max_tokens, concept=concept)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts)
+                           max_connections=max_connections, max_attempts=max_attempts,
+                           timeout=timeout, threads=threads)
     return await run_selfjudge(model, scope, plan, base_url=base_url, settings=settings)
 
 
