@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sys
 from itertools import accumulate
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from certification.test_certify_procedure import calculator
 
 import verstehen as vs
 import verstehen.engine.session as session_module
-from verstehen.engine.progress import NullProgress, PlainProgress
+from verstehen.engine.progress import NullProgress, PlainProgress, make_progress
 from verstehen.engine.session import RunSettings, Session
 from verstehen.methods.certification.procedure import CertifyPlan
 from verstehen.methods.certification.run import build_scopes, certify_scopes
@@ -130,3 +131,15 @@ def test_an_audit_total_is_provisional_until_its_last_lens_adds_its_calls(
     # certification looks, then the definition, then the examples (2 calls for each of 2)
     assert [p for _, p in recorder.added[:-1]] == [True] * (len(recorder.added) - 1)
     assert recorder.added[-1] == (4, False) and not recorder.provisional
+
+
+def test_the_api_default_shows_progress_in_a_notebook_only(monkeypatch):
+    """progress=None (the Python API's default): plain lines inside a Jupyter kernel, where a
+    run was silent for its whole length (issue 30), and nothing elsewhere."""
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    assert type(make_progress("run", None)) is NullProgress
+    monkeypatch.setitem(sys.modules, "ipykernel", sys)  # any module stands for the kernel
+    shown = make_progress("run", None)
+    assert type(shown) is not NullProgress  # plain lines, or a live bar on a terminal
+    shown.close()
+    assert type(make_progress("run", False)) is NullProgress

@@ -44,7 +44,7 @@ async def audit_async(
         judge_base_url: str | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
-        progress: bool = False, max_connections: int | None = None,
+        progress: bool | None = None, max_connections: int | None = None,
         max_attempts: int = 6, timeout: float | None = None,
         threads: int | None = None) -> AuditResult:
     """Audit each model on the subjects' concepts (default game theory; "all" for every exact

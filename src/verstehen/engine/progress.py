@@ -180,8 +180,16 @@ class RichProgress(NullProgress):
             self._bar.stop()
 
 
-def make_progress(label: str, enabled: bool = True) -> NullProgress:
-    """A live bar on a terminal, plain lines when not, nothing when disabled."""
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (where a run from Python is otherwise silent)."""
+    return "ipykernel" in sys.modules
+
+
+def make_progress(label: str, enabled: bool | None = True) -> NullProgress:
+    """A live bar on a terminal, plain lines when not, nothing when disabled; `None` (the
+    Python API's default): plain lines inside a notebook, nothing elsewhere."""
+    if enabled is None:
+        enabled = in_notebook()
     if not enabled:
         return NullProgress()
     if sys.stderr.isatty() and sys.stdout.isatty():

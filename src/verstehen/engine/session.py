@@ -27,11 +27,12 @@ T = TypeVar("T")
 class RunSettings:
     """Where a run folder goes and how its calls are made; the same for the CLI and the API.
 
-    `progress` shows a progress display on stderr; `announce` prints the new run folder's path
-    there (the CLI does both, the Python API neither). `argv` is the command line recorded in
-    run.json (empty for a run made from Python; URL credentials are left out). `threads` fixes
-    the threads of an in-process model (None: $VERSTEHEN_THREADS, else what the load leaves
-    free). `timeout` is one remote attempt's wait for a reply in seconds (None: 60), and
+    `progress` shows a progress display on stderr (None: only inside a notebook, the Python
+    API's default); `announce` prints the new run folder's path there (the CLI does both).
+    `argv` is the command line recorded in run.json (empty for a run made from Python; URL
+    credentials are left out). `threads` fixes the threads of an in-process model (None:
+    $VERSTEHEN_THREADS, else what the load leaves free). `timeout` is one remote attempt's
+    time for its whole reply in seconds (None: 60), and
     `api_key_env` names the variable holding the key for a server given by base URL (None: no
     key; a provider's own key goes to its official host only).
     `server_kind` says how an OpenAI-compatible server gives prompt log-probabilities
@@ -49,7 +50,7 @@ class RunSettings:
     cache: Path | str | None = None
     max_connections: int | None = None
     max_attempts: int = 6
-    progress: bool = False
+    progress: bool | None = False
     announce: bool = False
     argv: tuple[str, ...] = ()
     threads: int | None = None

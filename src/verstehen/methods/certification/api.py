@@ -32,7 +32,7 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                         wrong_score: float | None = None, base_url: str | None = None,
                         runs_dir: Path | str | None = None, cache: Path | str | None = None,
                         resume: Path | str | None = None,
-                        progress: bool = False, max_connections: int | None = None,
+                        progress: bool | None = None, max_connections: int | None = None,
                         max_attempts: int = 6, timeout: float | None = None,
                         threads: int | None = None) -> CertifyResult:
     """Certify `model` on one scope: `questions` answers, or `sequential` looks up to

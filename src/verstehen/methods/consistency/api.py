@@ -27,7 +27,7 @@ async def consistency_async(
         max_tokens: int | None = None, base_url: str | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
-        progress: bool = False, max_connections: int | None = None,
+        progress: bool | None = None, max_connections: int | None = None,
         max_attempts: int = 6, timeout: float | None = None,
         threads: int | None = None) -> ConsistencyResult:
     """Conceptual consistency of `model` on the first `limit` CSQA-format `questions` (a file or

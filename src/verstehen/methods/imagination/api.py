@@ -43,7 +43,7 @@ async def imagine_generate_async(
         tries: int = 1, temperature: float = 1.0, max_tokens: int | None = None, seed: int = 0,
         base_url: str | None = None, runs_dir: Path | str | None = None,
         cache: Path | str | None = None,
-        resume: Path | str | None = None, progress: bool = False,
+        resume: Path | str | None = None, progress: bool | None = None,
         max_connections: int | None = None, max_attempts: int = 6, timeout: float | None = None,
         threads: int | None = None) -> GenerateResult:
     """The question model writes `per_topic` questions per topic and kind (direct, context,
@@ -66,7 +66,7 @@ async def imagine_answer_async(
         max_tokens: int | None = None, seed: int = 0, base_url: str | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
-        progress: bool = False, max_connections: int | None = None,
+        progress: bool | None = None, max_connections: int | None = None,
         max_attempts: int = 6, timeout: float | None = None,
         threads: int | None = None) -> AnswerResult:
     """Every answer model answers the questions of `imagine_generate` runs (their folders or

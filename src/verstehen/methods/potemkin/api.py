@@ -44,7 +44,7 @@ async def potemkin_async(
         unparsed: str = "wrong", base_url: str | None = None,
         judge_base_url: str | None = None, runs_dir: Path | str | None = None,
         cache: Path | str | None = None,
-        resume: Path | str | None = None, progress: bool = False,
+        resume: Path | str | None = None, progress: bool | None = None,
         max_connections: int | None = None, max_attempts: int = 6, timeout: float | None = None,
         threads: int | None = None) -> PotemkinResult:
     """Define each concept (the keystone), then classify, generate and edit; Tables 1 and 6 and
@@ -66,7 +66,7 @@ async def potemkin_incoherence_async(
         per_concept: int = 5, temperature: float = 0.7, max_tokens: int | None = None,
         seed: int = 0, base_url: str | None = None, runs_dir: Path | str | None = None,
         cache: Path | str | None = None,
-        resume: Path | str | None = None, progress: bool = False,
+        resume: Path | str | None = None, progress: bool | None = None,
         max_connections: int | None = None, max_attempts: int = 6, timeout: float | None = None,
         threads: int | None = None) -> IncoherenceResult:
     """The model writes `per_concept` instances and as many non-instances of each concept (all
@@ -86,7 +86,7 @@ async def potemkin_selfjudge_async(
         max_tokens: int | None = None, base_url: str | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
-        progress: bool = False, max_connections: int | None = None,
+        progress: bool | None = None, max_connections: int | None = None,
         max_attempts: int = 6, timeout: float | None = None,
         threads: int | None = None) -> SelfJudgeResult:
     """The automatic lower bound on a multiple-choice benchmark ("mcq:PATH"): the model says
