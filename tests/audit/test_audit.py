@@ -232,6 +232,17 @@ def test_a_model_that_says_yes_does_not_understand_and_the_evidence_is_wrong(tmp
     assert len(result.runs) == 2 and result.runs[0].certify != result.runs[1].certify
     page = (result.run_dir / "report.html").read_text()
     assert "scripted/calc" in page and "scripted/yes" in page
+    # a notebook shows the verdicts as tables, text and HTML, not the dataclass's fields
+    # (issue 30): one row per (model, target), each with its verdict in words
+    text, shown = result.text(), result._repr_html_()
+    for model in result.models:
+        for t in result.of(model):
+            words = "no verdict" if t.verdict is None else t.verdict.decision.words
+            row = next(line for line in text.splitlines()[text.splitlines().index(model):]
+                       if line.startswith(t.name))
+            assert words in row
+            assert f"<td>{t.name}</td><td>{words}</td>" in shown
+    assert shown.count("<table>") == 2 and "TargetAudit(" not in text
 
 
 def test_a_plan_built_by_hand_is_checked_too(tmp_path: Path) -> None:

@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from verstehen.auditing.results import AuditResult, LensRuns, TargetAudit
+from verstehen.auditing.results import AuditResult, LensRuns, TargetAudit, asked_by_task
 from verstehen.auditing.summary import summarize_audit
-from verstehen.auditing.text import asked_by_task
 from verstehen.engine.store import RunStore
 from verstehen.methods.certification.html import Answers
 from verstehen.methods.certification.procedure import deciding

@@ -3,6 +3,7 @@ across the lenses, and the run folders each lens wrote."""
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from verstehen.methods.certification.results import FamilyScore
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
 from verstehen.methods.potemkin.results import Incoherence
 from verstehen.methods.potemkin.stats import PotemkinRate
+from verstehen.report.tables import table
 from verstehen.results import JsonForm, json_key
 
 
@@ -77,6 +79,48 @@ class LensRuns(JsonForm):
     incoherence: Path | None
 
 
+HEADER = ["target", "verdict", "n", "score [L, U]", "keystone", "potemkin C / G / E",
+          "incoherence"]
+TASKS = ("classify", "generate", "edit")
+
+
+def _potemkin(rates: dict[str, PotemkinRate]) -> str:
+    """The three rates, then how many answers were unreadable (generate and edit ones count
+    as wrong, classify ones are left out)."""
+    if not rates:
+        return "—"
+    text = " / ".join("—" if (r := rates.get(t)) is None or r.rate is None else f"{r.rate:.2f}"
+                      for t in TASKS)
+    unread = sum(r.unparsed for r in rates.values())
+    return text + (f" ({unread} unreadable)" if unread else "")
+
+
+def keystone_word(line: TargetAudit) -> str:
+    """right, wrong, ungraded, or a dash for a target that is not a concept."""
+    if not line.is_concept:
+        return "—"
+    return {True: "right", False: "wrong", None: "ungraded"}[line.keystone]
+
+
+def target_row(line: TargetAudit) -> list[str]:
+    """One row of the per-target table."""
+    v = line.verdict
+    verdict = "no verdict" if v is None else v.decision.words
+    score = "" if v is None else f"{v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}]"
+    inc = line.incoherence
+    incoherent = "—" if inc is None or inc.incoherence is None else (
+        f"{inc.incoherence:.2f} ± {inc.se:.2f} (n={inc.n})")
+    return [line.name, verdict, asked_by_task(line), score, keystone_word(line),
+            _potemkin(line.potemkin), incoherent]
+
+
+def asked_by_task(line: TargetAudit) -> str:
+    """The questions a verdict rests on, with a concept's by task: "8 (C4 G2 E2)"."""
+    counts = [f"{task[0].upper()}{line.by_task[task].n}" for task in TASKS
+              if task in line.by_task]
+    return f"{line.asked} ({' '.join(counts)})" if line.is_concept and counts else str(line.asked)
+
+
 @dataclass(frozen=True)
 class AuditResult(JsonForm):
     """An audit: the criterion and budget, one line per (model, target), the lenses' run
@@ -104,3 +148,30 @@ class AuditResult(JsonForm):
     def verdicts(self) -> dict[tuple[str, str], Decision | None]:
         """Each (model, target key)'s decision."""
         return {(t.model, t.key): t.decision for t in self.targets}
+
+    def text(self) -> str:
+        """Each model's table of verdicts as plain text (what `print` and a notebook show)."""
+        c = self.criterion
+        head = (f"audit of {', '.join(self.subjects)}: PG {c.pg:g}, RID {c.rid:g}, "
+                f"δ {c.delta:g}; run folder {self.run_dir}")
+        tables = [f"{model}\n{table(HEADER, [target_row(t) for t in self.of(model)])}"
+                  for model in self.models]
+        return "\n\n".join([head, *tables])
+
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        """IPython's text display: the tables, not the dataclass's fields."""
+        printer.text(self.text())  # type: ignore[attr-defined]
+
+    def _repr_html_(self) -> str:
+        """A notebook's display: one HTML table per model."""
+        c = self.criterion
+        parts = [f"<p>audit of {html.escape(', '.join(self.subjects))}: PG {c.pg:g}, RID "
+                 f"{c.rid:g}, δ {c.delta:g}; run folder <code>{html.escape(str(self.run_dir))}"
+                 "</code></p>"]
+        for model in self.models:
+            head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADER)
+            rows = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in
+                                            target_row(t)) + "</tr>" for t in self.of(model))
+            parts.append(f"<h4>{html.escape(model)}</h4><table><thead><tr>{head}</tr></thead>"
+                         f"<tbody>{rows}</tbody></table>")
+        return "\n".join(parts)

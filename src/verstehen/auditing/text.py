@@ -3,56 +3,14 @@ answers that decided each verdict."""
 
 from __future__ import annotations
 
-from verstehen.auditing.results import AuditResult, TargetAudit
+from verstehen.auditing.results import HEADER, AuditResult, target_row
 from verstehen.methods.certification.report import truncated_line
-from verstehen.methods.potemkin.stats import PotemkinRate
 from verstehen.report.tables import plural, table
-
-HEADER = ["target", "verdict", "n", "score [L, U]", "keystone", "potemkin C / G / E",
-          "incoherence"]
-TASKS = ("classify", "generate", "edit")
 
 
 def _one_line(text: str, limit: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[:limit - 1] + "…"
-
-
-def _potemkin(rates: dict[str, PotemkinRate]) -> str:
-    """The three rates, then how many answers were unreadable (generate and edit ones count
-    as wrong, classify ones are left out)."""
-    if not rates:
-        return "—"
-    text = " / ".join("—" if (r := rates.get(t)) is None or r.rate is None else f"{r.rate:.2f}"
-                      for t in TASKS)
-    unread = sum(r.unparsed for r in rates.values())
-    return text + (f" ({unread} unreadable)" if unread else "")
-
-
-def keystone_word(line: TargetAudit) -> str:
-    """right, wrong, ungraded, or a dash for a target that is not a concept."""
-    if not line.is_concept:
-        return "—"
-    return {True: "right", False: "wrong", None: "ungraded"}[line.keystone]
-
-
-def target_row(line: TargetAudit) -> list[str]:
-    """One row of the per-target table."""
-    v = line.verdict
-    verdict = "no verdict" if v is None else v.decision.words
-    score = "" if v is None else f"{v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}]"
-    inc = line.incoherence
-    incoherent = "—" if inc is None or inc.incoherence is None else (
-        f"{inc.incoherence:.2f} ± {inc.se:.2f} (n={inc.n})")
-    return [line.name, verdict, asked_by_task(line), score, keystone_word(line),
-            _potemkin(line.potemkin), incoherent]
-
-
-def asked_by_task(line: TargetAudit) -> str:
-    """The questions a verdict rests on, with a concept's by task: "8 (C4 G2 E2)"."""
-    counts = [f"{task[0].upper()}{line.by_task[task].n}" for task in TASKS
-              if task in line.by_task]
-    return f"{line.asked} ({' '.join(counts)})" if line.is_concept and counts else str(line.asked)
 
 
 def show(result: AuditResult) -> None:
