@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from verstehen.cli import main
+from verstehen.cli.main import main
 from verstehen.models.embedded import embedded_path
 from verstehen.testing.ports import free_port, wait_for_port
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from verstehen.cli import main
+from verstehen.cli.main import main
 from verstehen.methods.consistency.api import consistency
 
 from conftest import SHARED_DATA, needs_shared

@@ -24,7 +24,7 @@ LIMITED = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), resource.getrlimit(
     resource.RLIMIT_NOFILE)[1]))
-from verstehen.cli import main
+from verstehen.cli.main import main
 sys.exit(main(sys.argv[2:]))
 """
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from verstehen.cli import main
+from verstehen.cli.main import main
 from verstehen.methods.imagination.api import imagine_answer, imagine_generate
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
 from verstehen.models import get_model

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from verstehen.cli import main
+from verstehen.cli.main import main
 from verstehen.methods.potemkin.records import read_records
 from verstehen.methods.potemkin.stats import SCALE
 from verstehen.parse import is_idk, parse_yes_no
