@@ -154,3 +154,16 @@ async def _head(reader: asyncio.StreamReader) -> bytes | None:
         return await reader.readuntil(b"\r\n\r\n")
     except (asyncio.IncompleteReadError, ConnectionError):
         return None
+
+
+def outcome(model: Any, call: Callable[[Any], Awaitable[Any]], timeout: float = 60) -> object:
+    """What `call(model)` returns, or the exception it raises; the model is closed after."""
+    async def main() -> object:
+        try:
+            return await call(model)
+        except Exception as exc:
+            return exc
+        finally:
+            await model.aclose()
+
+    return asyncio.run(asyncio.wait_for(main(), timeout))

@@ -14,7 +14,7 @@ import tracemalloc
 import zlib
 
 import pytest
-from hostile_http import HostileServer, bomb, chat_with, gzipped, huge, raw, trickle
+from hostile_http import HostileServer, bomb, chat_with, gzipped, huge, outcome, raw, trickle
 
 from verstehen.errors import TransientError
 from verstehen.models import GenerateParams, user
@@ -168,18 +168,11 @@ def test_a_trickling_replica_sends_its_calls_to_the_other():
 
 def test_anthropic_replies_are_bounded_too():
     """The Anthropic provider sends through the same client: a 100 MB reply stops at 8 MiB."""
-    async def main() -> object:
+    with HostileServer(huge(100 * MB)) as server:
         model = AnthropicModel("claude-test", base_url=server.url.removesuffix("/v1"),
                                api_key_env="HOSTILE_KEY", timeout=30)
-        try:
-            return await model.generate(user("hi"), PARAMS)
-        except TransientError as exc:
-            return exc
-        finally:
-            await model.aclose()
-
-    with HostileServer(huge(100 * MB)) as server:
-        result, peak = peak_bytes_of(lambda: asyncio.run(main()))
+        result, peak = peak_bytes_of(
+            lambda: outcome(model, lambda m: m.generate(user("hi"), PARAMS)))
     assert isinstance(result, TransientError) and "reply over 8 MiB" in str(result)
     assert peak < 100 * MB
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Awaitable
 
 import pytest
-from hostile_http import HostileServer, chat_with, echo_logprobs, json_reply, raw
+from hostile_http import HostileServer, chat_with, echo_logprobs, json_reply, outcome, raw
 
 from verstehen.errors import CallFailed, TransientError
 from verstehen.models import GenerateParams, user
@@ -105,17 +106,14 @@ PROMPT_VALUES = [None, -1.0, -0.5, -0.25]  # "The", " capital", " is", " Paris"
 
 def score(answer, kind: str = "openai") -> object:
     """The score of " Paris" after "The capital is", or the exception."""
-    async def main() -> object:
-        model = OpenAIModel("m", base_url=server.url, timeout=10, server_kind=kind)
-        try:
-            return (await model.logprobs("The capital is", [" Paris"]))[0]
-        except Exception as exc:
-            return exc
-        finally:
-            await model.aclose()
-
     with HostileServer(answer) as server:
-        return asyncio.run(asyncio.wait_for(main(), 60))
+        model = OpenAIModel("m", base_url=server.url, timeout=10, server_kind=kind)
+        return outcome(model, lambda m: first(m.logprobs("The capital is", [" Paris"])))
+
+
+async def first(scores: Awaitable[list[float]]) -> float:
+    """The first of the scores a logprobs call returns."""
+    return (await scores)[0]
 
 
 def test_a_valid_echo_scores():
@@ -177,18 +175,10 @@ GOOD_MESSAGE = {"type": "message", "role": "assistant", "stop_reason": "end_turn
 
 def message(answer) -> object:
     """An Anthropic generation against `answer`, or the exception."""
-    async def main() -> object:
+    with HostileServer(answer) as server:
         model = AnthropicModel("claude-test", base_url=server.url.removesuffix("/v1"),
                                api_key_env="HOSTILE_KEY", timeout=10)
-        try:
-            return await model.generate(user("hi"), PARAMS)
-        except Exception as exc:
-            return exc
-        finally:
-            await model.aclose()
-
-    with HostileServer(answer) as server:
-        return asyncio.run(asyncio.wait_for(main(), 60))
+        return outcome(model, lambda m: m.generate(user("hi"), PARAMS))
 
 
 @pytest.mark.parametrize(("changes", "reason"), [
