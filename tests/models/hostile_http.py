@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 from functools import cache
 from typing import Any
 
+from verstehen.models.base import GenerateParams, user
+from verstehen.models.openai_api import OpenAIModel
 from verstehen.testing.loop_thread import LocalHttpServer
 from verstehen.testing.stub_server import chat_answer
 
@@ -167,3 +169,21 @@ def outcome(model: Any, call: Callable[[Any], Awaitable[Any]], timeout: float = 
             await model.aclose()
 
     return asyncio.run(asyncio.wait_for(main(), timeout))
+
+
+PARAMS = GenerateParams(max_tokens=8)
+
+
+def generations(urls: str | list[str], *, timeout: float = 30, calls: int = 1) -> list[object]:
+    """The results (a Completion or the exception) of `calls` generations of an openai/ model
+    at `urls`, all at once."""
+    async def main() -> list[object]:
+        model = OpenAIModel("m", base_url=urls, timeout=timeout)
+        try:
+            return await asyncio.gather(
+                *(model.generate(user(f"q{i}"), PARAMS) for i in range(calls)),
+                return_exceptions=True)
+        finally:
+            await model.aclose()
+
+    return asyncio.run(asyncio.wait_for(main(), 60))

@@ -14,32 +14,27 @@ import tracemalloc
 import zlib
 
 import pytest
-from hostile_http import HostileServer, bomb, chat_with, gzipped, huge, outcome, raw, trickle
+from hostile_http import (
+    PARAMS,
+    HostileServer,
+    bomb,
+    chat_with,
+    generations,
+    gzipped,
+    huge,
+    outcome,
+    raw,
+    trickle,
+)
 
 from verstehen.errors import TransientError
-from verstehen.models import GenerateParams, user
+from verstehen.models import user
 from verstehen.models.anthropic_api import AnthropicModel
 from verstehen.models.endpoints import describe_endpoint
 from verstehen.models.limits import MAX_REPLY_BYTES
-from verstehen.models.openai_api import OpenAIModel
 from verstehen.models.transport import Decoder
 
 MB = 10**6
-PARAMS = GenerateParams(max_tokens=8)
-
-
-def ask(urls: str | list[str], *, timeout: float = 30, calls: int = 1) -> list[object]:
-    """The results (a Completion or the exception) of `calls` generations, all at once."""
-    async def main() -> list[object]:
-        model = OpenAIModel("m", base_url=urls, timeout=timeout)
-        try:
-            return await asyncio.gather(
-                *(model.generate(user(f"q{i}"), PARAMS) for i in range(calls)),
-                return_exceptions=True)
-        finally:
-            await model.aclose()
-
-    return asyncio.run(asyncio.wait_for(main(), 60))
 
 
 def peak_bytes_of(run) -> tuple[object, int]:
@@ -68,7 +63,7 @@ def test_a_huge_or_inflating_reply_stops_at_the_limit(kind):
               "100 MB undeclared": huge(100 * MB, declared=False),  # read to the limit
               "gzip bomb": raw(bomb(), extra="content-encoding: gzip\r\n")}[kind]
     with HostileServer(answer) as server:
-        [result], peak = peak_bytes_of(lambda: ask(server.url))
+        [result], peak = peak_bytes_of(lambda: generations(server.url))
     assert isinstance(result, TransientError)
     assert "reply over 8 MiB" in str(result)
     print(f"{kind}: peak {peak / MB:.1f} MB")
@@ -93,7 +88,7 @@ def test_a_declared_length_over_the_limit_fails_before_reading():
 
     with HostileServer(answer) as server:
         started = time.monotonic()
-        [result] = ask(server.url)
+        [result] = generations(server.url)
     assert isinstance(result, TransientError) and "reply over 8 MiB" in str(result)
     assert time.monotonic() - started < 10
 
@@ -103,14 +98,14 @@ def test_a_gzipped_reply_nobody_asked_for_is_still_read():
     body = {"choices": [{"message": {"content": "Paris"}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 3, "completion_tokens": 1}}
     with HostileServer(gzipped(json.dumps(body).encode())) as server:
-        [result] = ask(server.url)
+        [result] = generations(server.url)
     assert result.text == "Paris" and result.usage.prompt_tokens == 3
 
 
 def test_identity_is_asked_for():
     """Every request says Accept-Encoding: identity (the SDK's client would ask for gzip)."""
     with HostileServer(chat_with()) as server:
-        [result] = ask(server.url)
+        [result] = generations(server.url)
     assert not isinstance(result, Exception)
     assert [h["accept-encoding"] for h in server.headers] == ["identity"]
 
@@ -147,7 +142,7 @@ def test_a_trickling_server_gives_up_at_the_timeout(headers_too):
     read timeout)."""
     with HostileServer(trickle(1.0, headers_too)) as server:
         started = time.monotonic()
-        [result] = ask(server.url, timeout=2)
+        [result] = generations(server.url, timeout=2)
         seconds = time.monotonic() - started
     assert isinstance(result, TransientError) and "within 2 s" in str(result)
     assert seconds < 10
@@ -158,7 +153,7 @@ def test_a_trickling_replica_sends_its_calls_to_the_other():
     few timeouts."""
     with HostileServer(trickle(1.0)) as slow, HostileServer(chat_with()) as healthy:
         started = time.monotonic()
-        results = ask([slow.url, healthy.url], timeout=2, calls=8)
+        results = generations([slow.url, healthy.url], timeout=2, calls=8)
         seconds = time.monotonic() - started
     assert [r for r in results if isinstance(r, Exception)] == []
     assert all(r.text.startswith("echo: q") for r in results)
@@ -191,7 +186,7 @@ def test_a_slow_reply_within_the_timeout_is_answered():
         await chat_with()(writer, path, payload)
 
     with HostileServer(slow) as server:
-        [result] = ask(server.url, timeout=30)
+        [result] = generations(server.url, timeout=30)
     assert not isinstance(result, Exception) and result.text == "echo: q0"
 
 

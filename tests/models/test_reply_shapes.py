@@ -5,35 +5,28 @@ text keeps no control characters (issue 29 items 4, 10, 11 and 12, at the provid
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Awaitable
 
 import pytest
-from hostile_http import HostileServer, chat_with, echo_logprobs, json_reply, outcome, raw
+from hostile_http import (
+    PARAMS,
+    HostileServer,
+    chat_with,
+    echo_logprobs,
+    generations,
+    json_reply,
+    outcome,
+    raw,
+)
 
 from verstehen.errors import CallFailed, TransientError
-from verstehen.models import GenerateParams, user
+from verstehen.models import user
 from verstehen.models.anthropic_api import AnthropicModel
 from verstehen.models.openai_api import OpenAIModel
 from verstehen.models.remote import escape_controls, redact
 
-PARAMS = GenerateParams(max_tokens=8)
 USAGE = {"prompt_tokens": 3, "completion_tokens": 2}
-
-
-def generate(url: str | list[str], calls: int = 1) -> list[object]:
-    """The results (a Completion or the exception) of `calls` generations, all at once."""
-    async def main() -> list[object]:
-        model = OpenAIModel("m", base_url=url, timeout=10)
-        try:
-            return await asyncio.gather(
-                *(model.generate(user(f"q{i}"), PARAMS) for i in range(calls)),
-                return_exceptions=True)
-        finally:
-            await model.aclose()
-
-    return asyncio.run(asyncio.wait_for(main(), 60))
 
 
 @pytest.mark.parametrize(("answer", "reason"), [
@@ -66,7 +59,7 @@ def test_a_chat_reply_of_the_wrong_shape_is_a_transient_fault(answer, reason):
     the reason (before: a list stored as text, `TypeError` in parsing, "abc" crashing the
     runner, 10^30 tokens printed, JSONDecodeError; issue 29 items 4, 10, 11)."""
     with HostileServer(answer) as server:
-        [result] = generate(server.url)
+        [result] = generations(server.url, timeout=10)
     assert isinstance(result, TransientError), result
     assert str(result).startswith("malformed reply: ") and reason in str(result)
 
@@ -76,7 +69,7 @@ def test_content_given_as_text_parts_is_joined():
     parts = [{"type": "thinking", "thinking": [{"type": "text", "text": "hmm"}]},
              {"type": "text", "text": "Par"}, {"type": "text", "text": "is"}]
     with HostileServer(chat_with(content=parts, usage=USAGE)) as server:
-        [result] = generate(server.url)
+        [result] = generations(server.url, timeout=10)
     assert result.text == "Paris" and (result.usage.prompt_tokens, result.usage.completion_tokens
                                        ) == (3, 2)
 
@@ -84,7 +77,7 @@ def test_content_given_as_text_parts_is_joined():
 def test_null_content_and_missing_usage_stay_accepted():
     """What servers legitimately send: no text (null), no usage: "" and zero tokens."""
     with HostileServer(chat_with(content=None, drop=["usage"])) as server:
-        [result] = generate(server.url)
+        [result] = generations(server.url, timeout=10)
     assert result.text == "" and result.usage.prompt_tokens == 0
 
 
@@ -93,7 +86,7 @@ def test_a_broken_replica_fails_over():
     the other (before: 20 of 40 failed for good with JSONDecodeError, issue 29 item 11)."""
     truncated = raw(b'{"id": "x", "choices": [{"message": {"content": "ec')
     with HostileServer(truncated) as broken, HostileServer(chat_with()) as healthy:
-        results = generate([broken.url, healthy.url], calls=40)
+        results = generations([broken.url, healthy.url], calls=40)
     assert [r for r in results if isinstance(r, Exception)] == []
     assert sorted(r.text for r in results) == sorted(f"echo: q{i}" for i in range(40))
     assert broken.requests >= 1 and healthy.requests == 40
@@ -223,7 +216,7 @@ def test_a_server_error_text_reaches_the_error_escaped():
     """A 400 whose message clears the screen and sets the window title: the CallFailed text
     holds the escapes as text, and no control character but newline and tab."""
     with HostileServer(json_reply({"error": {"message": HOSTILE_TEXT}}, status=400)) as server:
-        [result] = generate(server.url)
+        [result] = generations(server.url, timeout=10)
     assert isinstance(result, CallFailed)
     text = str(result)
     assert "\\x1b[2J" in text and "\\x07" in text and "\\x0dFAKE LINE" in text
