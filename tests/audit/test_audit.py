@@ -117,11 +117,12 @@ def test_default_budget_reaches_every_verdict_and_a_tiny_rid_says_it_cannot() ->
     assert plan.max_questions == 512 and reach_warnings(plan) == []
     # the old audit's RID (no ridiculous answer in 100 questions) cannot be reached in 256:
     # a warning before anything is asked, naming what would reach it. With looks from 8,
-    # look 12 (16,384) needs ln(π²·144/0.3) / -ln(1 - 0.000513) = 16,493, look 13 (32,768)
-    # 16,805; at a fixed n, 1 - 0.05^(1/n) <= 0.000513 from n = 5,839
+    # look 12 (16,384) needs ln(π²·144/0.3) / -ln(1 - 0.000513) = 16,493.3, and a budget in
+    # (16,384, 32,768] is look 13, which needs 16,805.3; at 256, U(0, 256, δ_6) = 0.027 asks
+    # RID 0.03
     (warning,) = reach_warnings(make_plan(rid=0.000513, pg=0.7, max_questions=256))
     assert "cannot certify even a perfect model" in warning
-    assert "5,839 questions at a fixed n, or sequential looks up to 32,768" in warning
+    assert "use --max-questions 16,806 or more, or --rid 0.03" in warning
     assert "--max-questions" in warning and "can still find that a model does not" in warning
     # all answers right: U(0, n, d) = 1 - d^(1/n) <= RID needs n >= ln(1/d) / -ln(1 - RID);
     # at look j, d = 6δ/(π² j²): look 10 (8,192) needs 15,783, look 11 (16,384) 16,155

@@ -133,7 +133,8 @@ def test_a_budget_that_cannot_certify_a_perfect_model_warns_and_still_decides(
     at n = ln 0.05 / ln 0.95 = 58.4, so 58 questions warn (and cannot certify a perfect
     calculator) while 59 certify it; the 58 can still find a model that does not understand."""
     calc = ScriptedModel("scripted/calc", reply=calculator)
-    where = {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite", "rephrase": 0}
+    where = {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite", "rephrase": 0,
+             "pg": 0.7}
     with pytest.warns(UserWarning, match="58 questions cannot certify even a perfect model"):
         result = vs.certify(calc, "arithmetic/small", questions=58, rid=0.05, **where)
     assert result.verdict is not None and result.verdict.decision is vs.Decision.INCONCLUSIVE
@@ -148,8 +149,10 @@ def test_a_budget_that_cannot_certify_a_perfect_model_warns_and_still_decides(
     assert result.verdict is not None
     assert result.verdict.decision is vs.Decision.DOES_NOT_UNDERSTAND
     # sequential, looks from 16 at δ_j = 6·0.05/(π² j²): U(0, 32, δ_2) = 0.14 and
-    # U(0, 64, δ_3) = 0.085 miss 0.05; U(0, 128, δ_4) = 0.048 is the first to certify
-    with pytest.warns(UserWarning, match=r"looks from 16 up to 64 cannot .* looks up to 128"):
+    # U(0, 64, δ_3) = 0.085 miss 0.05; a budget in (64, 128] is look 4, and U(0, n, δ_4) <= 0.05
+    # from n = ln(1/δ_4) / -ln(0.95) = 122.2; at 64, U(0, 64, δ_3) = 0.085 asks RID 0.09
+    with pytest.warns(UserWarning, match=r"looks from 16 up to 64 cannot .* use --max-questions "
+                                         r"123 or more, or --rid 0\.09"):
         vs.certify(calc, "arithmetic/small", sequential=True, max_questions=64, rid=0.05,
                    **where)
 

@@ -46,7 +46,7 @@ def test_certify_scores_inconclusive_says_how_many_more(cli: Cli,
                                                         tmp_path: Path) -> None:
     """Ten perfect answers cannot show a 0.001 ridiculous rate: inconclusive, with a count."""
     scores = write(tmp_path / "s.txt", "1\n" * 10)
-    done = cli(["certify", "--scores", str(scores), "--json"])
+    done = cli(["certify", "--scores", str(scores), "--rid", "0.001", "--json"])
     verdict = json.loads(done.stdout)["verdict"]
     assert verdict["decision"] == "inconclusive"
     # U(0, n, 0.05) = 1 - 0.05**(1/n) <= 0.001 first holds at n = 2995
@@ -181,22 +181,28 @@ def replying(text: str) -> Route:
 
 @pytest.mark.parametrize(("extra", "needles", "n"), [
     (["--questions", "4"], ["4 questions cannot certify even a perfect model",
-                            "2,995 questions at a fixed n", "looks up to 8,192",
-                            "does not understand", "raise --questions"], 4),
-    (["--questions", "100"], ["100 questions cannot certify"], 100),
-    (["--sequential", "--max-questions", "1024"], ["looks from 16 up to 1024",
-                                                   "raise --max-questions"], 16),
+                            "use --questions 2,995 or more;", "does not understand"], 4),
+    (["--questions", "100"], ["100 questions cannot certify",
+                              "use --questions 2,995 or more, or --rid 0.03;"], 100),
+    (["--sequential", "--max-questions", "1024"], ["looks from 16 up to 1,024",
+                                                   "use --max-questions 8,095 or more, "
+                                                   "or --rid 0.01;"], 16),
 ])
 def test_a_budget_that_cannot_certify_a_perfect_model_warns_in_one_line_and_decides(
         cli: Cli, extra: list[str], needles: list[str], n: int) -> None:
-    """At the default PG 0.7, RID 0.001 these budgets cannot certify even a perfect model, yet
-    Procedure 4.1 may find that a model does not understand at any n: one warning line, then
-    the run. A model that never knows (arithmetic/small scores "I don't know" 0) fails at the
-    mean: U(0, 4, δ/2) = 1 - 0.025^(1/4) = 0.602 < PG 0.7 (the sequential run at its first
-    look, 16 questions, δ_1 = 0.0304)."""
+    """At PG 0.7, RID 0.001 (the defaults before issue 30) these budgets cannot certify even a
+    perfect model, yet Procedure 4.1 may find that a model does not understand at any n: one
+    warning line naming what would certify (U(0, n, 0.05) = 1 - 0.05^(1/n) <= 0.001 from
+    n = 2,995; sequential, a budget in (4096, 8192] is look 10, δ_10 = 0.3/(100π²), from
+    ln(1/δ_10) / -ln(0.999) = 8,094.6; at 100, U(0, 100, 0.05) = 0.0295 asks RID 0.03, at
+    looks up to 1024, U(0, 1024, δ_7) = 0.0072 asks 0.01), then the run. A model that never
+    knows (arithmetic/small scores "I don't know" 0) fails at the mean: U(0, 4, δ/2) =
+    1 - 0.025^(1/4) = 0.602 < PG 0.7 (the sequential run at its first look, 16 questions,
+    δ_1 = 0.0304)."""
     with StubEndpoints(1, route=replying("I don't know.")) as stub:
         done = cli(["certify", "--model", "openai/m", "--base-url", stub.urls[0],
-                    "--scope", "arithmetic/small", "--rephrase", "0", "--json", *extra])
+                    "--scope", "arithmetic/small", "--rephrase", "0", "--json",
+                    "--pg", "0.7", "--rid", "0.001", *extra])
     assert done.returncode == 0, done.stderr
     warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and all(needle in warnings[0] for needle in needles), warnings

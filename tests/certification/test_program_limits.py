@@ -25,7 +25,6 @@ from verstehen.methods.certification import explain, sandbox
 from verstehen.methods.certification.api import certify
 from verstehen.methods.certification.explain import defines_function, explain_family
 from verstehen.methods.certification.procedure import CertifyPlan
-from verstehen.methods.certification.report import show
 from verstehen.methods.certification.results import ScopeResult
 from verstehen.methods.certification.sandbox import (
     LAYERS,
@@ -176,8 +175,8 @@ def show_scope(summary: ScopeResult, capsys: pytest.CaptureFixture[str]) -> None
     """The words printed for a scope left unscored by a sandbox limit."""
     from verstehen.methods.certification.results import CertifyResult
 
-    show(CertifyResult(Path("run"), "scripted/exact", Criterion(0.7, 0.01, 0.05), (summary,),
-                       1.0, {}))
+    print(CertifyResult(Path("run"), "scripted/exact", Criterion(0.7, 0.01, 0.05), (summary,),
+                        1.0, {}).text())
     out = capsys.readouterr().out
     assert "1 sandbox limit" in out and "0 failed calls" not in out
     assert "sandbox limit, no grade of the model: family +: sandbox limit: wall clock" in out

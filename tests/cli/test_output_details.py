@@ -10,11 +10,10 @@ import pytest
 
 import verstehen as vs
 from verstehen.methods.certification.decide import certify
-from verstehen.methods.certification.report import show, verdict_row
+from verstehen.methods.certification.report import verdict_row
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.methods.imagination.parse import QuestionFailure, parse_question
-from verstehen.methods.potemkin.report import show_run
 from verstehen.models import PROVIDERS
 from verstehen.report.tables import plural
 from verstehen.testing.scripted import ScriptedModel
@@ -65,8 +64,8 @@ def test_the_verdict_table_says_what_decided_it_in_words(capsys: pytest.CaptureF
     assert undecided.verdict is not None
     assert undecided.verdict.decision == Decision.INCONCLUSIVE
     assert verdict_row(undecided)[5] == "-"
-    show(CertifyResult(tmp_path, "m", Criterion(0.8, 0.2, 0.05), (wrong, right, undecided),
-                       1.0, {}))
+    print(CertifyResult(tmp_path, "m", Criterion(0.8, 0.2, 0.05), (wrong, right, undecided),
+                        1.0, {}).text())
     out = capsys.readouterr().out
     assert "bad_" not in out and "good_" not in out
     assert "decided by" in out and "too many ridiculous answers" in out
@@ -94,7 +93,7 @@ def test_one_definition_not_graded_is_singular(tmp_path: Path,
                          items_per_concept=1, runs_dir=tmp_path / "runs",
                          cache=tmp_path / "calls.sqlite")
     capsys.readouterr()
-    show_run(result)
+    print(result.text())
     out = capsys.readouterr().out
     assert "1 definition not graded yet" in out
     assert "1 use answer waits for its concept's definition" in out
@@ -102,7 +101,7 @@ def test_one_definition_not_graded_is_singular(tmp_path: Path,
 
 def test_one_failed_call_is_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     failed = ScopeResult("arithmetic/small", 1, 1, None, {}, {}, {})
-    show(CertifyResult(tmp_path, "m", Criterion(0.8, 0.2, 0.05), (failed,), 1.0, {}))
+    print(CertifyResult(tmp_path, "m", Criterion(0.8, 0.2, 0.05), (failed,), 1.0, {}).text())
     out = capsys.readouterr().out
     assert "1 call failed" in out and "1 calls" not in out
     assert "1 failed call" in " ".join(verdict_row(failed))

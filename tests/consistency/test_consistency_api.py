@@ -19,7 +19,6 @@ from verstehen.methods.consistency.breakdowns import (
     YesNoBias,
 )
 from verstehen.methods.consistency.knowledge import RELATIONS_14, load_knowledge
-from verstehen.methods.consistency.report import show
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import Consistency
 from verstehen.models.base import Capabilities
@@ -39,7 +38,7 @@ QUESTIONS = [("q1", "Where would you read a book?", ["library", "ocean", "sky"],
              ("q3", "What animal lives in a kennel?", ["dog", "fish", "bird"], "A")]
 # the config keys of `verstehen consistency`'s run.json
 CONFIG_KEYS = ["model", "questions", "kb", "limit", "base_url", "relations", "max_path_length",
-               "template_style", "seed", "max_tokens"]
+               "template_style", "seed", "max_tokens", "answer_by"]
 SUMMARY_KEYS = ["method", "consistency", "by_relation", "by_concept", "bias", "anchors", "facts",
                 "positive_facts", "facts_unanswered", "mean_facts_per_anchor", "failed_calls",
                 "concepts", "run", "relations_png", "bias_png", "seconds", "usage"]
@@ -176,7 +175,7 @@ def test_show_prints_the_tables_and_the_run_folder(tmp_path, data, capsys):
     questions, kb = data
     result = consistency(ScriptedModel(), questions=questions, kb=kb, resamples=20,
                          **folders(tmp_path))
-    show(result)
+    print(result.text())
     out = capsys.readouterr().out
     assert out.startswith(f"3 anchor questions, {result.facts} background facts "
                           f"({result.positive_facts} true), answered by majority-vote likelihood")

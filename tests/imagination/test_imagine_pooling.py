@@ -23,7 +23,6 @@ from verstehen.methods.imagination.api import (
 )
 from verstehen.methods.imagination.choices import shuffle_order
 from verstehen.methods.imagination.generate import question_id
-from verstehen.methods.imagination.report import show_generate
 from verstehen.methods.imagination.runs import ANSWER, answer_records, read_runs
 from verstehen.models.base import Completion, GenerateParams, Message, Usage
 from verstehen.testing.scripted import ScriptedModel
@@ -105,7 +104,7 @@ def test_a_question_written_twice_counts_once_and_is_said(tmp_path, cli, capsys)
                                  **where(tmp_path))
     dq = generated.by_type["DQ"]
     assert (dq.kept, dq.repeated) == (3, 2)
-    show_generate(generated)
+    print(generated.text())
     header, _, row = capsys.readouterr().out.splitlines()[1:4]
     assert header.split()[:6] == ["type", "filled", "written", "kept", "repeats", "dropped"]
     assert row.split()[:7] == ["DQ", "3", "of", "3", "3", "3", "2"]

@@ -20,7 +20,6 @@ from verstehen.methods.potemkin.annotate import export_items, import_labels, ope
 from verstehen.methods.potemkin.incoherence import IncoherencePlan, run_incoherence
 from verstehen.methods.potemkin.items import UseItem, define_item
 from verstehen.methods.potemkin.records import RECORDS_FILE, read_records
-from verstehen.methods.potemkin.report import show_selfjudge
 from verstehen.methods.potemkin.results import (
     Agreement,
     CheckerView,
@@ -462,6 +461,6 @@ def test_selfjudge_reports_the_papers_mean_of_running_rates_beside_the_pooled_ra
     assert result.upstream_rate is not None and math.isclose(result.upstream_rate, 0.5)
     assert result.upstream_se is not None and math.isclose(result.upstream_se,
                                                            0.5 / math.sqrt(2))
-    show_selfjudge(result)
+    print(result.text())
     out = capsys.readouterr().out
     assert "= 1.00 (" in out and "the paper's code reports it" in out and "0.50 (0.35)" in out

@@ -24,7 +24,8 @@ from verstehen.viewer.page import REPORT_FILE, write_report
 
 
 async def audit_and_report(models: Sequence[str | Model], plan: AuditPlan, *,
-                           judge: str | Model | None = None, base_url: str | None = None,
+                           judge: str | Model | None = None,
+                           base_url: str | Sequence[str] | None = None,
                            judge_base_url: str | None = None,
                            settings: RunSettings | None = None) -> AuditResult:
     """Run the audit, then write its report.html into the audit folder."""
@@ -40,7 +41,7 @@ async def audit_async(
         pg: float = DEFAULT_PG, rid: float = DEFAULT_RID, delta: float = DEFAULT_DELTA,
         max_questions: int = DEFAULT_MAX_QUESTIONS, first_look: int = DEFAULT_FIRST_LOOK,
         rephrase: int = 0, examples: int = 1, seed: int = 0, max_tokens: int | None = None,
-        phrasings: str = "benchmark", base_url: str | None = None,
+        phrasings: str = "benchmark", base_url: str | Sequence[str] | None = None,
         judge_base_url: str | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
@@ -48,7 +49,12 @@ async def audit_async(
         max_attempts: int = 6, timeout: float | None = None,
         threads: int | None = None) -> AuditResult:
     """Audit each model on the subjects' concepts (default game theory; "all" for every exact
-    concept and arithmetic): certification, definition, incoherence; report.html in its folder."""
+    concept and arithmetic): certification, definition, incoherence; report.html in its folder.
+
+    A model named `NAME@URL` is called at that server; `base_url` (one URL, or a list of
+    replicas) serves the openai/ and anthropic/ models named without one (local/ models and
+    Model objects ignore it; one that serves none is refused). A judge may be `NAME@URL` too,
+    else `judge_base_url` serves it."""
     plan = make_plan(subjects, pg=pg, rid=rid, delta=delta, max_questions=max_questions,
                      first_look=first_look, rephrase=rephrase, examples=examples, seed=seed,
                      max_tokens=max_tokens, phrasings=phrasings)

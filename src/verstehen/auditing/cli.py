@@ -28,7 +28,9 @@ from verstehen.cli.flags import (
     settings_from,
 )
 from verstehen.cli.runs import finish
+from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL
+from verstehen.models.served_at import split_at_url
 from verstehen.scopes.draw import PHRASINGS
 from verstehen.viewer.page import REPORT_FILE
 
@@ -37,17 +39,25 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     """Add `audit`: the main job."""
     audit = commands.add_parser(
         "audit", parents=[run_flags(engine)],
-        help="the main job: does the model understand a subject's concepts? (one report)")
-    audit.add_argument("--model", type=model_name, action="append", default=None,
-                       help=f"repeatable: models side by side (default {DEFAULT_MODEL})")
+        help="the main job: does the model understand a subject's concepts? (one report)",
+        epilog="Models side by side may be called at different places: --model "
+               "local/smollm2-135m --model openai/m@http://127.0.0.1:8000/v1 compares the "
+               "embedded model with one served at that URL. --base-url serves the openai/ "
+               "and anthropic/ models given without @URL; local/ models ignore it (a --base-url "
+               "that serves none of the models is refused).")
+    audit.add_argument("--model", type=served_model, action="append", default=None,
+                       help=f"repeatable: models side by side (default {DEFAULT_MODEL}); "
+                            "NAME@URL calls one at its own OpenAI- or Anthropic-compatible "
+                            "server, e.g. openai/m@http://127.0.0.1:8000/v1 (others served "
+                            "go to --base-url; local/ models ignore --base-url)")
     audit.add_argument("--subject", "--scope", dest="subject", action="append", default=None,
                        help=f"repeatable: {', '.join(subject_names())}, or a concept key from "
                             "`verstehen concepts --exact` (default game-theory)")
-    audit.add_argument("--judge", type=model_name, default=None,
+    audit.add_argument("--judge", type=served_model, default=None,
                        help="provider/model grading the definitions (else people do, with "
-                            "`verstehen annotate`)")
+                            "`verstehen annotate`); NAME@URL for one at its own server")
     audit.add_argument("--judge-base-url", type=base_url, default=None,
-                       help="server of the judge model")
+                       help="server of the judge model (when not given as NAME@URL)")
     audit.add_argument("--pg", type=probability, default=DEFAULT_PG,
                        help=f"passing grade (default {DEFAULT_PG})")
     audit.add_argument("--rid", type=probability, default=DEFAULT_RID,
@@ -72,6 +82,17 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                        help="incoherence: N instances and N non-instances per concept "
                             "(default 1; 0 skips)")
     audit.set_defaults(func=cmd_audit)
+
+
+def served_model(text: str) -> str:
+    """A model name `provider/model`, or `provider/model@URL` for an openai/ or anthropic/
+    model at its own server (the URL checked as --base-url's is)."""
+    try:
+        name, _ = split_at_url(model_name(text))
+    except UserError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    model_name(name)
+    return text
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

@@ -14,18 +14,19 @@ from dataclasses import dataclass
 
 from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept, canonical_name
 from verstehen.errors import UserError
-from verstehen.methods.certification.sequential import first_decisive_look, unreachable
+from verstehen.methods.certification.plan import DEFAULT_DELTA, DEFAULT_PG, DEFAULT_RID
+from verstehen.methods.certification.sequential import budget_warnings, first_decisive_look
 from verstehen.methods.certification.verdict import Criterion, checkpoints
 from verstehen.scopes.draw import PHRASINGS
 
 ARITHMETIC = ("arithmetic/small", "arithmetic")
 DEFAULT_SUBJECT = "game-theory"
-# 0/1 scores make every wrong answer ridiculous, so RID = 1 - PG asks one thing of a concept:
-# accuracy of at least PG. Looks at 8, 16, 32, ..., 512: a model that is always wrong is told
-# so after 8 questions, a perfect one is certified after 32 (`reach` computes both), and a
-# good but imperfect one gets the questions it needs while "understands" is within reach
-# (true accuracy 0.9: certified in about 99% of runs, bench/audit_power.py).
-DEFAULT_PG, DEFAULT_RID, DEFAULT_DELTA = 0.8, 0.2, 0.05
+# The criterion is certify's (DEFAULT_CRITERION: PG 0.8, RID 0.2, δ 0.05): 0/1 scores make
+# every wrong answer ridiculous, so RID = 1 - PG asks one thing of a concept, accuracy of at
+# least PG. Looks at 8, 16, 32, ..., 512: a model that is always wrong is told so after 8
+# questions, a perfect one is certified after 32 (`reach` computes both), and a good but
+# imperfect one gets the questions it needs while "understands" is within reach (true
+# accuracy 0.9: certified in about 99% of runs, bench/audit_power.py).
 DEFAULT_MAX_QUESTIONS, DEFAULT_FIRST_LOOK = 512, 8
 
 
@@ -160,19 +161,12 @@ def make_plan(subjects: str | Sequence[str] | None = None, *, pg: float = DEFAUL
 
 
 def reach_warnings(plan: AuditPlan) -> list[str]:
-    """A line for each verdict the budget cannot reach at all: "understands" even for a
-    perfect model, or "does not understand" even for one always wrong."""
-    c, where = plan.criterion, plan.reach
-    lines = []
-    if why := unreachable(c, plan.max_questions, sequential=True, first_look=plan.first_look):
-        lines.append(f"{why}; the audit can still find that a model does not understand "
-                     "(raise --max-questions or --rid, or lower --pg, to make 'understands' "
-                     "reachable)")
-    if where.does_not_at is None:
-        lines.append(f"with PG {c.pg:g}, RID {c.rid:g}, δ {c.delta:g} and {plan.max_questions} "
-                     "questions per target, no model can be found not to understand: raise "
-                     "--max-questions")
-    return lines
+    """A line for each verdict the budget cannot reach at all ("understands" even for a
+    perfect model, "does not understand" even for one always wrong), naming values that
+    would; one line when it can reach neither."""
+    return budget_warnings(plan.criterion, plan.max_questions, sequential=True,
+                           first_look=plan.first_look,
+                           still="the audit can still find that a model does not understand")
 
 
 def budget_line(plan: AuditPlan, models: int) -> str:
@@ -190,7 +184,9 @@ def budget_line(plan: AuditPlan, models: int) -> str:
 
     where = plan.reach
     shown = ", ".join(map(str, looks[:3])) + (f", ..., {looks[-1]}" if len(looks) > 3 else "")
-    return (f"up to {plan.max_questions} questions per target (looks at {shown}) for "
+    rephrased = (f" + up to {rephrase} rephrasings (--rephrase {plan.rephrase})" if rephrase
+                 else "")
+    return (f"up to {plan.max_questions} questions{rephrased} per target (looks at {shown}) for "
             f"{targets} target{'s' if targets != 1 else ''} and {models} "
             f"model{'s' if models != 1 else ''}: {calls(where.does_not_at)} calls if every "
             f"answer is wrong, {calls(where.understands_at)} if every one is right, at most "

@@ -3,16 +3,17 @@ across the lenses, and the run folders each lens wrote."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from verstehen.engine.runner import ModelUsage
+from verstehen.methods.certification.report import truncated_line
 from verstehen.methods.certification.results import FamilyScore
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
 from verstehen.methods.potemkin.results import Incoherence
 from verstehen.methods.potemkin.stats import PotemkinRate
-from verstehen.report.tables import table
+from verstehen.report.display import Display, Table
+from verstehen.report.tables import plural
 from verstehen.results import JsonForm, json_key
 
 
@@ -122,7 +123,7 @@ def asked_by_task(line: TargetAudit) -> str:
 
 
 @dataclass(frozen=True)
-class AuditResult(JsonForm):
+class AuditResult(Display, JsonForm):
     """An audit: the criterion and budget, one line per (model, target), the lenses' run
     folders, failed calls, wall seconds and each model's calls and tokens."""
 
@@ -149,29 +150,47 @@ class AuditResult(JsonForm):
         """Each (model, target key)'s decision."""
         return {(t.model, t.key): t.decision for t in self.targets}
 
+    def tables(self) -> list[Table]:
+        """One table of verdicts per model, one row per target."""
+        return [Table(model, HEADER, [target_row(t) for t in self.of(model)])
+                for model in self.models]
+
     def text(self) -> str:
-        """Each model's table of verdicts as plain text (what `print` and a notebook show)."""
+        """What `verstehen audit` prints: each model's table, the deciding answers, and what
+        waits for a grade."""
         c = self.criterion
-        head = (f"audit of {', '.join(self.subjects)}: PG {c.pg:g}, RID {c.rid:g}, "
-                f"δ {c.delta:g}; run folder {self.run_dir}")
-        tables = [f"{model}\n{table(HEADER, [target_row(t) for t in self.of(model)])}"
-                  for model in self.models]
-        return "\n\n".join([head, *tables])
+        lines = [f"audit of {', '.join(self.subjects)}: PG {c.pg:g}, RID {c.rid:g}, "
+                 f"δ {c.delta:g}, up to {self.max_questions} questions per target (sequential, "
+                 f"first look {self.first_look})"]
+        for model, verdicts in zip(self.models, self.tables(), strict=True):
+            lines += ["", model, verdicts.text(), *_deciding_lines(self.of(model))]
+        lines += ["", "potemkin rates are of the certification answers given a right "
+                  "definition (classify ×2, so chance reads 1; an unreadable generate or edit "
+                  "answer counts as wrong, an unreadable classification is left out); "
+                  "incoherence is 2 × the rate at which the model contradicts its own example"]
+        if waiting := self.definitions_waiting:
+            lines.append(f"{plural(waiting, 'definition')} {'waits' if waiting == 1 else 'wait'}"
+                         " for a grade: rerun with --judge MODEL, or label them (`verstehen "
+                         "annotate export` each folder below, fill the label column, `annotate "
+                         "import`), then `verstehen report` the audit again")
+            lines += [f"  {runs.potemkin}" for runs in self.runs if runs.potemkin is not None]
+        lines += ["", f"run folder: {self.run_dir} ({self.seconds} s)"]
+        return "\n".join(lines)
 
-    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
-        """IPython's text display: the tables, not the dataclass's fields."""
-        printer.text(self.text())  # type: ignore[attr-defined]
 
-    def _repr_html_(self) -> str:
-        """A notebook's display: one HTML table per model."""
-        c = self.criterion
-        parts = [f"<p>audit of {html.escape(', '.join(self.subjects))}: PG {c.pg:g}, RID "
-                 f"{c.rid:g}, δ {c.delta:g}; run folder <code>{html.escape(str(self.run_dir))}"
-                 "</code></p>"]
-        for model in self.models:
-            head = "".join(f"<th>{html.escape(h)}</th>" for h in HEADER)
-            rows = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in
-                                            target_row(t)) + "</tr>" for t in self.of(model))
-            parts.append(f"<h4>{html.escape(model)}</h4><table><thead><tr>{head}</tr></thead>"
-                         f"<tbody>{rows}</tbody></table>")
-        return "\n".join(parts)
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
+
+
+def _deciding_lines(lines: tuple[TargetAudit, ...]) -> list[str]:
+    """Cut-off answers, then the first answer that decided each target's verdict."""
+    out = [cut] if (cut := truncated_line({"truncated": sum(t.truncated for t in lines)})) else []
+    out.append("answers that decided it:")
+    for line in lines:
+        if line.evidence:
+            e = line.evidence[0]
+            why = f"; {e.reason}" if e.reason else ""
+            out.append(f"  {line.name} ({e.task}): {_one_line(e.question, 50)!r} -> "
+                       f"{_one_line(e.answer, 40)!r} [{e.outcome}{_one_line(why, 40)}]")
+    return out

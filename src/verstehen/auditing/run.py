@@ -5,6 +5,10 @@ scope (the sequential test), then, for the concept targets, the definitions (Pot
 keystone, graded by the judge when one is given) and the model's own examples
 (incoherence). Each lens writes an ordinary run folder inside the audit folder, so
 `verstehen annotate`, `potemkin score` and `report` read it as they read any other.
+
+Each model is called at its own server: its NAME@URL, else the --base-url for a served
+(openai/, anthropic/) model, else its provider's (a local/ model runs in-process). Every model
+is checked (key set, server reachable) before the audit folder is made.
 """
 
 from __future__ import annotations
@@ -26,14 +30,16 @@ from verstehen.methods.certification.run import build_scopes, certify_scopes
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.run import plan_run, run_potemkin
 from verstehen.models import Model, check_model, model_name
+from verstehen.models.endpoints import one_or_several
+from verstehen.models.served_at import BaseUrl, ServedModel, column_names, served_models
 from verstehen.scopes.base import Scope
 
 
-async def _one_model(model: str | Model, plan: AuditPlan, scopes: list[Scope],
-                     settings: RunSettings, *, lens_settings: RunSettings,
-                     judge: str | Model | None, base_url: str | None,
-                     judge_base_url: str | None) -> dict[str, ModelUsage]:
-    """Every lens for one model in one session; the calls and tokens it made."""
+async def _one_model(model: str | Model, base_url: BaseUrl, plan: AuditPlan,
+                     scopes: list[Scope], settings: RunSettings, *, lens_settings: RunSettings,
+                     judge: ServedModel | None) -> dict[str, ModelUsage]:
+    """Every lens for one model (called at `base_url`) in one session; the calls and tokens
+    it made."""
     certify_plan = CertifyPlan(plan.criterion, plan.max_questions, sequential=True,
                                first_look=plan.first_look, seed=plan.seed,
                                rephrase=plan.rephrase, max_tokens=plan.max_tokens,
@@ -59,7 +65,8 @@ async def _one_model(model: str | Model, plan: AuditPlan, scopes: list[Scope],
                 defined = await run_potemkin(
                     model, plan_run(concepts=keys, tasks=("define",), seed=plan.seed,
                                     max_tokens=plan.max_tokens),
-                    judge=judge, base_url=base_url, judge_base_url=judge_base_url,
+                    judge=None if judge is None else judge.model, base_url=base_url,
+                    judge_base_url=None if judge is None else judge.base_url,
                     settings=lens_settings, session=session)
             count(defined.usage or {})
         if keys and plan.examples:
@@ -74,20 +81,29 @@ async def _one_model(model: str | Model, plan: AuditPlan, scopes: list[Scope],
 
 
 async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
-                    judge: str | Model | None = None, base_url: str | None = None,
+                    judge: str | Model | None = None,
+                    base_url: str | Sequence[str] | None = None,
                     judge_base_url: str | None = None,
                     settings: RunSettings | None = None) -> AuditResult:
     """Audit each model on the plan's targets into a new audit folder; one line per (model,
-    target): verdict with bounds, keystone, potemkin rates, incoherence and the evidence."""
+    target): verdict with bounds, keystone, potemkin rates, incoherence and the evidence.
+
+    A model given as NAME@URL is called at its URL; `base_url` serves the openai/ and
+    anthropic/ models given without one (local/ models ignore it); the judge likewise."""
     settings = settings or RunSettings()
-    names = [model_name(m) for m in models]
-    if not names:
+    if not models:
         raise UserError("give at least one model to audit")
+    served = served_models(models, base_url)
+    judging = served_models([judge], judge_base_url)[0] if judge is not None else None
+    if base_url is not None and all(url != one_or_several(base_url) for _, url in served):
+        raise UserError("--base-url serves the openai/ and anthropic/ models given without "
+                        "@URL, and this audit has none (local/ models run in-process)")
+    names = column_names(served)
     if len(set(names)) != len(names):
         raise UserError(f"a model is named twice: {', '.join(names)}")
-    # a model that cannot be opened is refused before the audit's folder is made
-    for model, url in [*((m, base_url) for m in models),
-                       *([(judge, judge_base_url)] if judge is not None else [])]:
+    # every model that cannot be opened is refused before the audit's folder is made (and
+    # so before the first model's first call)
+    for model, url in [*served, *([judging] if judging is not None else [])]:
         if isinstance(model, str):
             check_model(model)
             check_openable(model, base_url=url, api_key_env=settings.api_key_env)
@@ -104,14 +120,18 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
             "max_questions": plan.max_questions, "first_look": plan.first_look,
             "rephrase": plan.rephrase, "examples": plan.examples, "max_tokens": plan.max_tokens,
             "phrasings": plan.phrasings,
-            "judge": None if judge is None else model_name(judge), "base_url": base_url,
-            "judge_base_url": judge_base_url}, plan.seed, [])
+            "judge": None if judging is None else model_name(judging.model),
+            "base_url": base_url, "model_urls": [url for _, url in served],
+            "judge_base_url": None if judging is None else judging.base_url}, plan.seed, [])
         started = time.monotonic()
         usage: dict[str, ModelUsage] = {}
-        for model, name in zip(models, names, strict=True):
+        for (model, url), name in zip(served, names, strict=True):
             lens_settings = settings.nested(model_folder(store.path, name))
-            made = await _one_model(model, plan, scopes, settings, lens_settings=lens_settings,
-                                    judge=judge, base_url=base_url, judge_base_url=judge_base_url)
+            made = await _one_model(model, url, plan, scopes, settings,
+                                    lens_settings=lens_settings, judge=judging)
+            if name != model_name(model) and model_name(model) in made:
+                # two servers of one model name: its calls go under the name of its column
+                made[name] = made.pop(model_name(model))
             for called, counts in made.items():
                 usage.setdefault(called, ModelUsage()).absorb(counts)
         return summarize_audit(store.path, seconds=round(time.monotonic() - started, 1),

@@ -53,6 +53,7 @@ from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL
 from verstehen.models.base import GenerateParams, Model
 from verstehen.models.remote import without_credentials
+from verstehen.models.served_at import has_url
 from verstehen.report.tables import plural
 from verstehen.report.terminal import terminal_line
 from verstehen.results import JsonForm, json_key
@@ -294,7 +295,7 @@ def check_destinations(store: RunStore, config: dict[str, Any], args: argparse.N
     went (its --base-url, a model given NAME@URL): a run folder is data and never chooses them.
     The key (--api-key-env) and the cache are the typed command's alone."""
     checks = [("--base-url", _urls(config["base_url"]), _urls(args.base_url))]
-    if "@http://" in config["model"] or "@https://" in config["model"]:
+    if has_url(config["model"]):
         checks.append(("", [config["model"]], [args.model] if args.model else []))
     for flag, made, typed in checks:
         if [without_credentials(v) for v in made] == [without_credentials(v) for v in typed]:

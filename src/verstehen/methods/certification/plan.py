@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 
 from verstehen.methods.certification.verdict import Criterion, look_delta
 from verstehen.stats.bounds import chernoff_lower, chernoff_upper
 
 _MAX_DOUBLINGS = 45  # 2**45 questions: beyond any budget, so "never" in practice
+
+# The default criterion of certify, plan and audit (CLI and Python). The paper's examples (PG
+# .7, RID .001) need 2,995 answers without a ridiculous one before even a perfect model is
+# certified, more than any default budget asks. On a concept every wrong answer scores 0, so
+# RID = 1 - PG asks one thing there: accuracy of at least PG. A perfect model is certified
+# after 14 questions at a fixed n (L(1, n, .05) = .05^(1/n) >= .8), at certify's first look
+# (16) and at the audit's third (32); a model whose every answer scores 0 is refuted after 3
+# questions, and at either first look.
+DEFAULT_CRITERION = Criterion(pg=0.8, rid=0.2, delta=0.05)
+DEFAULT_PG, DEFAULT_RID, DEFAULT_DELTA = (DEFAULT_CRITERION.pg, DEFAULT_CRITERION.rid,
+                                          DEFAULT_CRITERION.delta)
 
 
 def _decides(c: Criterion, s: float, r: float, n: int, delta: float, z: float) -> bool:
@@ -71,3 +83,32 @@ def sequential_samples_needed(criterion: Criterion, expected_score: float, expec
         if _decides(criterion, s, r, n, look_delta(criterion.delta, look), z):
             return n
     return None
+
+
+@dataclass(frozen=True)
+class Nearby:
+    """A criterion near the asked one under which the expected rates decide, and when."""
+
+    criterion: Criterion
+    fixed_questions: int
+    sequential_questions: int | None
+
+
+def nearby_criterion(criterion: Criterion, expected_score: float, expected_rid: float, *,
+                     first: int, power: float = 0.5, step: float = 0.05) -> Nearby | None:
+    """Where the expected rates sit on a threshold (no n decides): PG `step` below the score,
+    or RID `step` above the rate (on a grid of 0.01), and the questions they then need; None
+    when that is no valid criterion or still never decides."""
+    s, r = expected_score, expected_rid
+    pg, rid = criterion.pg, criterion.rid
+    if s <= pg:  # the score sits on PG: a PG below it
+        pg = math.floor(round((s - step) * 100, 6)) / 100
+    if r >= rid:  # the rate sits on RID: a RID above it
+        rid = math.ceil(round((r + step) * 100, 6)) / 100
+    if not 0 < rid < pg < 1:
+        return None
+    near = replace(criterion, pg=pg, rid=rid)
+    fixed = samples_needed(near, s, r, power=power)
+    if fixed is None:
+        return None
+    return Nearby(near, fixed, sequential_samples_needed(near, s, r, first=first, power=power))

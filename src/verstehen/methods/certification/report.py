@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from verstehen.methods.certification.results import CertifyResult, ScopeResult
-from verstehen.methods.certification.verdict import Decision, ExplainedMix, SequentialLook, Verdict
-from verstehen.report.tables import plural, table
+from collections.abc import Sequence
+
+from verstehen.methods.certification.scope_result import ScopeResult
+from verstehen.methods.certification.verdict import (
+    Criterion,
+    Decision,
+    ExplainedMix,
+    SequentialLook,
+    Verdict,
+)
+from verstehen.report.display import Table
+from verstehen.report.tables import plural
 
 HEADER = ["scope", "verdict", "n", "mean score [L, U]", "ridiculous [L, U]", "decided by",
           "more"]
@@ -86,27 +95,29 @@ def unscored_lines(scope: ScopeResult) -> list[str]:
                     "cache)"]
 
 
-def show(result: CertifyResult) -> None:
-    """Print a table of the verdicts, then each verdict in words with what it rests on."""
-    c = result.criterion
-    print(f"{result.model}: PG {c.pg:g}, RID {c.rid:.6g}, δ {c.delta:g}")
-    print(table(HEADER, [verdict_row(s) for s in result.scopes]))
-    for scope in result.scopes:
-        print(f"\n{scope.scope}:")
-        if scope.verdict is None:
-            for line in unscored_lines(scope):
-                print(f"  {line}")
-            continue
-        print("\n".join(explain(scope.verdict)))
-        print("  answers: " + ", ".join(f"{k} {v}" for k, v in scope.outcomes.items()))
-        if len(scope.by_family) > 1:
-            print("  by family: " + "; ".join(
-                f"{f} {g.mean:.3f} ± {g.se:.3f} (n {g.n})" for f, g in scope.by_family.items()))
-        if scope.unparsed_reasons:
-            print(f"  unparsed answers, most common reason: {next(iter(scope.unparsed_reasons))}")
-        if line := truncated_line(scope.outcomes):
-            print(f"  {line}")
-        if (r := scope.rephrase) is not None:
-            print(f"  rephrased: score changed on {r.disagreements} of {plural(r.n, 'question')} "
-                  f"({r.rate:.0%} ± {r.se:.0%})")
-    print(f"\nrecords: {result.run_dir}/records.jsonl ({result.seconds} s)")
+def verdict_table(model: str, c: Criterion, scopes: Sequence[ScopeResult]) -> Table:
+    """The table of the verdicts, one row per scope, under the model and criterion."""
+    return Table(f"{model}: PG {c.pg:g}, RID {c.rid:.6g}, δ {c.delta:g}", HEADER,
+                 [verdict_row(s) for s in scopes])
+
+
+def scope_lines(scope: ScopeResult) -> list[str]:
+    """One scope in words: its verdict and what it rests on, or why it has none."""
+    lines = [f"{scope.scope}:"]
+    if scope.verdict is None:
+        return lines + [f"  {line}" for line in unscored_lines(scope)]
+    lines += explain(scope.verdict)
+    lines.append("  answers: " + ", ".join(f"{k} {v}" for k, v in scope.outcomes.items()))
+    if len(scope.by_family) > 1:
+        lines.append("  by family: " + "; ".join(
+            f"{f} {g.mean:.3f} ± {g.se:.3f} (n {g.n})" for f, g in scope.by_family.items()))
+    if scope.unparsed_reasons:
+        lines.append(f"  unparsed answers, most common reason: "
+                     f"{next(iter(scope.unparsed_reasons))}")
+    if line := truncated_line(scope.outcomes):
+        lines.append(f"  {line}")
+    if (r := scope.rephrase) is not None:
+        lines.append(f"  rephrased: score changed on {r.disagreements} of "
+                     f"{plural(r.n, 'question')} ({r.rate:.0%} ± {r.se:.0%})")
+    return lines
+

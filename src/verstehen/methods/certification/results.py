@@ -1,4 +1,5 @@
-"""The typed results of certification: per scope, and per run (summary.json is `to_dict()`)."""
+"""The typed result of a certification run (summary.json is `to_dict()`); the per-scope pieces
+live in scope_result.py and are imported from here too."""
 
 from __future__ import annotations
 
@@ -6,55 +7,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verstehen.engine.runner import ModelUsage
+from verstehen.methods.certification.report import scope_lines, verdict_table
+from verstehen.methods.certification.scope_result import FamilyScore as FamilyScore
+from verstehen.methods.certification.scope_result import RephraseCheck as RephraseCheck
+from verstehen.methods.certification.scope_result import ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Verdict
+from verstehen.report.display import Display, Table
 from verstehen.results import JsonForm, json_key
 
 
 @dataclass(frozen=True)
-class FamilyScore(JsonForm):
-    """Mean score with its standard error, share ridiculous and n, of one question family."""
-
-    n: int
-    mean: float
-    se: float
-    ridiculous: float
-
-
-@dataclass(frozen=True)
-class RephraseCheck(JsonForm):
-    """The same questions asked again in another phrasing: how often the score changed."""
-
-    n: int
-    disagreements: int
-    rate: float
-    se: float
-
-
-@dataclass(frozen=True)
-class ScopeResult(JsonForm):
-    """One scope's certification: the verdict (None when calls failed) and what it rests on.
-
-    `outcomes` counts answers by kind (correct, wrong, idk, unparsed, ...); `unparsed_reasons`
-    the five most common reasons an answer could not be read; `explained_families` the
-    families a program answered (with explanations only); `sandbox_limits` the families whose
-    program the sandbox could not run to the end for reasons of its own (a busy machine), by
-    family, with the reason: no grade of the model, and no verdict while there are any.
-    """
-
-    scope: str
-    asked: int
-    failed_calls: int
-    verdict: Verdict | None
-    outcomes: dict[str, int]
-    unparsed_reasons: dict[str, int]
-    by_family: dict[str, FamilyScore]
-    rephrase: RephraseCheck | None = None
-    explained_families: tuple[str, ...] | None = None
-    sandbox_limits: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class CertifyResult(JsonForm):
+class CertifyResult(Display, JsonForm):
     """A certification run: one model, one criterion, one verdict per scope, the run folder."""
 
     run_dir: Path = field(metadata=json_key("run"))
@@ -81,3 +44,16 @@ class CertifyResult(JsonForm):
     def failed_calls(self) -> int:
         """Calls that failed after every retry, over all scopes (a rerun tries them again)."""
         return sum(s.failed_calls for s in self.scopes)
+
+    def text(self) -> str:
+        """What `verstehen certify` prints: the verdicts' table, then each verdict in words with
+        what it rests on, then where the records are."""
+        verdicts = self.tables()[0]
+        parts = [f"{verdicts.title}\n{verdicts.text()}",
+                 *("\n".join(scope_lines(scope)) for scope in self.scopes),
+                 f"records: {self.run_dir}/records.jsonl ({self.seconds} s)"]
+        return "\n\n".join(parts)
+
+    def tables(self) -> list[Table]:
+        """The verdicts' table."""
+        return [verdict_table(self.model, self.criterion, self.scopes)]

@@ -7,19 +7,26 @@ before any model call, so a bad spec costs nothing.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from verstehen.engine.notices import warn
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.certification.explain import run_explained
-from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
+from verstehen.methods.certification.plan import (
+    DEFAULT_CRITERION,
+    samples_needed,
+    sequential_samples_needed,
+)
 from verstehen.methods.certification.procedure import CertifyPlan, run_certify
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.sandbox import MESSAGE_HEAD, Limits, max_inputs
-from verstehen.methods.certification.sequential import unreachable
-from verstehen.methods.certification.verdict import Criterion
+from verstehen.methods.certification.sequential import budget_warnings
+from verstehen.methods.certification.verdict import Criterion, checkpoints
 from verstehen.models import Model, model_name
 from verstehen.scopes import get_scope
 from verstehen.scopes.base import ExplainableScope, Scope
@@ -27,21 +34,44 @@ from verstehen.scopes.draw import DRAW
 from verstehen.stats.bounds import rid_for_test_length
 
 DEFAULT_QUESTIONS, DEFAULT_MAX_QUESTIONS = 100, 1024
-DEFAULT_TEST_LENGTH = 100  # RID when none is given: no ridiculous answer in 100 questions
 
 
-def criterion_of(pg: float, rid: float | None, delta: float, *,
+def criterion_of(pg: float | None, rid: float | None, delta: float | None, *,
                  rid_test_length: int | None = None) -> Criterion:
-    """The checked (PG, RID, δ); RID may come from a test length (no ridiculous answer in N_T
-    questions with probability 1-δ), and defaults to N_T = 100."""
+    """The checked (PG, RID, δ), each None taking the default criterion's value; RID may come
+    from a test length (no ridiculous answer in N_T questions with probability 1-δ)."""
+    default = DEFAULT_CRITERION
+    delta = default.delta if delta is None else delta
     try:
         if rid_test_length is not None:
             rid = float(rid_for_test_length(rid_test_length, delta))
-        elif rid is None:
-            rid = float(rid_for_test_length(DEFAULT_TEST_LENGTH, delta))
-        return Criterion(pg, rid, delta)
+        return Criterion(default.pg if pg is None else pg, default.rid if rid is None else rid,
+                         delta)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def resumed_criterion(resume: Path | str) -> dict[str, float]:
+    """The PG, RID and δ a run folder was made with (from its run.json), to go on with it
+    under its own criterion rather than today's default; {} for what it does not hold."""
+    config: Any = RunStore.existing(Path(resume)).info().get("config")
+    if not isinstance(config, dict):
+        return {}
+    return {key: float(value) for key in ("pg", "rid", "delta")
+            if isinstance(value := config.get(key), int | float) and not isinstance(value, bool)}
+
+
+def criterion_for(pg: float | None = None, rid: float | None = None,
+                  delta: float | None = None, *, rid_test_length: int | None = None,
+                  resume: Path | str | None = None) -> Criterion:
+    """The criterion of a run: each value given, else (when resuming) the run's own, else the
+    default one. A run folder made under an older default thus goes on under its own."""
+    own = resumed_criterion(resume) if resume is not None else {}
+    if rid_test_length is None and rid is None:
+        rid = own.get("rid")
+    return criterion_of(own.get("pg") if pg is None else pg, rid,
+                        own.get("delta") if delta is None else delta,
+                        rid_test_length=rid_test_length)
 
 
 def default_budget(criterion: Criterion, *, sequential: bool, first_look: int = 16) -> int:
@@ -59,9 +89,10 @@ def make_plan(criterion: Criterion, *, questions: int | None = None, sequential:
               rephrase: int = 20, explanations: bool = False, max_tokens: int | None = None,
               phrasings: str = "benchmark") -> CertifyPlan:
     """What to ask: `questions` (fixed n) or sequential looks up to `max_questions`; either
-    defaults to `default_budget`. A budget that cannot certify even a perfect model gets a
-    warning in the plan (with explanations, programs answer the questions and the direct
-    budget is not checked); `max_tokens` replaces every answer's token budget."""
+    defaults to `default_budget`. A budget that cannot reach a verdict even for a perfect
+    model (or one always wrong) gets a warning naming values that would (with explanations,
+    programs answer the questions and the direct budget is not checked); `max_tokens`
+    replaces every answer's token budget."""
     if sequential and questions is not None:
         raise UserError("give --questions N (fixed) or --sequential --max-questions N, not both")
     if explanations and sequential:
@@ -72,15 +103,42 @@ def make_plan(criterion: Criterion, *, questions: int | None = None, sequential:
     given = max_questions if sequential else questions
     n = given or default_budget(criterion, sequential=sequential, first_look=first_look)
     notes: tuple[str, ...] = ()
-    if not explanations and (not sequential or first_look <= n) and (why := unreachable(
-            criterion, n, sequential=sequential, first_look=first_look)):
-        # Procedure 4.1 may still find that the model does not understand, at any n
-        notes = (f"{why}; it can still find that the model does not understand (raise "
-                 f"--{'max-questions' if sequential else 'questions'} or --rid, or lower "
-                 "--pg, to make 'understands' reachable)",)
+    if not explanations and (not sequential or first_look <= n):
+        notes = tuple(budget_warnings(criterion, n, sequential=sequential,
+                                      first_look=first_look,
+                                      still="it can still find that the model does not "
+                                            "understand"))
     return CertifyPlan(criterion, n, sequential=sequential, first_look=first_look, seed=seed,
                        rephrase=rephrase, max_tokens=max_tokens, phrasings=phrasings,
                        warnings=notes)
+
+
+def calls_line(scopes: Sequence[Scope], plan: CertifyPlan,
+               program_questions: int | None = None) -> str:
+    """The calls a run will make, said before the first: questions plus rephrasings (and the
+    programs asked for, with explanations), e.g. "50 questions + 20 rephrasings (--rephrase
+    20) = 70 calls"; "up to" where the run may stop early."""
+    many = len(scopes)
+    per = f" for {many} scopes" if many > 1 else ""
+    if program_questions is not None:
+        programs = sum(len(s.families) for s in scopes if isinstance(s, ExplainableScope))
+        questions = many * plan.questions
+        return (f"{programs} program requests + up to {questions:,} questions{per} = up to "
+                f"{programs + questions:,} calls")
+    rephrased = sum(min(plan.rephrase, plan.questions) for s in scopes if s.phrasings > 1)
+    questions = many * plan.questions
+    upto = "up to " if plan.sequential else ""
+    looks = ""
+    if plan.sequential:
+        shown = checkpoints(plan.first_look, plan.questions)
+        looks = " (looks at " + ", ".join(f"{n:,}" for n in shown[:3]) + (
+            f", ..., {shown[-1]:,})" if len(shown) > 3 else ")")
+    asked = f"{upto}{questions:,} questions{looks}{per}"
+    if not rephrased:
+        why = " (--rephrase 0)" if plan.rephrase == 0 else " (one phrasing: none to rephrase)"
+        return f"{asked} = {upto}{questions:,} calls{why}"
+    return (f"{asked} + {upto}{rephrased:,} rephrasings (--rephrase {plan.rephrase}) = "
+            f"{upto}{questions + rephrased:,} calls")
 
 
 def build_scopes(specs: Sequence[str | Scope], *, idk_score: float | None = None,
@@ -130,6 +188,8 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
             "phrasings": plan.phrasings, "draw": DRAW,
             "explanations": program_questions is not None,
             "base_url": base_url}, plan.seed, [opened.identity()])
+        if settings.announce:  # before the first call, on stderr (stdout may be --json)
+            print(f"{command}: {calls_line(scopes, plan, program_questions)}", file=sys.stderr)
         results = []
         for i, scope in enumerate(scopes):
             # each scope adds its questions when it starts: until the last does, more follow

@@ -15,6 +15,7 @@ models that can still be certified.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -30,6 +31,9 @@ from verstehen.methods.certification.verdict import (
     checkpoints,
     look_delta,
 )
+from verstehen.stats.bounds import chernoff_lower
+
+_MAX_LOOKS = 45  # looks from 1 up to 2**44 questions: beyond any budget
 
 
 def certify_at_look(scores: ArrayLike, criterion: Criterion, look: int,
@@ -119,16 +123,106 @@ def perfect_reach(criterion: Criterion, budget: int, *, sequential: bool,
     return first_decisive_look(criterion, first_look, budget, 1.0)
 
 
+def fewest_questions(criterion: Criterion, score: float, *, sequential: bool,
+                     first_look: int = 16) -> int | None:
+    """The smallest budget (a fixed n, or the last look of looks from first_look) at which a
+    model whose every answer scores `score` (1: perfect; 0: ridiculous) gets its verdict; any
+    larger budget gets it too. None past 2**44 questions."""
+    rates = (1.0, 0.0) if score == 1 else (0.0, 1.0)
+    if not sequential:
+        return samples_needed(criterion, *rates)
+    for look in range(1, _MAX_LOOKS + 1):
+        # a budget in (checkpoint/2, checkpoint] is look `look`, tested at δ_look
+        checkpoint = first_look * 2 ** (look - 1)
+        needed = samples_needed(replace(criterion, delta=look_delta(criterion.delta, look)),
+                                *rates)
+        if needed is None:
+            return None
+        if needed <= checkpoint:
+            return first_look if look == 1 else max(needed, checkpoint // 2 + 1)
+    return None
+
+
+def loosened(criterion: Criterion, budget: int, *, sequential: bool,
+             first_look: int = 16) -> Criterion | None:
+    """A criterion at the same δ, its PG no higher and RID no lower (on a grid of 0.01), under
+    which `budget` certifies a perfect model; None where that would need PG <= RID."""
+    if sequential:
+        schedule = checkpoints(first_look, budget)
+        best = max(float(chernoff_lower(1.0, n, look_delta(criterion.delta, look)))
+                   for look, n in enumerate(schedule, 1))
+    else:
+        best = float(chernoff_lower(1.0, budget, criterion.delta))
+    # all answers right: L(1, n, d) = d^(1/n) must reach PG, U(0, n, d) = 1 - d^(1/n) stay <= RID
+    pg = min(criterion.pg, math.floor(best * 100) / 100)
+    rid = max(criterion.rid, math.ceil((1 - best) * 100) / 100)
+    for _ in range(3):  # the bounds' last bits may land on the grid: one step further out
+        if not 0 < rid < pg < 1:
+            return None
+        looser = replace(criterion, pg=pg, rid=rid)
+        if perfect_reach(looser, budget, sequential=sequential, first_look=first_look):
+            return looser
+        pg = round(pg - 0.01, 2) if pg != criterion.pg else pg
+        rid = round(rid + 0.01, 2) if rid != criterion.rid else rid
+    return None
+
+
+def _setting(criterion: Criterion, budget: int, sequential: bool, first_look: int) -> str:
+    run = f"looks from {first_look} up to {budget:,}" if sequential else f"{budget:,} questions"
+    return f"with PG {criterion.pg:g}, RID {criterion.rid:g}, δ {criterion.delta:g}, {run}"
+
+
+def _budget_flag(sequential: bool) -> str:
+    return "--max-questions" if sequential else "--questions"
+
+
 def unreachable(criterion: Criterion, budget: int, *, sequential: bool,
                 first_look: int = 16) -> str | None:
-    """Why `budget` questions cannot certify even a perfect model, and what would (one line
-    without advice on flags); None when they can."""
+    """Why `budget` questions cannot certify even a perfect model, and the values that would
+    (the fewest questions, and a looser PG or RID at this budget), in one line; None when
+    they can."""
     if perfect_reach(criterion, budget, sequential=sequential, first_look=first_look):
         return None
-    fixed = samples_needed(criterion, 1.0, 0.0)
-    looks = sequential_samples_needed(criterion, 1.0, 0.0, first=first_look)
-    run = (f"sequential looks from {first_look} up to {budget}" if sequential
-           else f"{budget} questions")
-    return (f"with PG {criterion.pg:g}, RID {criterion.rid:.3g} and δ {criterion.delta:g}, "
-            f"{run} cannot certify even a perfect model as understanding: that takes "
-            f"{fixed:,} questions at a fixed n, or sequential looks up to {looks:,}")
+    ways = []
+    if (fewest := fewest_questions(criterion, 1.0, sequential=sequential,
+                                   first_look=first_look)) is not None:
+        ways.append(f"use {_budget_flag(sequential)} {fewest:,} or more")
+    if (looser := loosened(criterion, budget, sequential=sequential,
+                           first_look=first_look)) is not None:
+        ways.append(" ".join(f"--{flag} {new:g}" for flag, old, new in (
+            ("pg", criterion.pg, looser.pg), ("rid", criterion.rid, looser.rid)) if new != old))
+    return (f"{_setting(criterion, budget, sequential, first_look)} cannot certify even a "
+            f"perfect model: {', or '.join(ways) or 'lower --pg or raise --rid'}")
+
+
+def unrefutable(criterion: Criterion, budget: int, *, sequential: bool,
+                first_look: int = 16) -> str | None:
+    """Why `budget` questions cannot find even a model whose every answer scores 0 not to
+    understand, and the fewest that would, in one line; None when they can."""
+    if sequential and first_decisive_look(criterion, first_look, budget, 0.0) is not None:
+        return None
+    fewest = fewest_questions(criterion, 0.0, sequential=sequential, first_look=first_look)
+    if not sequential and fewest is not None and fewest <= budget:
+        return None
+    return (f"{_setting(criterion, budget, sequential, first_look)} cannot find that even a "
+            f"model whose every answer scores 0 does not understand: use "
+            f"{_budget_flag(sequential)} {fewest or 2**44:,} or more")
+
+
+def budget_warnings(criterion: Criterion, budget: int, *, sequential: bool, first_look: int,
+                    still: str) -> list[str]:
+    """One line for each verdict `budget` cannot reach at all, naming values that would; one
+    line when it can reach neither. `still` ends the line of a budget that can find a model
+    not to understand but not certify one ("the audit can still find that ...")."""
+    where = {"sequential": sequential, "first_look": first_look}
+    no_certify = unreachable(criterion, budget, **where)
+    no_refute = unrefutable(criterion, budget, **where)
+    if no_certify and no_refute:
+        fewest = [fewest_questions(criterion, score, **where) for score in (1.0, 0.0)]
+        enough = max(n if n is not None else 2**44 for n in fewest)
+        return [f"{_setting(criterion, budget, sequential, first_look)} can decide nothing, "
+                "not even for a perfect model or one whose every answer scores 0: use "
+                f"{_budget_flag(sequential)} {enough:,} or more"]
+    if no_certify:
+        return [f"{no_certify}; {still}"]
+    return [no_refute] if no_refute else []

@@ -29,12 +29,14 @@ async def consistency_async(
         resume: Path | str | None = None,
         progress: bool | None = None, max_connections: int | None = None,
         max_attempts: int = 6, timeout: float | None = None,
-        threads: int | None = None) -> ConsistencyResult:
+        threads: int | None = None, answer_by: str = "auto") -> ConsistencyResult:
     """Conceptual consistency of `model` on the first `limit` CSQA-format `questions` (a file or
     loaded items) with background facts from `kb` (an edge table, ConceptNet's assertions, or a
-    loaded KnowledgeBase): CC with its bootstrap interval, S_B, S_A and the breakdowns."""
+    loaded KnowledgeBase): CC with its bootstrap interval, S_B, S_A and the breakdowns.
+    `answer_by`: auto, likelihood or generation, as `verstehen consistency --answer-by`."""
     plan = ConsistencyPlan(relations=relations, max_path_length=max_path_length,
-                           template_style=question_style, seed=seed, max_tokens=max_tokens)
+                           template_style=question_style, seed=seed, max_tokens=max_tokens,
+                           answer_by=answer_by)
     settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
                            max_connections=max_connections, max_attempts=max_attempts,
                            timeout=timeout, threads=threads)

@@ -9,8 +9,7 @@ from pathlib import Path
 from verstehen.cli.flags import Parser, model_flag, positive_int, run_flags, settings_from
 from verstehen.cli.runs import finish
 from verstehen.methods.consistency.knowledge import RELATIONS_14
-from verstehen.methods.consistency.procedure import ConsistencyPlan
-from verstehen.methods.consistency.report import show
+from verstehen.methods.consistency.procedure import ANSWER_BY, ConsistencyPlan
 from verstehen.methods.consistency.run import run_consistency
 from verstehen.methods.consistency.templates import STYLES
 
@@ -38,6 +37,12 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                     help="bootstrap resamples for the intervals of the overall CC and of "
                          "the background score by relation (default 1000; the per-relation "
                          "and per-concept intervals use 200 each)")
+    cc.add_argument("--answer-by", choices=ANSWER_BY, default="auto",
+                    help="likelihood: the paper's label likelihoods (a model without prompt "
+                         "log-probabilities is refused); generation: parsed yes/no replies, "
+                         "not the paper's method; default auto: likelihood where the model "
+                         "gives prompt log-probabilities (a server's are probed once), else "
+                         "generation")
     cc.set_defaults(func=cmd_consistency)
 
 
@@ -45,8 +50,8 @@ def cmd_consistency(args: argparse.Namespace) -> int:
     """Ask the background facts and the anchor questions; print CC, S_B, S_A and the tables."""
     plan = ConsistencyPlan(relations=args.relations, max_path_length=args.max_path_length,
                            template_style=args.question_style, seed=args.seed,
-                           max_tokens=args.max_tokens)
+                           max_tokens=args.max_tokens, answer_by=args.answer_by)
     result = asyncio.run(run_consistency(
         args.model, args.questions, args.kb, plan, limit=args.limit, resamples=args.resamples,
         base_url=args.base_url, settings=settings_from(args)))
-    return finish(args, result, show)
+    return finish(args, result, lambda done: print(done.text()))

@@ -5,12 +5,15 @@ with a sampled false twin), the model's yes/no answer to each fact by majority-v
 prompting (5 meta-prompts x 7 label pairs, the likeliest label wins), and its answer to the
 anchor question (the likeliest choice). Models without exact log-probabilities answer by
 generation instead: a parsed yes/no per meta-prompt and a majority over them, recorded as
-method "generation". Facts shared by several anchors are asked once.
+method "generation". Which of the two answers a run is settled before its first question
+(`answering_method`, one probe of a served model) and holds for every call of the run. Facts
+shared by several anchors are asked once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +22,7 @@ from typing import Any
 from verstehen.data.mcq import MCQItem
 from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
-from verstehen.errors import UserError
+from verstehen.errors import UnsupportedCapability, UserError
 from verstehen.methods.consistency.background import (
     Fact,
     background_facts,
@@ -43,10 +46,14 @@ from verstehen.models.base import GenerateParams, Model, user
 from verstehen.parse import parse_choice, parse_yes_no
 from verstehen.scopes.mcq import mcq_prompt
 
+# auto: by likelihood where the model gives exact log-probabilities, else by generation
+ANSWER_BY = ("auto", "likelihood", "generation")
+
 
 @dataclass(frozen=True)
 class ConsistencyPlan:
-    """Relations kept, path length, relation template style, negative sampling seed.
+    """Relations kept, path length, relation template style, negative sampling seed, and how
+    answers are read (`answer_by`, one of ANSWER_BY).
 
     Relations may be given as ConceptNet-style names in any spelling, or as one comma-separated
     text; they are kept normalized ("at location" -> "AtLocation"), each once. `UserError` for
@@ -58,6 +65,7 @@ class ConsistencyPlan:
     template_style: str = "fixed"
     seed: int = 0
     max_tokens: int | None = None  # the generation fallback's budget (default 16 tokens)
+    answer_by: str = "auto"
 
     def __post_init__(self) -> None:
         names = (self.relations.split(",") if isinstance(self.relations, str)
@@ -74,6 +82,9 @@ class ConsistencyPlan:
                             f"(have {', '.join(sorted(templates))})")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise UserError(f"max_tokens must be at least 1, not {self.max_tokens}")
+        if self.answer_by not in ANSWER_BY:
+            raise UserError(f"answer_by must be one of {', '.join(ANSWER_BY)}, "
+                            f"not {self.answer_by!r}")
 
     def reply_params(self) -> GenerateParams:
         """Greedy decoding for a short generated answer (the fallback without logprobs)."""
@@ -176,11 +187,37 @@ async def _anchor(runner: Runner, model: Model, item: MCQItem, likelihood: bool,
             "reply": out.value.text, "error": None}
 
 
+async def answering_method(model: Model, answer_by: str) -> str:
+    """How a run answers: "likelihood" (the paper's) or "generation", as `answer_by` asks.
+
+    auto takes likelihood where the model has exact log-probabilities (a served model's are
+    checked with one probe, `check_logprobs`), else generation, said on stderr in one line.
+    likelihood without them is UnsupportedCapability naming the way out.
+    """
+    if answer_by == "generation":
+        return "generation"
+    try:
+        if not model.capabilities.logprobs:
+            raise UnsupportedCapability(f"{model.name} gives no exact log-probabilities, "
+                                        "which --answer-by likelihood needs")
+        if (check := getattr(model, "check_logprobs", None)) is not None:
+            await check()
+        return "likelihood"
+    except UnsupportedCapability as exc:
+        if answer_by == "likelihood":
+            raise UnsupportedCapability(f"{exc}; --answer-by generation (or auto) answers by "
+                                        "generation instead (not the paper's method)") from None
+    server = model.identity().get("base_url") or model.name
+    print(f"verstehen: {server} gives no prompt log-probabilities: answering by generation "
+          "(not the paper's method)", file=sys.stderr, flush=True)
+    return "generation"
+
+
 async def ask_anchors(runner: Runner, model: Model, anchors: Sequence[Anchor],
-                      plan: ConsistencyPlan, store: RunStore) -> None:
-    """Ask every distinct fact once and every anchor question; record both."""
-    likelihood = model.capabilities.logprobs
-    method = "likelihood" if likelihood else "generation"
+                      plan: ConsistencyPlan, store: RunStore, method: str) -> None:
+    """Ask every distinct fact once and every anchor question, all by `method` ("likelihood"
+    or "generation", from `answering_method`); record both."""
+    likelihood = method == "likelihood"
     facts = {f.key: f for a in anchors for f in a.facts}
     per_fact = len(combo_contexts("x")) if likelihood else len(meta_prompts())
     runner.progress.add_total(len(facts) * per_fact + len(anchors))

@@ -19,11 +19,11 @@ from verstehen.methods.consistency.breakdowns import (
     RelationBreakdown,
     YesNoBias,
 )
-from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import LEVEL, Consistency
 from verstehen.methods.consistency.summary import ConsistencySummary
+from verstehen.report.display import Table
 from verstehen.report.figures import new_figure, nothing_to_plot, save_png, spread_labels
-from verstehen.report.tables import plural, table
+from verstehen.report.tables import plural
 
 DASH = "—"
 DIAGONAL = ("y = x: as consistent as knowledgeable\n(above: more consistent than "
@@ -92,11 +92,17 @@ def base_rate_warning(c: Consistency) -> str | None:
             "rate 0.00), so the background score has nothing to predict")
 
 
-def relation_text(rel: dict[str, RelationBreakdown]) -> str:
+def relation_table(rel: dict[str, RelationBreakdown]) -> Table:
     """Per relation: background S_B (SE) n, CC of S_B restricted to r, CC with / without r."""
     rows = [[r, format_rate(e.background), format_cc(e.cc), format_cc(e.with_),
              format_cc(e.without)] for r, e in rel.items()]
-    return (table(["relation", "S_B on r", "CC of S_B on r", "CC with r", "CC without r"], rows)
+    return Table("per relation (paper Figures 5 and 7)",
+                 ["relation", "S_B on r", "CC of S_B on r", "CC with r", "CC without r"], rows)
+
+
+def relation_text(rel: dict[str, RelationBreakdown]) -> str:
+    """The per-relation table, then what its brackets and columns mean."""
+    return (relation_table(rel).text()
             + f"\nstandard errors in parentheses, {LEVEL:.0%} bootstrap intervals in brackets; "
             "with / without: anchors whose background facts do / do not include the relation")
 
@@ -130,11 +136,16 @@ def concept_text(con: dict[str, ConceptBreakdown], counts: ConceptCounts | None 
     selection = concept_selection(len(con), counts)
     if not con:
         return selection
-    rows = [[c, str(e.anchors), format_cc(e.with_), format_cc(e.without)]
-            for c, e in con.items()]
-    return (selection + "\n" + table(["concept", "anchors", "CC with", "CC without"], rows)
+    return (selection + "\n" + concept_table(con).text()
             + "\nwith / without: anchors whose true background facts do / do not contain the "
             f"concept; {LEVEL:.0%} bootstrap intervals in brackets; n counts the anchors in CC")
+
+
+def concept_table(con: dict[str, ConceptBreakdown]) -> Table:
+    """Per concept: how many anchors have it in their facts, CC with / without it."""
+    return Table("per concept (paper Figure 7)", ["concept", "anchors", "CC with", "CC without"],
+                 [[c, str(e.anchors), format_cc(e.with_), format_cc(e.without)]
+                  for c, e in con.items()])
 
 
 def _single_name(single: BestCombo) -> str:
@@ -144,7 +155,7 @@ def _single_name(single: BestCombo) -> str:
     return name
 
 
-def bias_text(bias: YesNoBias) -> str:
+def bias_table(bias: YesNoBias) -> Table:
     """Accuracy on positive facts (said yes), negative facts (said no), balanced; majority vs
     best single combo."""
     def row(name: str, e: MajorityAnswers | BestCombo) -> list[str]:
@@ -153,8 +164,13 @@ def bias_text(bias: YesNoBias) -> str:
     rows = [row("majority vote", bias.majority)]
     if bias.single is not None:
         rows.append(row(_single_name(bias.single), bias.single))
-    return (table(["answer", "positive facts: said yes", "negative facts: said no",
-                   "balanced"], rows)
+    return Table("yes/no bias (paper Figure 6)", ["answer", "positive facts: said yes",
+                                                  "negative facts: said no", "balanced"], rows)
+
+
+def bias_text(bias: YesNoBias) -> str:
+    """The yes/no bias table, then its notes."""
+    return (bias_table(bias).text()
             + f"\nstandard errors in parentheses; {plural(bias.majority.unanswered, 'fact')} "
             f"unanswered; single combos over the {plural(bias.facts_with_combos, 'fact')} "
             "scored by likelihood")
@@ -165,7 +181,8 @@ def summary_text(summary: ConsistencySummary) -> str:
     how = ("majority-vote likelihood (5 meta-prompts x 7 label pairs)"
            if summary.method == "likelihood" else
            "GENERATION: parsed yes/no, majority over the 5 meta-prompts (not the paper's "
-           "likelihood method; the model gives no exact log-probabilities)")
+           "likelihood method: the model gave no exact log-probabilities, or "
+           "--answer-by generation asked for it)")
     parts = [f"{plural(summary.anchors, 'anchor question')}, "
              f"{plural(summary.facts, 'background fact')} ({summary.positive_facts} true), "
              f"answered by {how}",
@@ -177,10 +194,11 @@ def summary_text(summary: ConsistencySummary) -> str:
     return "\n\n".join(parts)
 
 
-def show(result: ConsistencyResult) -> None:
-    """Print every table, then the seconds and the run folder."""
-    print(summary_text(result))
-    print(f"\n{result.seconds} s; records and figures in {result.run_dir}")
+def consistency_tables(summary: ConsistencySummary) -> list[Table]:
+    """The tables of the summary: the yes/no bias, per relation, per concept."""
+    return [bias_table(summary.bias), relation_table(summary.by_relation),
+            concept_table(summary.by_concept)]
+
 
 
 def relations_figure(rel: dict[str, RelationBreakdown]) -> Any:

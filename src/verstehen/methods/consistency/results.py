@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verstehen.engine.runner import ModelUsage
+from verstehen.methods.consistency.report import consistency_tables, summary_text
 from verstehen.methods.consistency.summary import ConsistencySummary
+from verstehen.report.display import Display, Table
 from verstehen.results import json_key
 
 
 @dataclass(frozen=True)
-class ConsistencyResult(ConsistencySummary):
+class ConsistencyResult(Display, ConsistencySummary):
     """A conceptual-consistency run: the summary of its records (CC in `.consistency`, the
     tables in `.by_relation`, `.by_concept` and `.bias`), its run folder and figures (paper
     Figures 5 and 6), its wall seconds and the calls and tokens of the model."""
@@ -21,3 +23,11 @@ class ConsistencyResult(ConsistencySummary):
     bias_png: Path
     seconds: float
     usage: dict[str, ModelUsage]
+
+    def text(self) -> str:
+        """What `verstehen consistency` prints: every table, the seconds and the run folder."""
+        return f"{summary_text(self)}\n\n{self.seconds} s; records and figures in {self.run_dir}"
+
+    def tables(self) -> list[Table]:
+        """The yes/no bias, per-relation and per-concept tables."""
+        return consistency_tables(self)

@@ -20,6 +20,7 @@ from verstehen.methods.consistency.knowledge import KnowledgeBase, load_knowledg
 from verstehen.methods.consistency.procedure import (
     Anchor,
     ConsistencyPlan,
+    answering_method,
     ask_anchors,
     build_anchors,
 )
@@ -71,10 +72,12 @@ async def run_consistency(model: str | Model, questions: Path | str | Sequence[M
 
     async def body(session: Session) -> tuple[RunStore, ConsistencySummary, tuple[Path, Path]]:
         opened = session.open_model(model, base_url=base_url)
+        # settled before the run folder is made: a refusal leaves none behind
+        method = await answering_method(opened, plan.answer_by)
         store = settings.create_run("consistency", {
             "model": name, "questions": _source(questions), "kb": _source(kb), "limit": limit,
             "base_url": base_url, **asdict(plan)}, plan.seed, [opened.identity()])
-        await ask_anchors(session.runner, opened, anchors, plan, store)
+        await ask_anchors(session.runner, opened, anchors, plan, store, method)
         summary = summarize_consistency(store.records(), resamples=resamples, seed=plan.seed)
         return store, summary, write_figures(summary, store.path)
 

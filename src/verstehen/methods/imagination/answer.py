@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from verstehen.engine.runner import Runner
+from verstehen.engine.runner import CallResult, Runner
 from verstehen.engine.store import RunStore
+from verstehen.errors import UnsupportedCapability
 from verstehen.methods.imagination.choices import (
     LETTERS,
     Shown,
@@ -98,10 +99,20 @@ async def _generate(runner: Runner, model: Model, shown: Shown, plan: AnswerPlan
                       outcome=kind if chosen is None else _outcome(chosen, shown, plan))
 
 
+async def _scores(runner: Runner, model: Model, context: str, continuations: list[str]
+                  ) -> CallResult:
+    """`runner.logprobs`, its refusal for a model without them naming the way out."""
+    try:
+        return await runner.logprobs(model, context, continuations)
+    except UnsupportedCapability as exc:
+        raise UnsupportedCapability(f"{exc}; or answer by generation: --method generate"
+                                    ) from None
+
+
 async def _letter(runner: Runner, model: Model, shown: Shown, plan: AnswerPlan,
                   record: dict[str, Any]) -> None:
     context = letter_prompt(shown)
-    out = await runner.logprobs(model, context, [f" {x}" for x in shown.letters])
+    out = await _scores(runner, model, context, [f" {x}" for x in shown.letters])
     record.update(prompt=context, error=out.error)
     if out.ok:
         scores = list(out.value)
@@ -119,7 +130,7 @@ async def _perplexity(runner: Runner, model: Model, shown: Shown, plan: AnswerPl
     else:  # a provider or a base model without a template: the same turn as plain text
         context, framing = turn[0]["content"] + "\nAnswer:", "plain text"
     texts = [f" {c}" for c in shown.choices]
-    out = await runner.logprobs(model, context, texts)
+    out = await _scores(runner, model, context, texts)
     record.update(prompt=context, framing=framing, error=out.error)
     if out.ok:
         per_byte = [lp / len(t.encode()) for lp, t in zip(out.value, texts, strict=True)]

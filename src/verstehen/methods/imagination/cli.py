@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from pathlib import Path
 
 from verstehen.cli.flags import (
@@ -21,12 +22,6 @@ from verstehen.cli.runs import finish
 from verstehen.methods.imagination.analyze import SIMILARITY, analyze_runs, pool_matrix
 from verstehen.methods.imagination.answer import AnswerPlan
 from verstehen.methods.imagination.choices import METHODS, VARIANTS
-from verstehen.methods.imagination.report import (
-    show_analysis,
-    show_answer,
-    show_generate,
-    show_matrix,
-)
 from verstehen.methods.imagination.run import (
     CONTENTS,
     answer_questions,
@@ -122,7 +117,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
                          seed=args.seed)
     result = asyncio.run(generate_questions(args.model, plan, base_url=args.base_url,
                                             settings=settings_from(args)))
-    return finish(args, result, show_generate)
+    return finish(args, result, lambda done: print(done.text()))
 
 
 def cmd_answer(args: argparse.Namespace) -> int:
@@ -133,7 +128,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     result = asyncio.run(answer_questions(
         args.questions, args.model, plan, judge=args.judge, judge_base_url=args.judge_base_url,
         base_url=args.base_url, settings=settings_from(args)))
-    return finish(args, result, show_answer)
+    return finish(args, result, lambda done: print(done.text()))
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
@@ -142,7 +137,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
     else:
-        show_matrix(result)
+        print(result.text())
+        if result.matrix_png is None:
+            print("no answers in these runs", file=sys.stderr)
     return 0
 
 
@@ -152,5 +149,5 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
     else:
-        show_analysis(result)
+        print(result.text())
     return 0

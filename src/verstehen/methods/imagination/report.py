@@ -1,23 +1,16 @@
-"""Imaginary question answering results as plain-text tables and CSV (paper Figs. 2, 5, 8-10),
-and the printouts of the `imagine` steps, which read the typed results."""
+"""Imaginary question answering results as plain-text tables and CSV (paper Figs. 2, 5, 8-10):
+the pieces the typed results (results.py) compose into the printouts of the `imagine` steps."""
 
 from __future__ import annotations
 
 import csv
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from verstehen.errors import UserError
 from verstehen.methods.imagination.plots import plot_matrix
-from verstehen.methods.imagination.results import (
-    AnalyzeResult,
-    AnswerResult,
-    GenerateResult,
-    MatrixResult,
-    Pooling,
-)
-from verstehen.methods.imagination.similarity import QmPairSimilarity
+from verstehen.methods.imagination.pooling import Pooling
+from verstehen.methods.imagination.similarity import QmPairSimilarity, SimilarityTable
 from verstehen.methods.imagination.stats import (
     POSITIONS,
     DecileRates,
@@ -29,7 +22,8 @@ from verstehen.methods.imagination.stats import (
     PositionRates,
     sort_kinds,
 )
-from verstehen.report.tables import plural, table
+from verstehen.report.display import Table
+from verstehen.report.tables import plural
 
 QTYPE_NAMES = {"DQ": "direct questions", "CQ": "context questions",
                "SQ": "sequential questions"}
@@ -51,23 +45,34 @@ def format_rates(r: IQARates, which: str) -> str:
     return f"{rate:.2f} ({se:.2f}) n={n}"
 
 
-def _grid(cells: dict[tuple[str, str], IQARates], which: str, corner: str) -> str:
+def titled(tables: Sequence[Table]) -> list[str]:
+    """Each table under its title."""
+    return [f"{t.title}\n{t.text()}" for t in tables]
+
+
+def _grid(title: str, cells: dict[tuple[str, str], IQARates], which: str) -> Table:
     rows = sorted({r for r, _ in cells})
     cols = sorted({c for _, c in cells})
-    return table([corner, *cols], [[row, *(format_rates(cells[(row, col)], which)
-                                           if (row, col) in cells else "" for col in cols)]
-                                   for row in rows])
+    return Table(title, ["AM \\ QM", *cols],
+                 [[row, *(format_rates(cells[(row, col)], which) if (row, col) in cells else ""
+                          for col in cols)] for row in rows])
 
 
-def matrix_text(matrix: Sequence[MatrixRow]) -> str:
+def matrix_tables(matrix: Sequence[MatrixRow]) -> list[Table]:
     """Per content and qtype (DQ, CQ, SQ): a κ table then an α table, rows AM, columns QM (as
-    the paper's Figure 2); then a note."""
-    parts = []
+    the paper's Figure 2)."""
+    tables = []
     for content, qtype in sort_kinds((r.content, r.qtype) for r in matrix):
         cells = {(r.am, r.qm): r for r in matrix if (r.content, r.qtype) == (content, qtype)}
         name = f"{QTYPE_NAMES.get(qtype, qtype)} ({qtype}), {content}"
-        parts.append(f"Correctness rate κ — {name}\n" + _grid(cells, "kappa", "AM \\ QM"))
-        parts.append(f"Answering rate α — {name}\n" + _grid(cells, "alpha", "AM \\ QM"))
+        tables.append(_grid(f"Correctness rate κ — {name}", cells, "kappa"))
+        tables.append(_grid(f"Answering rate α — {name}", cells, "alpha"))
+    return tables
+
+
+def matrix_text(matrix: Sequence[MatrixRow]) -> str:
+    """The κ and α tables of `matrix_tables`, each under its title; then a note."""
+    parts = titled(matrix_tables(matrix))
     unparsed = sum(r.unparsed for r in matrix)
     total = sum(r.n for r in matrix)
     chose_e = sum(r.chose_e for r in matrix)
@@ -107,50 +112,75 @@ def write_matrix(matrix: Sequence[MatrixRow], folder: Path) -> tuple[Path | None
     return folder / "matrix.csv", folder / "matrix.png"
 
 
-def length_rank_text(dist: Sequence[LengthRanks]) -> str:
+def length_rank_table(dist: Sequence[LengthRanks]) -> Table:
     """Paper Fig. 5 as a table: QM, content, qtype, fraction of answers of each length rank."""
-    rows = [[r.qm, r.content, r.qtype, *(f"{x:.2f}" for x in r.fractions)] for r in dist]
-    return (table(["QM", "content", "qtype", *RANKS], rows)
+    return Table("Length rank of the designated answer (paper Figure 5)",
+                 ["QM", "content", "qtype", *RANKS],
+                 [[r.qm, r.content, r.qtype, *(f"{x:.2f}" for x in r.fractions)] for r in dist])
+
+
+def length_rank_text(dist: Sequence[LengthRanks]) -> str:
+    """`length_rank_table` (without its title), then what it counts."""
+    return (length_rank_table(dist).text()
             + "\nfraction of questions whose designated answer has that length rank among the "
             "four choices (characters; a tie takes the lower rank)")
 
 
-def _by_index(groups: Mapping[str, Sequence[IQARates]], which: str, names: list[str]) -> str:
+RATES = (("kappa", "Correctness rate κ"), ("alpha", "Answering rate α"))
+
+
+def _by_index(title: str, groups: Mapping[str, Sequence[IQARates]], which: str,
+              names: list[str]) -> Table:
     rows = [[am, *(format_rates(groups[am][i], which) for i in range(len(names)))]
             for am in sorted(groups)]
-    return table(["AM", *names], rows)
+    return Table(title, ["AM", *names], rows)
 
 
-def decile_text(deciles: Sequence[DecileRates]) -> str:
+def decile_tables(deciles: Sequence[DecileRates]) -> list[Table]:
     """Paper Fig. 10 as tables: per content and qtype, κ then α by AM (rows) and length decile
     (columns)."""
-    parts = []
+    tables = []
     for content, qtype in sort_kinds((d.content, d.qtype) for d in deciles):
         groups = {d.am: d.rates for d in deciles if (d.content, d.qtype) == (content, qtype)}
         k = max(len(rs) for rs in groups.values())
         names = [f"d{i + 1}" for i in range(k)]  # d1 shortest
-        for which, title in (("kappa", "Correctness rate κ"), ("alpha", "Answering rate α")):
-            parts.append(f"{title} by question length, {k} equal groups (d1 shortest) — "
-                         f"{qtype}, {content}\n" + _by_index(groups, which, names))
-    return "\n\n".join(parts) if parts else "no answers"
+        tables += [_by_index(f"{title} by question length, {k} equal groups (d1 shortest) — "
+                             f"{qtype}, {content}", groups, which, names)
+                   for which, title in RATES]
+    return tables
+
+
+def decile_text(deciles: Sequence[DecileRates]) -> str:
+    """The tables of `decile_tables`, each under its title."""
+    return "\n\n".join(titled(decile_tables(deciles))) or "no answers"
+
+
+def position_tables(positions: Sequence[PositionRates]) -> list[Table]:
+    """Paper Fig. 9 as tables: κ then α of sequential questions by AM (rows) and position."""
+    if not positions:
+        return []
+    names = [str(p) for p in POSITIONS]
+    groups = {p.am: p.rates for p in positions}
+    return [_by_index(f"{title} by position in the sequence (SQ)", groups, which, names)
+            for which, title in RATES]
 
 
 def position_text(positions: Sequence[PositionRates]) -> str:
-    """Paper Fig. 9 as tables: κ then α of sequential questions by AM (rows) and position."""
-    if not positions:
-        return "no sequential answers"
-    names = [str(p) for p in POSITIONS]
-    groups = {p.am: p.rates for p in positions}
-    return "\n\n".join(f"{title} by position in the sequence (SQ)\n"
-                       + _by_index(groups, which, names)
-                       for which, title in (("kappa", "Correctness rate κ"),
-                                            ("alpha", "Answering rate α")))
+    """The tables of `position_tables`, each under its title."""
+    return "\n\n".join(titled(position_tables(positions))) or "no sequential answers"
+
+
+def position_rank_table(ranks: Sequence[PositionRanks]) -> Table:
+    """Paper Fig. 9 (right) as a table: per position, n and the fraction of each length rank."""
+    return Table("Length rank by position in the sequence (paper Figure 9)",
+                 ["position", "n", *RANKS],
+                 [[str(r.position), str(r.n), *(f"{x:.2f}" for x in r.fractions)]
+                  for r in ranks])
 
 
 def position_rank_text(ranks: Sequence[PositionRanks]) -> str:
-    """Paper Fig. 9 (right) as a table: per position, n and the fraction of each length rank."""
-    rows = [[str(r.position), str(r.n), *(f"{x:.2f}" for x in r.fractions)] for r in ranks]
-    return (table(["position", "n", *RANKS], rows)
+    """`position_rank_table` (without its title), then what it counts."""
+    return (position_rank_table(ranks).text()
             + "\nlength rank of the designated answer of sequential questions by position, all "
             "question models together")
 
@@ -176,86 +206,39 @@ def pooling_text(pooling: Pooling) -> str:
     return "\n".join(lines)
 
 
-def fiction_text(rates: Sequence[FictionRate]) -> str:
+def fiction_table(rates: Sequence[FictionRate]) -> Table:
     """Paper Fig. 8 (right) as a table: QM, AM, detection rate (SE) n, unparsed."""
     rows = [[r.qm, r.am, "—" if r.rate is None or r.se is None else f"{r.rate:.2f} ({r.se:.2f})",
              str(r.judged), str(r.unparsed)] for r in rates]
-    return (table(["QM", "AM", "detection rate", "n judged", "unparsed"], rows)
+    return Table("Fictionality detection (paper Figure 8)",
+                 ["QM", "AM", "detection rate", "n judged", "unparsed"], rows)
+
+
+def fiction_text(rates: Sequence[FictionRate]) -> str:
+    """`fiction_table` (without its title), then what the rate is."""
+    return (fiction_table(rates).text()
             + "\ndetection rate: share of context paragraphs judged not real (fictional)")
+
+
+def _similarity(pairs: Sequence[QmPairSimilarity], title: str) -> Table:
+    cosine = {(p.qm_a, p.qm_b): p.cosine for p in pairs}
+    models = sorted({m for pair in cosine for m in pair})
+    rows = [[m1, *(f"{cosine[(m1, m2)]:.2f}" if (m1, m2) in cosine else "—" for m2 in models)]
+            for m1 in models]
+    return Table(title, ["QM", *models], rows)
+
+
+def similarity_table(sim: SimilarityTable) -> Table:
+    """Paper Fig. 3 (bottom left) as a table of mean intra-topic cosine between QMs."""
+    return _similarity(sim.pairs, f"{sim.content} {sim.texts}:")
 
 
 def similarity_text(pairs: Sequence[QmPairSimilarity], method: str) -> str:
     """Paper Fig. 3 (bottom left) as a table of mean intra-topic cosine between QMs."""
-    sim = {(p.qm_a, p.qm_b): p.cosine for p in pairs}
-    models = sorted({m for pair in sim for m in pair})
-    if not models:
+    if not pairs:
         return ("no two questions share a topic (needs two questions on one topic from a "
                 "model, or one each from two models)")
-    rows = [[m1, *(f"{sim[(m1, m2)]:.2f}" if (m1, m2) in sim else "—" for m2 in models)]
-            for m1 in models]
-    return (table(["QM", *models], rows)
+    return (_similarity(pairs, "").text()
             + f"\nmean intra-topic cosine similarity of questions ({method}); the diagonal "
             "leaves out a question paired with itself")
 
-
-def show_generate(result: GenerateResult) -> None:
-    """Kept and dropped questions per type, the reasons, and the next command."""
-    rows = [[qtype, f"{t.filled} of {t.slots}", str(t.asked), str(t.kept), str(t.repeated),
-             str(t.dropped), str(t.failed),
-             "; ".join(f"{reason} ({n})" for reason, n in t.reasons.items()) or "-"]
-            for qtype, t in result.by_type.items()]
-    print(f"{result.qm}: questions by type (DQ direct, CQ after a context, SQ five in a "
-          "row); a slot is filled when a try gives a usable question; a repeat is a kept "
-          "question written before in this run, answered once")
-    print(table(["type", "filled", "written", "kept", "repeats", "dropped", "failed",
-                 "why dropped"], rows))
-    print(f"next: verstehen imagine answer --questions {result.run_dir} --model MODEL ...")
-
-
-def show_answer(result: AnswerResult) -> None:
-    """The matrix as text, the outcome counts, fictionality rates and where the figures are."""
-    print(matrix_text(result.matrix))
-    if result.repeated_questions:
-        print(f"{plural(result.repeated_questions, 'question')} of the question runs "
-              f"{'repeats' if result.repeated_questions == 1 else 'repeat'} one already "
-              "read (same QM, content, type, topic, position, context and text): answered "
-              "once")
-    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(result.outcomes.items())))
-    if result.fiction_verdicts:
-        print(fiction_text(result.fiction))
-    if result.matrix_png is not None:
-        print(f"figures: {result.matrix_png}, {result.matrix_csv}")
-
-
-def show_matrix(result: MatrixResult) -> None:
-    """The pooled matrix as text and where the figures are."""
-    print(matrix_text(result.matrix))
-    if note := pooling_text(result.pooling):
-        print(note)
-    if result.matrix_png is not None:
-        print(f"figures: {result.matrix_png}, {result.matrix_csv}")
-    else:
-        print("no answers in these runs", file=sys.stderr)
-
-
-def show_analysis(result: AnalyzeResult) -> None:
-    """Every analysis the runs had data for, as tables."""
-    sections = []
-    if result.length_ranks:
-        sections.append(length_rank_text(result.length_ranks)
-                        + f"\nfigure: {result.length_ranks_png}")
-    if result.deciles:
-        sections.append(decile_text(result.deciles))
-    if result.positions:
-        sections.append(position_text(result.positions))
-    if result.position_ranks:
-        sections.append(position_rank_text(result.position_ranks))
-    if result.warmup_png is not None:
-        sections[-1] += f"\nfigure: {result.warmup_png}"
-    if result.fiction:
-        sections.append(fiction_text(result.fiction))
-    for sim in result.similarity:
-        sections.append(f"{sim.content} {sim.texts}:\n" + similarity_text(sim.pairs, sim.method))
-    if note := pooling_text(result.pooling):
-        sections.append(note)
-    print("\n\n".join(sections) if sections else "nothing to analyze in these runs")

@@ -8,6 +8,25 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.engine.runner import ModelUsage
+from verstehen.methods.imagination.pooling import Pooling
+from verstehen.methods.imagination.report import (
+    decile_tables,
+    decile_text,
+    fiction_table,
+    fiction_text,
+    length_rank_table,
+    length_rank_text,
+    matrix_tables,
+    matrix_text,
+    pooling_text,
+    position_rank_table,
+    position_rank_text,
+    position_tables,
+    position_text,
+    similarity_table,
+    similarity_text,
+    titled,
+)
 from verstehen.methods.imagination.similarity import SimilarityTable
 from verstehen.methods.imagination.stats import (
     DecileRates,
@@ -17,7 +36,13 @@ from verstehen.methods.imagination.stats import (
     PositionRanks,
     PositionRates,
 )
+from verstehen.report.display import Display, Table
+from verstehen.report.tables import plural
 from verstehen.results import JsonForm, json_key, to_jsonable
+
+
+def _figures(matrix_png: Path | None, matrix_csv: Path | None) -> list[str]:
+    return [] if matrix_png is None else [f"figures: {matrix_png}, {matrix_csv}"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +62,7 @@ class QuestionCounts(JsonForm):
 
 
 @dataclass(frozen=True)
-class GenerateResult(JsonForm):
+class GenerateResult(Display, JsonForm):
     """A generate run: what the question model wrote, per question type (DQ, CQ, SQ)."""
 
     qm: str
@@ -48,9 +73,27 @@ class GenerateResult(JsonForm):
     seconds: float
     usage: dict[str, ModelUsage]
 
+    def text(self) -> str:
+        """What `verstehen imagine generate` prints: questions kept and dropped per type, the
+        reasons, and the next command."""
+        return "\n".join([*titled(self.tables()), "next: verstehen imagine answer "
+                          f"--questions {self.run_dir} --model MODEL ..."])
+
+    def tables(self) -> list[Table]:
+        """Questions kept and dropped per type, and why they were dropped."""
+        rows = [[qtype, f"{t.filled} of {t.slots}", str(t.asked), str(t.kept), str(t.repeated),
+                 str(t.dropped), str(t.failed),
+                 "; ".join(f"{reason} ({n})" for reason, n in t.reasons.items()) or "-"]
+                for qtype, t in self.by_type.items()]
+        return [Table(f"{self.qm}: questions by type (DQ direct, CQ after a context, SQ five in "
+                      "a row); a slot is filled when a try gives a usable question; a repeat is "
+                      "a kept question written before in this run, answered once",
+                      ["type", "filled", "written", "kept", "repeats", "dropped", "failed",
+                       "why dropped"], rows)]
+
 
 @dataclass(frozen=True)
-class AnswerResult(JsonForm):
+class AnswerResult(Display, JsonForm):
     """An answer run: κ and α per (content, qtype, QM, AM), answers counted by outcome,
     fictionality verdicts counted and as detection rates per (QM, AM), the figure files, and
     the questions of the question runs that repeated one already read (answered once)."""
@@ -67,25 +110,29 @@ class AnswerResult(JsonForm):
     usage: dict[str, ModelUsage]
     repeated_questions: int = 0
 
+    def text(self) -> str:
+        """What `verstehen imagine answer` prints: the κ and α tables, the outcome counts,
+        fictionality rates (when asked for) and where the figures are."""
+        lines = [matrix_text(self.matrix)]
+        if self.repeated_questions:
+            lines.append(f"{plural(self.repeated_questions, 'question')} of the question runs "
+                         f"{'repeats' if self.repeated_questions == 1 else 'repeat'} one "
+                         "already read (same QM, content, type, topic, position, context and "
+                         "text): answered once")
+        lines.append("outcomes: " + ", ".join(f"{k} {v}"
+                                               for k, v in sorted(self.outcomes.items())))
+        if self.fiction_verdicts:
+            lines.append(fiction_text(self.fiction))
+        return "\n".join(lines + _figures(self.matrix_png, self.matrix_csv))
+
+    def tables(self) -> list[Table]:
+        """The κ and α tables (and fictionality rates, when asked for)."""
+        fiction = [fiction_table(self.fiction)] if self.fiction_verdicts else []
+        return matrix_tables(self.matrix) + fiction
+
 
 @dataclass(frozen=True)
-class Pooling(JsonForm):
-    """How pooled runs were counted. Answers (and fictionality verdicts) read, and the repeats
-    among them counted once (the same question answered again by the same AM: the last run's
-    answer counts); answers of runs made before question ids hashed the question whose
-    question runs are gone (kept under their stored ids, which other seeds' runs can share).
-    Questions read and the repeats counted once (the same question written again); None where
-    no question was read (`imagine matrix`)."""
-
-    answers: int
-    repeated_answers: int
-    unmatched_answers: int
-    questions: int | None = None
-    repeated_questions: int | None = None
-
-
-@dataclass(frozen=True)
-class MatrixResult(JsonForm):
+class MatrixResult(Display, JsonForm):
     """Answer runs pooled into one grid, its files (None when the runs hold no answer), and
     how the runs' answers were counted."""
 
@@ -94,9 +141,20 @@ class MatrixResult(JsonForm):
     matrix_png: Path | None
     pooling: Pooling
 
+    def text(self) -> str:
+        """What `verstehen imagine matrix` prints: the κ and α tables, what pooling counted
+        once, and where the figures are."""
+        note = pooling_text(self.pooling)
+        return "\n".join([matrix_text(self.matrix), *([note] if note else []),
+                          *_figures(self.matrix_png, self.matrix_csv)])
+
+    def tables(self) -> list[Table]:
+        """The κ and α tables."""
+        return matrix_tables(self.matrix)
+
 
 @dataclass(frozen=True)
-class AnalyzeResult(JsonForm):
+class AnalyzeResult(Display, JsonForm):
     """The analyses of sections 3.1-3.4 over run folders; an analysis without data is empty.
 
     Length ranks of the designated answer (and the figure), κ and α by question length and by
@@ -136,3 +194,34 @@ class AnalyzeResult(JsonForm):
                                                       ("warm_up", self.warmup_png)) if path}
         return {**out, "pooling": self.pooling.to_dict(), **({"figures": figures} if figures
                                                               else {})}
+
+    def text(self) -> str:
+        """What `verstehen imagine analyze` prints: every analysis with data, as tables."""
+        sections = []
+        if self.length_ranks:
+            sections.append(length_rank_text(self.length_ranks)
+                            + f"\nfigure: {self.length_ranks_png}")
+        if self.deciles:
+            sections.append(decile_text(self.deciles))
+        if self.positions:
+            sections.append(position_text(self.positions))
+        if self.position_ranks:
+            sections.append(position_rank_text(self.position_ranks))
+        if self.warmup_png is not None:
+            sections[-1] += f"\nfigure: {self.warmup_png}"
+        if self.fiction:
+            sections.append(fiction_text(self.fiction))
+        for sim in self.similarity:
+            sections.append(f"{sim.content} {sim.texts}:\n"
+                            + similarity_text(sim.pairs, sim.method))
+        if note := pooling_text(self.pooling):
+            sections.append(note)
+        return "\n\n".join(sections) if sections else "nothing to analyze in these runs"
+
+    def tables(self) -> list[Table]:
+        """The tables of every analysis with data."""
+        return ([length_rank_table(self.length_ranks)] if self.length_ranks else []) + \
+            decile_tables(self.deciles) + position_tables(self.positions) + \
+            ([position_rank_table(self.position_ranks)] if self.position_ranks else []) + \
+            ([fiction_table(self.fiction)] if self.fiction else []) + \
+            [similarity_table(sim) for sim in self.similarity if sim.pairs]

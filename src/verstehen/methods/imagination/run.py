@@ -34,6 +34,7 @@ from verstehen.methods.imagination.results import AnswerResult, GenerateResult
 from verstehen.methods.imagination.runs import ANSWER, CONTENT_IDS, GENERATE, load_questions
 from verstehen.methods.imagination.stats import MatrixRow, fiction_rates, pair_matrix
 from verstehen.models import DEFAULT_MODEL, Model, model_name, split_name
+from verstehen.models.served_at import ServedModel, served_models
 
 CONTENTS = ("knowledge", "story")
 
@@ -130,19 +131,9 @@ def check_answer_plan(plan: AnswerPlan, judge: str | Model | None) -> None:
 
 
 def model_specs(models: Sequence[str | Model] | None,
-                base_url: str | None) -> list[tuple[str | Model, str | None]]:
+                base_url: str | None) -> list[ServedModel]:
     """`NAME` or `NAME@URL` per model; `base_url` serves the remote ones without @URL."""
-    specs: list[tuple[str | Model, str | None]] = []
-    for model in models or [DEFAULT_MODEL]:
-        if not isinstance(model, str):
-            specs.append((model, None))
-            continue
-        name, at, url = model.rpartition("@")
-        if at and url.startswith(("http://", "https://")):
-            specs.append((name, url))
-        else:
-            specs.append((model, None if model.startswith("local/") else base_url))
-    return specs
+    return served_models(models or [DEFAULT_MODEL], base_url)
 
 
 def _answer_result(store: RunStore, records: list[dict[str, Any]], matrix: tuple[MatrixRow, ...],

@@ -2,20 +2,39 @@
 
 People label definitions and the judge-graded use answers (optionally every answer, to check the
 checkers). Labels land in the run folder's annotations.jsonl; people's labels beat the judge's.
+
+An audit's Potemkin folder holds only definitions: its use answers are the audit's certification
+answers, graded by code, so after an import its rates are read from there (`audit_lens_rates`),
+as the audit's table computes them, and printed as such (`audit_lens_text`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from verstehen.domains.catalog import BY_KEY
+from verstehen.domains.catalog import BY_KEY, canonical_name
 from verstehen.engine.store import RunStore
+from verstehen.engine.store.safe_files import is_regular, read_regular
 from verstehen.errors import UserError
+from verstehen.methods.potemkin.report import format_rate
+from verstehen.methods.potemkin.results import PotemkinResult
 from verstehen.methods.potemkin.run import COMMAND
-from verstehen.methods.potemkin.summary import ANNOTATIONS_FILE, latest, read_annotations
+from verstehen.methods.potemkin.stats import TASKS, PotemkinRate, potemkin_rates
+from verstehen.methods.potemkin.summary import (
+    ANNOTATIONS_FILE,
+    certification_use_records,
+    latest,
+    read_annotations,
+)
+from verstehen.report.tables import table
 from verstehen.textfiles import read_text
+
+AUDIT, CERTIFY = "audit", "certify"  # the commands of an audit folder and its certify lens
 
 COLUMNS = ["id", "model", "concept", "task", "definition", "question", "response", "label"]
 YES = {"1", "yes", "y", "true", "correct", "right"}
@@ -91,3 +110,83 @@ def import_labels(store: RunStore, path: Path) -> tuple[int, int]:
     merged = read_annotations(store) | new
     store.rewrite([{"id": k, "label": v} for k, v in merged.items()], ANNOTATIONS_FILE)
     return len(new), len(merged)
+
+
+@dataclass(frozen=True)
+class AuditConcept:
+    """One concept of an audit, as its table shows it for one model: the definition's grade
+    (None: not graded yet) and the potemkin rate per task of the audit's certification answers
+    (empty unless the definition is right)."""
+
+    key: str
+    name: str
+    keystone: bool | None
+    rates: dict[str, PotemkinRate]
+
+
+@dataclass(frozen=True)
+class AuditLensRates:
+    """What an audit's definitions folder stands for: the audit, the certification folder
+    whose answers are the use answers (None: none was written), and each concept's line."""
+
+    audit_dir: Path
+    certify_dir: Path | None
+    concepts: tuple[AuditConcept, ...]
+
+
+def _run_info(folder: Path) -> dict[str, Any] | None:
+    path = folder / "run.json"
+    return json.loads(read_regular(path)) if is_regular(path) else None
+
+
+def audit_lens_rates(result: PotemkinResult) -> AuditLensRates | None:
+    """When `result` is an audit's definitions folder (`<audit>/<model>/<run>`, asked only
+    `define`), its concepts' rates as the audit computes them; None for any other run."""
+    run, model_dir = result.run_dir, result.run_dir.parent
+    mine, audit = _run_info(run), _run_info(model_dir.parent)
+    if mine is None or audit is None or audit.get("command") != AUDIT \
+            or mine["config"].get("tasks") != ["define"]:
+        return None
+    certify = None  # the newest certify folder beside this one, as the audit reads it
+    for folder in sorted(model_dir.iterdir()):
+        info = _run_info(folder) if folder.is_dir() else None
+        if info is not None and info.get("command") == CERTIFY:
+            certify = folder
+    answers: dict[str, list[dict[str, Any]]] = {}
+    for record in RunStore(certify).records() if certify is not None else []:
+        if record["kind"] == "answer":
+            answers.setdefault(canonical_name(record["scope"]), []).append(record)
+    keystones = {canonical_name(k.concept): k.keystone for k in result.keystones}
+    model = mine["config"]["model"]
+    concepts = []
+    for target in audit["config"]["targets"]:
+        key = canonical_name(target["key"])
+        if not target["concept"]:
+            continue
+        uses = certification_use_records(model, canonical_name(target["subject"]),
+                                         target["name"],
+                                         answers.get(canonical_name(target["scope"]), []))
+        concepts.append(AuditConcept(key, target["name"], keystones.get(key),
+                                     potemkin_rates(uses) if keystones.get(key) else {}))
+    return AuditLensRates(model_dir.parent, certify, tuple(concepts))
+
+
+def audit_lens_text(result: PotemkinResult, lens: AuditLensRates) -> str:
+    """An audit's definitions folder after `annotate import`: its keystones, then each
+    concept's potemkin rates as the audit's table has them (of its certification answers)."""
+    where = "" if lens.certify_dir is None else f" ({lens.certify_dir})"
+    rows = [[c.name, {True: "right", False: "wrong", None: "not graded yet"}[c.keystone],
+             *(format_rate(c.rates[t]) if t in c.rates else
+               "— (the definition is wrong)" if c.keystone is False else
+               "— (waits for the definition's grade)" for t in TASKS)] for c in lens.concepts]
+    return "\n".join([
+        *result.grading_lines(),
+        f"\nthis folder holds the definitions of the audit {lens.audit_dir}: its use answers "
+        f"are the audit's certification answers, graded by code{where}",
+        "potemkin rates of those answers given a right definition, as the audit's report "
+        "shows them",
+        table(["concept", "definition", *TASKS], rows),
+        "classify is scaled ×2 so chance accuracy (1/2) reads 1; standard errors in "
+        "parentheses; n counts the answers in the rate; an unreadable classify answer is left "
+        "out, an unreadable generate or edit answer counts as wrong (as in the audit)",
+        f"report: `verstehen report {lens.audit_dir}`"])

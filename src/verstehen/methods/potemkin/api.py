@@ -15,6 +15,7 @@ from pathlib import Path
 from verstehen.engine.session import RunSettings
 from verstehen.engine.sync import synchronous
 from verstehen.methods.potemkin.annotate import export_items, import_labels, open_run
+from verstehen.methods.potemkin.display import PotemkinScoresShown
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.items import ALL_TASKS
 from verstehen.methods.potemkin.results import (
@@ -41,8 +42,8 @@ async def potemkin_async(
         tasks: str | Sequence[str] = ALL_TASKS, judge: str | Model | None = None,
         source: str | None = None, benchmark_dir: Path | str | None = None,
         items_per_concept: int | None = None, seed: int = 0, max_tokens: int | None = None,
-        unparsed: str = "wrong", base_url: str | None = None,
-        judge_base_url: str | None = None, runs_dir: Path | str | None = None,
+        unparsed: str = "wrong", base_url: str | Sequence[str] | None = None,
+        judge_base_url: str | Sequence[str] | None = None, runs_dir: Path | str | None = None,
         cache: Path | str | None = None,
         resume: Path | str | None = None, progress: bool | None = None,
         max_connections: int | None = None, max_attempts: int = 6, timeout: float | None = None,
@@ -64,8 +65,8 @@ async def potemkin_async(
 async def potemkin_incoherence_async(
         model: str | Model, *, concepts: str | Sequence[str] | None = None,
         per_concept: int = 5, temperature: float = 0.7, max_tokens: int | None = None,
-        seed: int = 0, base_url: str | None = None, runs_dir: Path | str | None = None,
-        cache: Path | str | None = None,
+        seed: int = 0, base_url: str | Sequence[str] | None = None,
+        runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None, progress: bool | None = None,
         max_connections: int | None = None, max_attempts: int = 6, timeout: float | None = None,
         threads: int | None = None) -> IncoherenceResult:
@@ -83,7 +84,7 @@ async def potemkin_incoherence_async(
 async def potemkin_selfjudge_async(
         model: str | Model, benchmark: str | MCQScope, *, questions: int = 20,
         subquestions: int = 5, concept: str = "ask", seed: int = 0,
-        max_tokens: int | None = None, base_url: str | None = None,
+        max_tokens: int | None = None, base_url: str | Sequence[str] | None = None,
         runs_dir: Path | str | None = None, cache: Path | str | None = None,
         resume: Path | str | None = None,
         progress: bool | None = None, max_connections: int | None = None,
@@ -109,9 +110,9 @@ def potemkin_score(records: RunFolder | Sequence[RunFolder], *, plot: Path | str
     `expansion="paper"` computes Figure 4 as the paper does (classify answers, the next ones
     drawn with replacement); "all-uses" counts generate and edit too, drawn without."""
     given = [records] if isinstance(records, (str, Path, PotemkinResult)) else records
-    return score_files([_folder(r) for r in given], plot=plot,
+    return PotemkinScoresShown.of(score_files([_folder(r) for r in given], plot=plot,
                        above_chance_only=above_chance_only, next_uses=next_uses,
-                       unparsed=unparsed, expansion=expansion)
+                       unparsed=unparsed, expansion=expansion))
 
 
 def potemkin_export_labels(run: RunFolder, out: Path | str | None = None, *,

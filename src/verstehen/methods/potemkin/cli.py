@@ -20,15 +20,16 @@ from verstehen.cli.flags import (
     temperature,
 )
 from verstehen.cli.runs import finish
-from verstehen.methods.potemkin.annotate import export_items, import_labels, open_run
+from verstehen.methods.potemkin.annotate import (
+    audit_lens_rates,
+    audit_lens_text,
+    export_items,
+    import_labels,
+    open_run,
+)
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.items import ALL_TASKS
-from verstehen.methods.potemkin.report import (
-    show_incoherence,
-    show_run,
-    show_scores,
-    show_selfjudge,
-)
+from verstehen.methods.potemkin.report import scores_text
 from verstehen.methods.potemkin.run import SOURCES, plan_run, run_potemkin
 from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
 from verstehen.methods.potemkin.stats import EXPANSIONS, UNPARSED
@@ -155,7 +156,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                       base_url=args.base_url,
                                       judge_base_url=args.judge_base_url,
                                       settings=settings_from(args)))
-    return finish(args, result, show_run)
+    return finish(args, result, lambda done: print(done.text()))
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -166,7 +167,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.json:
         print_json(scores.to_dict())
     else:
-        show_scores(scores)
+        print(scores_text(scores))
     return 0
 
 
@@ -176,7 +177,7 @@ def cmd_incoherence(args: argparse.Namespace) -> int:
                             max_tokens=args.max_tokens, seed=args.seed)
     result = asyncio.run(run_incoherence(args.model, plan, concepts=args.concepts,
                                          base_url=args.base_url, settings=settings_from(args)))
-    return finish(args, result, show_incoherence)
+    return finish(args, result, lambda done: print(done.text()))
 
 
 def cmd_selfjudge(args: argparse.Namespace) -> int:
@@ -186,7 +187,7 @@ def cmd_selfjudge(args: argparse.Namespace) -> int:
                                  max_tokens=args.max_tokens, concept=args.concept)
     result = asyncio.run(run_selfjudge(args.model, scope, plan, base_url=args.base_url,
                                        settings=settings_from(args)))
-    return finish(args, result, show_selfjudge)
+    return finish(args, result, lambda done: print(done.text()))
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -200,13 +201,17 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """Read labels back into the run and print its recomputed tables."""
+    """Read labels back into the run and print its recomputed tables (an audit's definitions
+    folder: the rates the audit's table shows)."""
     store = open_run(args.run)
     read, stored = import_labels(store, args.file)
     result = summarize_run(store)
     print(f"{plural(read, 'label')} read, {stored} stored in {store.path}", file=sys.stderr)
+    lens = audit_lens_rates(result)
     if args.json:
         print_json(result.to_dict())
+    elif lens is not None:
+        print(audit_lens_text(result, lens))
     else:
-        show_run(result)
+        print(result.text())
     return 0

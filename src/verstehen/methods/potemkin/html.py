@@ -1,6 +1,6 @@
 """Potemkins in the HTML report: keystones, Table 1 and Table 6 with every rate linked to the
 graded answers behind it, the keystone curve (Figure 4), incoherence (Table 7) and the
-self-judge bound; several runs' Table 1 side by side."""
+self-judge bound; several runs' Table 1 side by side, a run not graded yet saying so."""
 
 from __future__ import annotations
 
@@ -11,19 +11,26 @@ from typing import Any
 
 from verstehen.domains.catalog import BY_KEY, DOMAINS, canonical_name
 from verstehen.engine.store import RunStore
-from verstehen.methods.potemkin.report import expansion_rule, unreadable
+from verstehen.methods.potemkin.report import (
+    expansion_rule,
+    incoherence_words,
+    pair_domain,
+    unreadable,
+)
 from verstehen.methods.potemkin.results import (
+    Incoherence,
     IncoherenceResult,
     PotemkinResult,
     SelfJudgeResult,
 )
-from verstehen.methods.potemkin.stats import TASKS, PotemkinRate
-from verstehen.methods.potemkin.summary import final_grade, latest, read_annotations, score_files
+from verstehen.methods.potemkin.stats import OVERALL, TASKS, PotemkinRate
+from verstehen.methods.potemkin.summary import final_grade, latest, read_annotations
 from verstehen.report.html import Page, RecordView, esc, figure, num, rate, table
+from verstehen.report.tables import plural
 from verstehen.results import load_result
 
 Record = dict[str, Any]
-GRADE_WORDS = {True: "right", False: "wrong", None: "not graded"}
+GRADE_WORDS = {True: "right", False: "wrong", None: "not graded yet"}
 # what an answer's panel says when no grader gave it a grade, by why not
 UNGRADED_WORDS = {"ungraded": "not graded yet: no judge was given and no label imported",
                   "judge unparsed": "not graded: the judge's reply could not be read",
@@ -75,6 +82,27 @@ def _rate_cell(rate_: PotemkinRate, graded: GradedAnswers, counted: Callable[[Re
     return graded.link(rate(rate_.rate, rate_.se, rate_.n) + unreadable(rate_), title, counted)
 
 
+Keystones = dict[tuple[str, str], bool | None]  # (model, concept) -> the definition's grade
+
+
+def _keystones(result: PotemkinResult) -> Keystones:
+    """Each (model, concept)'s keystone under the names answers carry now (`latest`)."""
+    return {(k.model, canonical_name(k.concept)): k.keystone for k in result.keystones}
+
+
+def _counted(graded: GradedAnswers, keystones: Keystones, model: str, task: str,
+             domain: str | None = None) -> Callable[[Record], bool]:
+    """Selects the answers a rate counts: the model's (every model's for "overall") graded or
+    unreadable `task` answers after a right definition, in `domain` when one is given."""
+    def keep(a: Record) -> bool:
+        correct, by = graded.grades.get(a["id"], (None, ""))
+        return (a["model"] == model or model == OVERALL) and a["task"] == task and (
+            domain is None or a["domain"] == domain) and bool(
+            keystones.get((a["model"], a["concept"]))) and (correct is not None
+                                                             or by == "unparsed")
+    return keep
+
+
 def run_section(run: Path, page: Page) -> None:
     """A `potemkin run`: keystones, Tables 1 and 6, the keystone curve, who graded what."""
     result = load_result(PotemkinResult, run)
@@ -82,16 +110,10 @@ def run_section(run: Path, page: Page) -> None:
     # the answers' names are the current ones (`latest`); an old summary's are mapped to them
     known = [replace(k, concept=canonical_name(k.concept)) for k in result.keystones]
     table6 = {canonical_name(domain): t1 for domain, t1 in (result.table6 or {}).items()}
-    keystones = {(k.model, k.concept): k.keystone for k in known}
+    keystones = _keystones(result)
 
     def counted(model: str, task: str, domain: str | None = None) -> Callable[[Record], bool]:
-        def keep(a: Record) -> bool:
-            correct, by = graded.grades.get(a["id"], (None, ""))
-            return (a["model"] == model or model == "overall") and a["task"] == task and (
-                domain is None or a["domain"] == domain) and bool(
-                keystones.get((a["model"], a["concept"]))) and (correct is not None
-                                                                 or by == "unparsed")
-        return keep
+        return _counted(graded, keystones, model, task, domain)
 
     rows = [[esc(BY_KEY[k.concept].name if k.concept in BY_KEY else k.concept), esc(k.model),
              graded.link(GRADE_WORDS[k.keystone], f"{k.concept}: definition",
@@ -128,21 +150,38 @@ def run_section(run: Path, page: Page) -> None:
 
 
 def pair_view(r: Record) -> RecordView:
-    """An incoherence example: what was asked, what the model made and said of it."""
+    """An incoherence example: what was asked, what the model made and said of it (or that
+    the call failed)."""
     wanted = "an instance" if r["want"] else "a non-instance"
-    grade = {True: "incoherent", False: "coherent", None: "classification unparsed"}[
-        r["mismatch"]]
+    if r["error"] is not None:
+        grade = "not classified: the call failed"
+    else:
+        grade = {True: "incoherent", False: "coherent",
+                 None: "classification unreadable (no yes or no): left out"}[r["mismatch"]]
     checker = "" if r["is_instance"] is None else (
         "the checker: " + ("an instance" if r["is_instance"] else "not an instance"))
     why = "; ".join(x for x in (checker, r.get("check_reason") or "") if x)
+    made = r["example"] if r["example"] is not None else f"(the call failed: {r['error']})"
+    said = "" if r["example"] is None else (
+        "\n\n— the model, asked whether it is one: "
+        + (r["classify_text"] if r["classify_text"] is not None
+           else f"(the call failed: {r['error']})"))
     return RecordView(f"{r['concept']} · asked for {wanted} · example {r['index']}",
-                      r["generate_prompt"],
-                      f"{r['example'] or ''}\n\n— the model, asked whether it is one: "
-                      f"{r['classify_text'] or r['error'] or ''}", grade, why)
+                      r["generate_prompt"], made + said, grade, why)
+
+
+def incoherence_link(page: Page, pairs: Sequence[tuple[str, Record]],
+                     inc: Incoherence | None, title: str) -> str:
+    """The incoherence in words (`incoherence_words`: the rate, or why there is none) linked
+    to the pairs (book key, record) it rests on, unreadable and failed ones too."""
+    words = incoherence_words(inc, [r for _, r in pairs])
+    return page.book.link(words, title, [page.book.record(key, pair_view(r))
+                                         for key, r in pairs])
 
 
 def incoherence_section(run: Path, page: Page) -> None:
-    """A `potemkin incoherence` run: Table 7 with each rate linked to its examples."""
+    """A `potemkin incoherence` run: Table 7 with each rate (or why there is none) linked to
+    its examples, and the checker's view."""
     result = load_result(IncoherenceResult, run)
     pairs = [(line, r) for line, r in enumerate(RunStore(run).records()) if r["kind"] == "pair"]
 
@@ -150,18 +189,13 @@ def incoherence_section(run: Path, page: Page) -> None:
         return page.book.link(text, title, [page.book.record(f"{run}:{line}", pair_view(r))
                                             for line, r in pairs if keep(r)])
 
-    slug = {v: k for k, v in DOMAINS.items()}  # by_domain is keyed by the domain's title
-
-    def classified_in(name: str) -> Callable[[Record], bool]:
-        return lambda r: (canonical_name(r["domain"]) == slug.get(name)
-                          and r["mismatch"] is not None)
-
-    rows = [[esc(name), link(rate(i.incoherence, i.se, i.n), f"{name}: examples",
-                             classified_in(name)), str(i.unparsed)]
+    keyed = [(f"{run}:{line}", r) for line, r in pairs]
+    rows = [[esc(name), incoherence_link(page, [(k, r) for k, r in keyed
+                                                if pair_domain(r) == name], i,
+                                         f"{name}: examples"), str(i.unparsed)]
             for name, i in result.by_domain.items()]
-    o = result.overall
-    rows.append(["overall", link(rate(o.incoherence, o.se, o.n), "every classified example",
-                                 lambda r: r["mismatch"] is not None), str(o.unparsed)])
+    rows.append(["overall", incoherence_link(page, keyed, result.overall, "every example"),
+                 str(result.overall.unparsed)])
     body = table(["domain", "incoherence", "unparsed"], rows)
     c = result.checker
     if c.n:
@@ -175,6 +209,14 @@ def incoherence_section(run: Path, page: Page) -> None:
                       "chance; paper Table 7); run " + esc(run.name))
 
 
+def _judgment(of: str, verdict: bool | None, said: str | None) -> str:
+    """A self-judgment in words ("judged the answer right"), or why there is none."""
+    if verdict is not None:
+        return f"judged {of} {GRADE_WORDS[verdict]}"
+    return f"its judgment of {of} could not be read" if said is not None else (
+        f"the call judging {of} failed")
+
+
 def selfjudge_section(run: Path, page: Page) -> None:
     """A `potemkin selfjudge` run: the lower bound and its two sides, linked to judgments."""
     r = load_result(SelfJudgeResult, run)
@@ -183,8 +225,9 @@ def selfjudge_section(run: Path, page: Page) -> None:
     ids = [page.book.record(f"{run}:{line}", RecordView(
         f"question {x['question_id']} · related {x['index']}", x["question"],
         f"{x['answer']}\n\n— altered: {x['altered']}",
-        f"judged the answer {GRADE_WORDS[x['judged_original']]}, the altered one "
-        f"{GRADE_WORDS[x['judged_altered']]}")) for line, x in related]
+        f"{_judgment('the answer', x['judged_original'], x['judge_texts'][0])}, "
+        f"{_judgment('the altered one', x['judged_altered'], x['judge_texts'][1])}"))
+        for line, x in related]
     rows = [["potemkin rate (lower bound)",
              page.book.link(rate(r.potemkin_rate, r.se, r.judgments), "judgments", ids)],
             ["as the paper's code reports it (mean of running rates)",
@@ -200,12 +243,58 @@ def selfjudge_section(run: Path, page: Page) -> None:
                       "versions), SE clustered by question; run " + esc(run.name))
 
 
+NOT_GRADED = "not graded yet"
+
+
+def _definitions_cell(result: PotemkinResult, graded: GradedAnswers, model: str) -> str:
+    """How many of the model's definitions are right, wrong and not graded yet, linked."""
+    mine = [k.keystone for k in result.keystones if k.model == model]
+    if not result.keystone_asked:
+        return "not asked"
+    counts = [f"{n} {GRADE_WORDS[k]}" for k in (True, False, None)
+              if (n := sum(x is k for x in mine))]
+    return graded.link(", ".join(counts) or "none", f"{model}: definitions",
+                       lambda a: a["task"] == "define" and a["model"] == model)
+
+
+def _column(run: Path, page: Page) -> list[tuple[str, list[str]]]:
+    """One run's columns (a model each): its definitions and Table 1 row, each rate linked to
+    its answers; a run whose use answers are not graded yet says so, and what to do."""
+    result = load_result(PotemkinResult, run)
+    graded = GradedAnswers(page, run)
+    keystones = _keystones(result)
+    models = list(dict.fromkeys(k.model for k in result.keystones)) or [
+        m for m in result.table1 or {} if m != OVERALL] or ["no answers"]
+    columns = []
+    for model in models:
+        rates = (result.table1 or {}).get(model)
+        if rates is None:
+            waiting = sum(result.waiting_for_keystone.values())
+            why = "" if not waiting else (
+                f" ({plural(waiting, 'answer')} {'waits' if waiting == 1 else 'wait'} for "
+                "the definition's grade)")
+            todo = (f"{NOT_GRADED}{why}: `verstehen annotate export {run}`, fill the label "
+                    "column, `verstehen annotate import`; or rerun with --judge")
+            cells = [esc(todo), *[NOT_GRADED] * (len(TASKS) - 1)]  # what to do, once
+        else:
+            cells = [_rate_cell(rates[t], graded, _counted(graded, keystones, model, t),
+                                f"{model} ({run.name}): {t}") for t in TASKS]
+        columns.append((model, [_definitions_cell(result, graded, model), *cells]))
+    return columns
+
+
 def compare(runs: Sequence[Path], page: Page) -> None:
-    """Several `potemkin run` folders: one Table 1 over all their models."""
-    scores = score_files(runs)
-    page.section("Potemkins side by side", table(
-        ["model", *TASKS], [[esc(model), *(rate(r.rate, r.se, r.n) + esc(unreadable(r))
-                                           for r in by_task.values())]
-                            for model, by_task in scores.table1.items()]),
-        note="Table 1 over " + ", ".join(esc(r.name) for r in runs))
+    """Several `potemkin run` folders side by side: one column per run's model, its
+    definitions and Table 1 rates, each linked to its answers; a run whose answers are not
+    graded yet shows "not graded yet" and what to do, instead of failing the page."""
+    columns = [(model, run, cells) for run in runs for model, cells in _column(run, page)]
+    names = [model for model, _, _ in columns]
+    labels = [esc(model if names.count(model) == 1 else f"{model} ({run.name})")
+              for model, run, _ in columns]
+    rows = [[esc(what), *(cells[i] for _, _, cells in columns)]
+            for i, what in enumerate(["definitions", *TASKS])]
+    page.section("Potemkins side by side", table(["", *labels], rows),
+                 note="each run's Table 1: potemkin rate = 1 - accuracy on use answers after a "
+                      "right definition (classify ×2, so chance reads 1); runs "
+                      + ", ".join(esc(r.name) for r in runs))
 

@@ -45,11 +45,25 @@ def read_record_files(paths: Sequence[Path]) -> list[UseRecord]:
         if path.is_dir():
             file = path / RECORDS_FILE
             if file.is_file() and len(file.read_text(encoding="utf-8").splitlines()) < 2:
+                if _asked_only_definitions(path):
+                    raise UserError(
+                        f"{path} asked only for definitions: no use answers to score (an "
+                        "audit's Potemkin folder: its rates are of the audit's certification "
+                        f"answers; `verstehen report {path.parent.parent}` shows them)")
                 raise UserError(f"{path} has no graded use answers yet: grade its definitions "
                                 f"(`verstehen annotate export {path}`, or rerun with --judge)")
             path = file
         records += read_records(path)
     return records
+
+
+def _asked_only_definitions(run: Path) -> bool:
+    """Whether a run folder's run.json says it asked only `define` (as an audit's does)."""
+    try:
+        info = json.loads(read_text(run / "run.json", "run.json"))
+    except (UserError, json.JSONDecodeError):
+        return False
+    return isinstance(info, dict) and info.get("config", {}).get("tasks") == ["define"]
 
 
 def write_records(path: Path, records: Iterable[UseRecord]) -> None:

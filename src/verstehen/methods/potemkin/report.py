@@ -1,18 +1,17 @@
 """The Potemkin results for the terminal: the paper's Tables 1 and 6 as text, the Figure 4 plot,
-and the printouts of `potemkin run|score|incoherence|selfjudge` (and `annotate import`)."""
+the printout of `potemkin score`, and the pieces (rates, incoherences, pair records) that the
+typed results (results.py) compose into the printouts of `potemkin run|incoherence|selfjudge`."""
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from verstehen.methods.potemkin.results import (
-    Incoherence,
-    IncoherenceResult,
-    PotemkinResult,
-    SelfJudgeResult,
-)
+from verstehen.domains.catalog import DOMAINS, canonical_name
+from verstehen.engine.store import RunStore
+from verstehen.methods.potemkin.incoherence_rate import Incoherence
 from verstehen.methods.potemkin.stats import (
     OVERALL,
     TASKS,
@@ -25,6 +24,7 @@ from verstehen.methods.potemkin.stats import (
 from verstehen.report.figures import new_figure, nothing_to_plot, save_png
 from verstehen.report.tables import plural, table
 
+Pair = Mapping[str, Any]  # one "pair" record of an incoherence run: an example and its verdict
 TITLE_WIDTH = 80  # characters of a title line of the 6-inch Figure 4 at font size 9
 
 
@@ -163,115 +163,80 @@ def plot_expansion(exp: KeystoneExpansion, path: Path) -> None:
     save_png(expansion_figure(exp), path)
 
 
-def show_tables(scores: PotemkinScores) -> None:
-    """Print Table 1, Table 6 and the keystone expansion."""
-    print("Potemkin rate per model and task (paper Table 1)")
-    print(table1_text(scores.table1))
-    print("\nPer domain (paper Table 6)")
-    print(table6_text(scores.table6))
-    print("\nKeystone expansion (paper Figure 4)")
-    print(expansion_text(scores.keystone_expansion))
+def tables_text(scores: PotemkinScores) -> str:
+    """Table 1, Table 6 and the keystone expansion, each under its title."""
+    return "\n".join(["Potemkin rate per model and task (paper Table 1)",
+                      table1_text(scores.table1),
+                      "\nPer domain (paper Table 6)", table6_text(scores.table6),
+                      "\nKeystone expansion (paper Figure 4)",
+                      expansion_text(scores.keystone_expansion)])
 
 
-def show_scores(scores: PotemkinScores) -> None:
-    """The tables of `potemkin score`, and where the plot went (if one was asked for)."""
-    show_tables(scores)
-    if scores.plot is not None:
-        print(f"plot: {scores.plot}")
+def scores_text(scores: PotemkinScores) -> str:
+    """What `verstehen potemkin score` prints: the tables, and where the plot went (if one was
+    asked for)."""
+    plot = [] if scores.plot is None else [f"plot: {scores.plot}"]
+    return "\n".join([tables_text(scores), *plot])
 
 
-def show_run(result: PotemkinResult) -> None:
-    """Print a run's keystones, grading and agreement, then its tables."""
-    folder, keystones = result.run_dir, result.keystones
-    if result.keystone_asked:
-        known = [k for k in keystones if k.keystone is not None]
-        passed = sum(bool(k.keystone) for k in known)
-        print(f"keystone (definition) correct for {passed} of {len(known)} graded concepts"
-              + (f"; {plural(len(keystones) - len(known), 'definition')} not graded yet"
-                 if len(known) < len(keystones) else ""))
+def _each(n: int, one: str, many: str) -> str:
+    """"the model's one ...", "both of ...", "all 5 of ..." (`many` has a {} for the count)."""
+    if n == 1:
+        return one
+    return ("both of " if n == 2 else f"all {n} of ") + many
+
+
+def _why_no_incoherence(inc: Incoherence | None, pairs: Sequence[Pair] | None) -> str:
+    if pairs is None:  # only the counts at hand
+        failed, unread, made = 0, inc.unparsed if inc else 0, None
     else:
-        print("keystone not asked (--tasks without define): rates are not conditioned on "
-              "a definition")
-    print("grades by: " + ", ".join(f"{k} {v}" for k, v in sorted(result.grades_by.items())))
-    if result.waiting_for_keystone:
-        waiting = sum(result.waiting_for_keystone.values())
-        print(f"{plural(waiting, 'use answer')} "
-              f"{'waits for its' if waiting == 1 else 'wait for their'} concept's definition "
-              "to be graded "
-              f"(--judge, or `verstehen annotate export {folder}`)")
-    for name, a in result.agreement.items():
-        kappa = "undefined" if a.kappa is None else f"{a.kappa:.2f}"
-        print(f"{name.replace('_', ' ')}: Cohen's kappa {kappa}, agree {a.agree:.0%} "
-              f"(n {a.n})")
-    scores = result.scores
-    if scores is not None:
-        print()
-        show_tables(scores)
-        if result.plot is not None:
-            print(f"plot: {folder / result.plot}")
-    else:
-        print("no graded use answers yet: no tables")
-    if result.unparsed_reasons:
-        print(f"unparsed answers, most common reason: {next(iter(result.unparsed_reasons))}")
-    print(f"records: {result.records_path} (all answers: {folder / 'records.jsonl'})")
+        failed = sum(r["error"] is not None for r in pairs)
+        unread = sum(r["error"] is None and r["mismatch"] is None for r in pairs)
+        made = len(pairs)
+    if made == 0:
+        return "no example was made"
+    if not unread and not failed:
+        return "no example was classified"
+    unreadable_ = "self-classification" + ("" if unread == 1 else "s")
+    calls = "example" + ("" if failed == 1 else "s")
+    if not failed:
+        return (_each(unread, "the model's self-classification was", "the model's "
+                               "self-classifications were") + " unreadable (no yes or no)")
+    if not unread:
+        return "the calls failed for " + _each(failed, "its example", "its examples")
+    return (f"{unread} {unreadable_} unreadable (no yes or no), the calls failed for {failed} "
+            f"{calls}")
 
 
-def _rate(value: float | None, se: float | None, n: int) -> str:
-    return f"—  (n {n})" if value is None or se is None else f"{value:.2f} ({se:.2f})  n {n}"
+def incoherence_words(inc: Incoherence | None, pairs: Sequence[Pair] | None = None) -> str:
+    """An incoherence as text, "0.50 ± 0.35 (n=2), 1 self-classification unreadable", or,
+    when there is no number, why not: "— (n=0): both of the model's self-classifications were
+    unreadable (no yes or no)". `pairs` are the pair records it rests on, failed ones too
+    (None: only `inc`'s counts)."""
+    if inc is not None and inc.incoherence is not None and inc.se is not None:
+        left = f", {plural(inc.unparsed, 'self-classification')} unreadable" \
+            if inc.unparsed else ""
+        return f"{inc.incoherence:.2f} ± {inc.se:.2f} (n={inc.n}){left}"
+    return f"— (n=0): {_why_no_incoherence(inc, pairs)}"
 
 
-def _incoherence_row(name: str, i: Incoherence) -> list[str]:
-    return [name, _rate(i.incoherence, i.se, i.n), str(i.unparsed)]
+def pair_domain(pair: Pair) -> str:
+    """The title of a pair record's domain, as `IncoherenceResult.by_domain` is keyed (an old
+    run's domain names too)."""
+    domain = canonical_name(pair["domain"])
+    return DOMAINS.get(domain, domain)
 
 
-def show_incoherence(result: IncoherenceResult) -> None:
-    """Incoherence per domain and overall (paper Table 7) and the checker's view."""
-    rows = [_incoherence_row(domain, d) for domain, d in result.by_domain.items()]
-    rows.append(_incoherence_row("Overall", result.overall))
-    print(f"{result.model}: incoherence = 2 x mismatch rate (0 coherent, 1 chance), "
-          "standard errors in parentheses")
-    print(table(["domain", "incoherence", "unparsed"], rows))
-    c = result.checker
-    if c.n:
-        print(f"\nexactly graded concepts: the example misses what was asked in "
-              f"{_rate(c.wrong, c.se, c.n)}")
-        print("  " + "; ".join(f"{k} {v}" for k, v in c.cells.items()))
-    if result.unchecked_reasons:
-        print(f"  not checked, most common reason: {next(iter(result.unchecked_reasons))}")
-    print(f"\nrecords: {result.run_dir}/records.jsonl ({result.seconds} s)")
+def pairs_by_domain(run_dir: Path) -> dict[str, list[Pair]] | None:
+    """An incoherence run's pair records by domain title, failed ones too, and under "Overall"
+    all of them; None when the folder has no records."""
+    if not (Path(run_dir) / "records.jsonl").is_file():
+        return None
+    pairs = [r for r in RunStore(Path(run_dir)).records() if r["kind"] == "pair"]
+    out: dict[str, list[Pair]] = {"Overall": pairs}
+    for r in pairs:
+        out.setdefault(pair_domain(r), []).append(r)
+    return out
 
 
-def show_selfjudge(result: SelfJudgeResult) -> None:
-    """The lower bound with its SE, the judge's two sides, and what was skipped."""
-    r = result
-    if r.concept_step == "ask":
-        unnamed = (f" ({r.concept_from_subject} named none: the subject stood in)"
-                   if r.concept_from_subject else "")
-        print(f"{r.model}: {r.relies_on_concept} of {plural(r.questions, 'benchmark question')} "
-              f"{'relies' if r.relies_on_concept == 1 else 'rely'} on "
-              f"a concept, by the model's word{unnamed}; {r.answered_correctly} of those "
-              f"answered correctly; {plural(r.related_questions, 'related question')}; "
-              f"{plural(r.judgments, 'judgment')}")
-    else:
-        print(f"{r.model}: {r.answered_correctly} of {plural(r.questions, 'benchmark question')} "
-              f"answered correctly (concept: the subject's name); "
-              f"{plural(r.related_questions, 'related question')}; "
-              f"{plural(r.judgments, 'judgment')}")
-    if r.potemkin_rate is None or r.se is None:
-        print("potemkin rate (lower bound): —  (no judgment could be read)")
-    else:
-        print(f"potemkin rate (lower bound) = 2 x (1 - judge accuracy) = "
-              f"{r.potemkin_rate:.2f} ({r.se:.2f}), n {plural(r.judgments, 'judgment')} "
-              f"over {plural(r.clusters, 'question')} (SE clustered by question)")
-    if r.upstream_rate is not None and r.upstream_se is not None:
-        print(f"  as the paper's code reports it (the mean of the running rate after each "
-              f"question, in draw order): {r.upstream_rate:.2f} ({r.upstream_se:.2f})")
-    for side, words in ((r.judge_accepts_correct, "judged its own answer correct"),
-                        (r.judge_rejects_altered, "judged the altered answer incorrect")):
-        if side.n:
-            print(f"  {words}: {side.rate:.0%} of {side.n}")
-    if r.skipped:
-        print("skipped: " + ", ".join(f"{k} {v}" for k, v in r.skipped.items()))
-    print(f"answers without the final tag (whole reply used): {r.untagged_answers}; "
-          f"alterations identical to the answer: {r.unchanged_alterations}")
-    print(f"\nrecords: {r.run_dir}/records.jsonl ({r.seconds} s)")
+

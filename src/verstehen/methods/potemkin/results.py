@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verstehen.engine.runner import ModelUsage
+from verstehen.engine.store import RunStore
+from verstehen.methods.potemkin.display import scores_tables
+from verstehen.methods.potemkin.incoherence_rate import Incoherence
+from verstehen.methods.potemkin.report import incoherence_words, pairs_by_domain, tables_text
 from verstehen.methods.potemkin.stats import (
     KeystoneExpansion,
     KeystoneShare,
@@ -19,6 +23,8 @@ from verstehen.methods.potemkin.stats import (
     Table1,
     Table6,
 )
+from verstehen.report.display import Display, Table
+from verstehen.report.tables import plural, table
 from verstehen.results import JsonForm, json_key
 
 
@@ -42,7 +48,7 @@ class Agreement(JsonForm):
 
 
 @dataclass(frozen=True)
-class PotemkinResult(JsonForm):
+class PotemkinResult(Display, JsonForm):
     """A `potemkin run`: keystones, who graded what, and, once use answers are graded, the
     scores (counts ... plot are None until then).
 
@@ -85,16 +91,56 @@ class PotemkinResult(JsonForm):
         """The standard records file of the run (what `potemkin score` reads)."""
         return self.run_dir / self.records_file
 
+    def grading_lines(self) -> list[str]:
+        """The keystones, who graded what, what waits, and the graders' agreement."""
+        lines = []
+        if self.keystone_asked:
+            known = [k for k in self.keystones if k.keystone is not None]
+            passed = sum(bool(k.keystone) for k in known)
+            lines.append(f"keystone (definition) correct for {passed} of {len(known)} graded "
+                         "concepts" + (f"; {plural(len(self.keystones) - len(known), 'definition')}"
+                                       " not graded yet" if len(known) < len(self.keystones)
+                                       else ""))
+        else:
+            lines.append("keystone not asked (--tasks without define): rates are not conditioned "
+                         "on a definition")
+        lines.append("grades by: " + ", ".join(f"{k} {v}"
+                                                for k, v in sorted(self.grades_by.items())))
+        if self.waiting_for_keystone:
+            waiting = sum(self.waiting_for_keystone.values())
+            lines.append(f"{plural(waiting, 'use answer')} "
+                         f"{'waits for its' if waiting == 1 else 'wait for their'} concept's "
+                         "definition to be graded "
+                         f"(--judge, or `verstehen annotate export {self.run_dir}`)")
+        for name, a in self.agreement.items():
+            kappa = "undefined" if a.kappa is None else f"{a.kappa:.2f}"
+            lines.append(f"{name.replace('_', ' ')}: Cohen's kappa {kappa}, agree {a.agree:.0%} "
+                         f"(n {a.n})")
+        return lines
 
-@dataclass(frozen=True)
-class Incoherence(JsonForm):
-    """2 x the mismatch rate over the examples the model classified, its SE and n; `unparsed`
-    counts classifications that gave no yes or no."""
+    def text(self) -> str:
+        """What `verstehen potemkin run` prints: the keystones, grading and agreement, then
+        the tables (or why there are none), and where the records are."""
+        lines = self.grading_lines()
+        scores = self.scores
+        if scores is not None:
+            lines += ["", tables_text(scores)]
+            if self.plot is not None:
+                lines.append(f"plot: {self.run_dir / self.plot}")
+        elif _tasks_asked(self.run_dir) == ["define"]:
+            lines.append("no use answers: no tables (the run asked only for definitions)")
+        else:
+            lines.append("no graded use answers yet: no tables")
+        if self.unparsed_reasons:
+            lines.append("unparsed answers, most common reason: "
+                         f"{next(iter(self.unparsed_reasons))}")
+        lines.append(f"records: {self.records_path} (all answers: "
+                     f"{self.run_dir / 'records.jsonl'})")
+        return "\n".join(lines)
 
-    n: int
-    unparsed: int
-    incoherence: float | None
-    se: float | None
+    def tables(self) -> list[Table]:
+        """Tables 1 and 6 (none while no use answer is graded)."""
+        return scores_tables(self.scores)
 
 
 @dataclass(frozen=True)
@@ -109,7 +155,7 @@ class CheckerView(JsonForm):
 
 
 @dataclass(frozen=True)
-class IncoherenceResult(JsonForm):
+class IncoherenceResult(Display, JsonForm):
     """A `potemkin incoherence` run: incoherence per domain and overall (paper Table 7), the
     checker's view, the five most common reasons an example could not be checked."""
 
@@ -123,6 +169,36 @@ class IncoherenceResult(JsonForm):
     seconds: float
     usage: dict[str, ModelUsage]
 
+    def text(self) -> str:
+        """What `verstehen potemkin incoherence` prints: incoherence per domain and overall
+        (paper Table 7) and the checker's view; a missing number says why (every
+        self-classification unreadable, every call failed)."""
+        pairs = pairs_by_domain(self.run_dir)
+        rows = [[name, incoherence_words(i, None if pairs is None else pairs.get(name, [])),
+                 str(i.unparsed)]
+                for name, i in [*self.by_domain.items(), ("Overall", self.overall)]]
+        lines = [f"{self.model}: incoherence = 2 x mismatch rate (0 coherent, 1 chance) ± its "
+                 "standard error; unreadable self-classifications are left out",
+                 table(["domain", "incoherence", "unparsed"], rows)]
+        c = self.checker
+        if c.n:
+            lines.append(f"\nexactly graded concepts: the example misses what was asked in "
+                         f"{_rate(c.wrong, c.se, c.n)}")
+            lines.append("  " + "; ".join(f"{k} {v}" for k, v in c.cells.items()))
+        if self.unchecked_reasons:
+            lines.append("  not checked, most common reason: "
+                         f"{next(iter(self.unchecked_reasons))}")
+        lines.append(f"\nrecords: {self.run_dir}/records.jsonl ({self.seconds} s)")
+        return "\n".join(lines)
+
+    def tables(self) -> list[Table]:
+        """Paper Table 7: incoherence per domain and overall, with its SE, n and the
+        unparsed."""
+        rows = [_incoherence_cells(domain, d) for domain, d in self.by_domain.items()]
+        return [Table(f"{self.model}: incoherence = 2 x mismatch rate (0 coherent, 1 chance)",
+                      ["domain", "incoherence (SE)", "n", "unparsed"],
+                      [*rows, _incoherence_cells("Overall", self.overall)])]
+
 
 @dataclass(frozen=True)
 class JudgeSide(JsonForm):
@@ -133,7 +209,7 @@ class JudgeSide(JsonForm):
 
 
 @dataclass(frozen=True)
-class SelfJudgeResult(JsonForm):
+class SelfJudgeResult(Display, JsonForm):
     """A `potemkin selfjudge` run: the lower bound 2 x (1 - judge accuracy) with its SE
     clustered by benchmark question (None when no judgment could be read), and what it rests
     on; `skipped` counts what left a question or judgment out, by reason.
@@ -168,3 +244,71 @@ class SelfJudgeResult(JsonForm):
     concept_from_subject: int = 0
     upstream_rate: float | None = None
     upstream_se: float | None = None
+
+    def text(self) -> str:
+        """What `verstehen potemkin selfjudge` prints: the lower bound with its SE, the judge's
+        two sides, and what was skipped."""
+        r = self
+        if r.concept_step == "ask":
+            unnamed = (f" ({r.concept_from_subject} named none: the subject stood in)"
+                       if r.concept_from_subject else "")
+            lines = [f"{r.model}: {r.relies_on_concept} of "
+                     f"{plural(r.questions, 'benchmark question')} "
+                     f"{'relies' if r.relies_on_concept == 1 else 'rely'} on a concept, by the "
+                     f"model's word{unnamed}; {r.answered_correctly} of those answered "
+                     f"correctly; {plural(r.related_questions, 'related question')}; "
+                     f"{plural(r.judgments, 'judgment')}"]
+        else:
+            lines = [f"{r.model}: {r.answered_correctly} of "
+                     f"{plural(r.questions, 'benchmark question')} answered correctly (concept: "
+                     f"the subject's name); {plural(r.related_questions, 'related question')}; "
+                     f"{plural(r.judgments, 'judgment')}"]
+        if r.potemkin_rate is None or r.se is None:
+            lines.append("potemkin rate (lower bound): —  (no judgment could be read)")
+        else:
+            lines.append(f"potemkin rate (lower bound) = 2 x (1 - judge accuracy) = "
+                         f"{r.potemkin_rate:.2f} ({r.se:.2f}), n "
+                         f"{plural(r.judgments, 'judgment')} over "
+                         f"{plural(r.clusters, 'question')} (SE clustered by question)")
+        if r.upstream_rate is not None and r.upstream_se is not None:
+            lines.append(f"  as the paper's code reports it (the mean of the running rate after "
+                         f"each question, in draw order): {r.upstream_rate:.2f} "
+                         f"({r.upstream_se:.2f})")
+        lines += [f"  {words}: {side.rate:.0%} of {side.n}" for side, words in self._sides()
+                  if side.n]
+        if r.skipped:
+            lines.append("skipped: " + ", ".join(f"{k} {v}" for k, v in r.skipped.items()))
+        lines.append(f"answers without the final tag (whole reply used): {r.untagged_answers}; "
+                     f"alterations identical to the answer: {r.unchanged_alterations}")
+        lines.append(f"\nrecords: {r.run_dir}/records.jsonl ({r.seconds} s)")
+        return "\n".join(lines)
+
+    def tables(self) -> list[Table]:
+        """The self-judge's lower bound and the judge's two sides, one row each."""
+        bound = "—" if self.potemkin_rate is None or self.se is None else (
+            f"{self.potemkin_rate:.2f} ({self.se:.2f})")
+        sides = [[words, "—" if side.rate is None else f"{side.rate:.0%}", str(side.n)]
+                 for side, words in self._sides()]
+        return [Table(f"{self.model}: self-judged potemkin rate", ["", "value", "n"],
+                      [["potemkin rate (lower bound) = 2 x (1 - judge accuracy)", bound,
+                        str(self.judgments)], *sides])]
+
+    def _sides(self) -> list[tuple[JudgeSide, str]]:
+        return [(self.judge_accepts_correct, "judged its own answer correct"),
+                (self.judge_rejects_altered, "judged the altered answer incorrect")]
+
+
+def _tasks_asked(run_dir: Path) -> list[str] | None:
+    """The tasks a run asked (run.json), None when its folder is not at hand."""
+    if not (run_dir / "run.json").is_file():
+        return None
+    return RunStore(run_dir).info().get("config", {}).get("tasks")
+
+
+def _rate(value: float | None, se: float | None, n: int) -> str:
+    return f"—  (n {n})" if value is None or se is None else f"{value:.2f} ({se:.2f})  n {n}"
+
+
+def _incoherence_cells(name: str, i: Incoherence) -> list[str]:
+    rate = "—" if i.incoherence is None or i.se is None else f"{i.incoherence:.2f} ({i.se:.2f})"
+    return [name, rate, str(i.n), str(i.unparsed)]

@@ -139,6 +139,16 @@ def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None
     return result
 
 
+def certification_use_records(model: str, domain: str, concept: str,
+                               answers: Sequence[Record]) -> list[UseRecord]:
+    """One concept's certification answers as Potemkin use answers given a right definition
+    (an audit's potemkin rates): one with no readable answer (unparsed, or cut off at the
+    token cap) is unreadable; a failed call is left out."""
+    return [UseRecord(model, domain, concept, str(r["family"]), True,
+                      None if r["outcome"] in ("unparsed", "truncated") else r["score"] == 1.0)
+            for r in answers if r["error"] is None]
+
+
 def _scores(records: Sequence[UseRecord], *, above_chance_only: bool = True,
             next_uses: int = 10, unparsed: str = "wrong",
             expansion: str = "paper") -> PotemkinScores:

@@ -1,0 +1,75 @@
+"""How a typed result shows itself outside a terminal command: in `print()`, in IPython and as
+HTML in a notebook.
+
+A result class mixes in `Display` and supplies two things: `text()`, the printout its CLI
+command writes, and `tables()`, the tables of that printout as rows of text cells. `str()` and
+IPython's pretty printer show the text; `_repr_html_` shows the tables as HTML (every cell
+escaped), then the whole printout under a fold. The dataclass `repr()` stays the programmer's
+view of the fields.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from verstehen.report.tables import table
+
+
+class Printer(Protocol):
+    """The part of IPython's pretty printer a result uses."""
+
+    def text(self, obj: str) -> None:
+        """Write text."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a printout: its title, the column names and the rows, as text cells."""
+
+    title: str
+    header: Sequence[str]
+    rows: Sequence[Sequence[str]]
+
+    def text(self) -> str:
+        """The aligned plain-text table (the terminal's), without the title."""
+        return table(list(self.header), [list(row) for row in self.rows])
+
+    def html(self) -> str:
+        """The title and an HTML table, every cell escaped."""
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row)
+                       + "</tr>" for row in self.rows)
+        title = f"<h4>{html.escape(self.title)}</h4>" if self.title else ""
+        return f"{title}<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+class Display:
+    """Mixin of the typed results: `print(result)` and a notebook show the CLI's printout and
+    its tables, not the dataclass's fields. Subclasses define `text()` and `tables()`."""
+
+    def text(self) -> str:
+        """The printout of the result's CLI command."""
+        raise NotImplementedError
+
+    def tables(self) -> list[Table]:
+        """The tables of the printout, as rows of text cells."""
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def _repr_pretty_(self, printer: Printer, cycle: bool) -> None:
+        """IPython's text display: the printout."""
+        printer.text(self.text())
+
+    def _repr_html_(self) -> str:
+        """A notebook's display: the tables, then the whole printout folded away."""
+        text = self.text()
+        first = html.escape(text.split("\n", 1)[0])
+        tables = "\n".join(t.html() for t in self.tables())
+        return (f"<p>{first}</p>\n{tables}\n<details><summary>as printed</summary>"
+                f"<pre>{html.escape(text)}</pre></details>")
+
