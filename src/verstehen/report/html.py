@@ -1,5 +1,6 @@
 """What every method's part of the HTML report shares: one self-contained page (inline CSS,
-figures as data URIs, no network), tables, verdict badges, and the records behind the numbers.
+figures as data URIs or inline SVG, no network), tables, verdict badges, and the records
+behind the numbers.
 
 A number that rests on records is a link: clicking it opens a panel listing those records
 (what was asked, what came back, the grade and why). The records are embedded once per page,
@@ -98,12 +99,19 @@ class Book:
                                   for k, v in asdict(view).items()})
         return self._index[key]
 
+    def group(self, title: str, records: Sequence[int]) -> int | None:
+        """A group of records a link opens, with the panel's title; its id (None when there
+        are no records, so nothing to link)."""
+        if not records:
+            return None
+        self._groups.append({"title": title, "records": list(records)})
+        return len(self._groups) - 1
+
     def link(self, text: str, title: str, records: Sequence[int]) -> str:
         """`text` as a link that opens the records (plain text when there are none)."""
-        if not records:
+        group = self.group(title, records)
+        if group is None:
             return esc(text)
-        self._groups.append({"title": title, "records": list(records)})
-        group = len(self._groups) - 1
         return (f'<a href="#records" class="rec" data-g="{group}" '
                 f'title="{plural(len(records), "record")}">{esc(text)}</a>')
 
@@ -184,6 +192,10 @@ position:sticky;top:0}dialog h3{margin:0}dialog .list{padding:6px 16px 16px}
 margin:4px 0;max-height:260px;overflow:auto;font-size:12.5px}.record dt{font-size:12px;
 color:var(--muted);margin-top:4px}.record dd{margin:0}ul.evidence{margin:4px 0;padding-left:18px;
 font-size:13px}button.more{margin:10px 0;padding:4px 12px}
+figure.chart{margin:10px 0 6px}figure.chart svg{display:block;max-width:100%;height:auto}
+svg a.mark{cursor:pointer}svg a.mark:hover line,svg a.mark:focus line{stroke-width:4}
+svg a.mark:hover .dot{stroke:#1d232b}svg a.mark:hover text{text-decoration:underline}
+p.legend{font-size:13px;color:var(--fg);max-width:1300px;margin:2px 0 14px}
 """
 
 SCRIPT = """

@@ -11,7 +11,7 @@ from verstehen.engine.store import RunStore
 from verstehen.methods.certification.procedure import deciding
 from verstehen.methods.certification.report import explain, unscored_lines
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
-from verstehen.methods.certification.verdict import Verdict
+from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.report.html import Page, RecordView, badge, esc, num, table
 from verstehen.results import load_result
 
@@ -28,6 +28,15 @@ def answer_view(record: Record) -> RecordView:
     expected = "" if record["expected"] is None else f"expected: {record['expected']}"
     why = "; ".join(x for x in (record.get("reason") or "", expected) if x)
     return RecordView(title, record["prompt"], answer or "", grade, why)
+
+
+def rule_sentence(c: Criterion) -> str:
+    """The certification rule in one sentence, with the criterion's values."""
+    return (f"[L, U] bounds the true mean score: a model understands when L ≥ PG ({c.pg:g}) and "
+            f"the ridiculous rate's upper bound ≤ RID ({c.rid:g}), does not understand when "
+            f"U < PG or the ridiculous rate's lower bound > RID, and is inconclusive otherwise; "
+            f"a decision is wrong with probability at most δ ({c.delta:g}), so it holds at "
+            f"confidence 1 − δ ({1 - c.delta:.0%}).")
 
 
 def bounds(v: Verdict) -> str:
@@ -95,7 +104,8 @@ def section(run: Path, page: Page) -> None:
         f"<h3>{esc(s.scope)}</h3><pre class=\"why\">{esc(chr(10).join(explain(s.verdict)))}</pre>"
         for s in result.scopes if s.verdict is not None)
     page.section(f"Certification: {result.model}",
-                 table(HEAD, [scope_row(s, answers) for s in result.scopes]) + why,
+                 f'<p class="legend">{esc(rule_sentence(c))}</p>'
+                 + table(HEAD, [scope_row(s, answers) for s in result.scopes]) + why,
                  note=f"PG {c.pg:g}, RID {c.rid:.3g}, δ {c.delta:g}; run {esc(run.name)}; "
                       f"{result.seconds} s")
 
