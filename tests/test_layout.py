@@ -3,7 +3,12 @@
 - No import cycle among modules, counting imports inside functions too.
 - Shared parts never import a method, the audit, the viewer, the CLI or the API (no
   back-edges); no method folder imports another's, nor the audit, the viewer or the API
-  (which sit above the methods; a method's cli.py uses the CLI's shared flags).
+  (which sit above the methods; a method's cli.py uses the CLI's shared flags). What methods
+  share is the contract (methods/contract.py), which imports only shared parts.
+- The registry (methods/registry.py) imports no method: it names each built-in declaration
+  and loads it when first asked, so the viewer and the CLI can read it while a method's
+  commands write their report through the viewer. Every method folder has its declaration
+  there, and each one names an existing `method.py` that defines METHOD.
 - The package root holds only the faces and the shared modules.
 - Imports inside functions only where a lazy import buys start-up time, in the documented
   places (LAZY below); `if TYPE_CHECKING:` blocks are not imports at run time.
@@ -19,9 +24,14 @@ from pathlib import Path
 
 import pytest
 
+from verstehen.methods.registry import BUILT_IN
+
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-METHODS = ("certification", "potemkin", "imagination", "consistency")
+# the built-in declarations' modules, and the method folders among them
+DECLARATIONS = tuple(value.partition(":")[0] for value in BUILT_IN)
+METHODS = tuple(m.split(".")[2] for m in DECLARATIONS if m.startswith("verstehen.methods."))
+CONTRACT, REGISTRY = "methods.contract", "methods.registry"
 SHARED = ("engine", "models", "domains", "scopes", "stats", "report", "data", "parse",
           "parse_numbers", "grading", "results", "errors", "prompts", "textfiles")
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "grading.py", "parse.py",
@@ -178,10 +188,26 @@ def test_shared_parts_import_no_method_and_methods_not_each_other() -> None:
             there = part(target)
             if here in SHARED and there.startswith(ABOVE_SHARED):
                 wrong.append(f"{module} -> {target}")
-            if here.startswith("methods.") and there != here and there.startswith(
-                    ABOVE_METHODS):
+            if (here.startswith("methods.") and here not in (CONTRACT, REGISTRY)
+                    and there not in (here, CONTRACT) and there.startswith(ABOVE_METHODS)):
+                wrong.append(f"{module} -> {target}")
+            if here == CONTRACT and there not in SHARED:
+                wrong.append(f"{module} -> {target}")
+            if here == REGISTRY and there != CONTRACT:
                 wrong.append(f"{module} -> {target}")
     assert wrong == []
+
+
+def test_each_method_folder_and_the_audit_declare_themselves_to_the_registry() -> None:
+    known = modules()
+    assert len(METHODS) == 4 and "verstehen.auditing.method" in DECLARATIONS
+    for value in BUILT_IN:
+        module, _, name = value.partition(":")
+        assert module in known and known[module].name == "method.py", value
+        tree = ast.parse(known[module].read_text(encoding="utf-8"))
+        assigned = {t.id for node in tree.body if isinstance(node, ast.Assign)
+                    for t in node.targets if isinstance(t, ast.Name)}
+        assert name in assigned, value
 
 
 def test_the_package_root_holds_only_faces_and_shared_modules() -> None:

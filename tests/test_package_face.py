@@ -7,6 +7,7 @@ import inspect
 from pathlib import Path
 
 import verstehen as vs
+from verstehen.methods import registry
 
 METHOD_CALLS = ("certify", "audit", "potemkin", "potemkin_incoherence", "potemkin_selfjudge",
                 "imagine_generate", "imagine_answer", "consistency")
@@ -40,8 +41,12 @@ def test_every_public_name_has_a_docstring() -> None:
 
 
 def test_results_are_frozen_and_have_a_json_form() -> None:
-    for name in ("CertifyResult", "PotemkinResult", "IncoherenceResult", "SelfJudgeResult",
-                 "GenerateResult", "AnswerResult", "ConsistencyResult"):
+    """Every kind of run folder a built-in method declares: its result is public, frozen,
+    with a JSON form and its run folder."""
+    kinds = registry.run_kinds()
+    assert len(kinds) == 8  # audit, certify, potemkin run|incoherence|selfjudge, imagine
+    # generate|answer, consistency: the run-making commands of `verstehen --help`
+    for name in {kind.result.__name__ for kind in kinds}:
         cls = getattr(vs, name)
         assert cls.__dataclass_params__.frozen, name
         assert callable(cls.to_dict)

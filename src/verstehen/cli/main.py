@@ -11,6 +11,7 @@ the run's own command line.
 
 from __future__ import annotations
 
+import argparse
 import errno
 import gc
 import os
@@ -19,20 +20,17 @@ import sqlite3
 import sys
 import threading
 
-import verstehen.auditing.cli as audit
 import verstehen.cli.basic as basic
 import verstehen.cli.batch as batch
 import verstehen.cli.concepts as concepts
-import verstehen.methods.certification.cli as certification
-import verstehen.methods.consistency.cli as consistency
-import verstehen.methods.imagination.cli as imagination
-import verstehen.methods.potemkin.cli as potemkin
 import verstehen.viewer.cli as viewer
 from verstehen import __version__
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser, engine_flags
 from verstehen.cli.resume import expand_resume
 from verstehen.engine.store import RunStore, stop_active_runs, stopped_runs
 from verstehen.errors import UserError
+from verstehen.methods import registry
+from verstehen.methods.contract import AddParsers, Method
 from verstehen.report.terminal import terminal_line
 
 EXIT_INTERRUPTED = 130
@@ -46,21 +44,50 @@ OUT_OF: dict[int, tuple[str, str]] = {
                    "raise `ulimit -n` or lower --max-connections"),
     errno.ENFILE: ("the system's table of open files is full", "close other programs"),
 }
-# each module adds its subcommands to the tree, in this order (the order `--help` lists them)
-COMMAND_MODULES = (audit, viewer, basic, batch, certification, concepts, potemkin, imagination,
-                   consistency)
+# the commands of no method, each with its place in `--help` among the methods' (a method's
+# declaration gives its own place; lower first)
+GENERAL_COMMANDS: tuple[tuple[int, AddParsers], ...] = (
+    (20, viewer.add_parsers), (30, basic.add_parsers), (40, batch.add_parsers),
+    (60, concepts.add_parsers))
 
 
 def build_parser() -> Parser:
-    """The whole command tree."""
+    """The whole command tree: the general commands and every registered method's. A plugin
+    left out (it did not load, or its commands could not be added) is said in one line on
+    stderr."""
     parser = Parser(prog="verstehen", description=(
         "Does a language model understand a subject, or only pass the benchmark?"))
     parser.add_argument("--version", action="version", version=f"verstehen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     engine = engine_flags()
-    for module in COMMAND_MODULES:
-        module.add_parsers(commands, engine)
+    problems = list(registry.plugin_problems())
+    groups = [*((place, add, None) for place, add in GENERAL_COMMANDS),
+              *((m.help_place, m.add_parsers, m) for m in registry.methods())]
+    for _, add_parsers, method in sorted(groups, key=lambda group: group[0]):  # stable
+        if method is None or registry.is_built_in(method):
+            add_parsers(commands, engine)
+        elif problem := _add_plugin(method, commands, engine):
+            problems.append(problem)
+    for problem in problems:
+        print(f"verstehen: warning: {terminal_line(problem)}", file=sys.stderr)
     return parser
+
+
+def _add_plugin(method: Method, commands: argparse._SubParsersAction[Parser],
+                engine: Parser) -> str | None:
+    """Add the commands of a method that is not built in; when that fails (a command name
+    taken, a bug), take back what it added and say why in one line."""
+    names, listed = dict(commands.choices), list(commands._choices_actions)
+    try:
+        method.add_parsers(commands, engine)
+    except Exception as exc:  # whatever a third party's code raises
+        commands.choices.clear()
+        commands.choices.update(names)
+        commands._choices_actions[:] = listed
+        first = (str(exc).strip().splitlines() or [""])[0]
+        return (f"plugin method {method.name!r} left out: its commands could not be added "
+                f"({type(exc).__name__}: {first})")
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,19 +17,36 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
 from verstehen.engine.cache import cache_file
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
+from verstehen.methods import registry
 from verstehen.models.remote import without_credentials
+from verstehen.models.served_at import has_url
 
-# command words whose runs can be resumed this way (batch has its own --resume)
-RESUMABLE = {("certify",), ("audit",), ("consistency",), ("potemkin", "run"),
-             ("potemkin", "incoherence"), ("potemkin", "selfjudge"), ("imagine", "generate"),
-             ("imagine", "answer")}
+
+class ResumableCommands(AbstractSet[tuple[str, ...]]):
+    """The command words whose runs can be resumed this way (batch has its own --resume): the
+    resumable run kinds of the registered methods, read at each use (a method registered after
+    this module was imported counts)."""
+
+    def __contains__(self, words: object) -> bool:
+        return words in registry.resumable_commands()
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return iter(registry.resumable_commands())
+
+    def __len__(self) -> int:
+        return len(registry.resumable_commands())
+
+
+RESUMABLE = ResumableCommands()
+
 # flags a resume may add: how calls are made, never what is asked (value-taking, then not)
 RESUME_VALUE_FLAGS = ("--cache", "--max-connections", "--max-attempts", "--threads",
                       "--timeout")
@@ -103,7 +120,7 @@ class Setting:
 
     def is_destination(self) -> bool:
         """Where calls go or with which key: a destination flag, or a model given NAME@URL."""
-        return self.flag in DESTINATIONS or (self.value is not None and _served_at_url(
+        return self.flag in DESTINATIONS or (self.value is not None and has_url(
             self.value) and (self.flag in MODEL_FLAGS or self.flag == ""))
 
     def shown(self) -> str:
@@ -111,12 +128,6 @@ class Setting:
         left out)."""
         value = _printable(str(without_credentials(self.value or "")))
         return f"{self.flag} {value}" if self.flag else value
-
-
-def _served_at_url(token: str) -> bool:
-    """True for a model name with an @URL suffix (`openai/m@http://host:8000/v1`)."""
-    name, at, url = token.rpartition("@")
-    return bool(name and at) and url.startswith(("http://", "https://"))
 
 
 def _printable(text: str) -> str:

@@ -1,17 +1,18 @@
 """`verstehen report RUN...`: one self-contained HTML page from run folders of any method.
 
 Each folder is drawn by its method's section (found by the command in its run.json); folders
-of one kind from several runs are also shown side by side first; an audit folder brings the
-sections of its lens folders after its own table.
+of one kind from several runs are also shown side by side first (audits: every model of each in
+one figure and one table); an audit folder brings the sections of its lens folders after its
+own figures and table.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from verstehen.auditing import html as audit_html
 from verstehen.engine.store import RunStore
 from verstehen.engine.store.safe_files import (
     exists_unfollowed,
@@ -20,40 +21,31 @@ from verstehen.engine.store.safe_files import (
     replace_atomically,
 )
 from verstehen.errors import UserError
-from verstehen.methods.certification import html as certification_html
-from verstehen.methods.consistency import html as consistency_html
-from verstehen.methods.imagination import html as imagination_html
-from verstehen.methods.potemkin import html as potemkin_html
+from verstehen.methods import registry
+from verstehen.methods.contract import RunKind
 from verstehen.report.html import Page
 
 REPORT_FILE = "report.html"
-Section = Callable[[Path, Page], object]
-Compare = Callable[[Sequence[Path], Page], None]
-
-# kind -> (the section of one folder, the side-by-side view of several, or None)
-KINDS: dict[str, tuple[Section, Compare | None]] = {
-    "audit": (audit_html.section, None),
-    "certify": (certification_html.section, certification_html.compare),
-    "potemkin-run": (potemkin_html.run_section, potemkin_html.compare),
-    "potemkin-incoherence": (potemkin_html.incoherence_section, None),
-    "potemkin-selfjudge": (potemkin_html.selfjudge_section, None),
-    "imagine-generate": (imagination_html.generate_section, None),
-    "imagine-answer": (imagination_html.answer_section, imagination_html.compare),
-    "consistency": (consistency_html.section, consistency_html.compare),
-}
 
 
 def kind_of(run: Path) -> str:
-    """Which section draws a run folder: its command, except that an `audit` folder written
-    before audits had subjects is a certification run."""
+    """Which section draws a run folder: its command's run kind (as the method that makes it
+    declares it), or the one that kind says an older folder of its command is."""
     info = RunStore.existing(Path(run)).info()
     command = info.get("command", "")
-    if command == "audit" and "subjects" not in info.get("config", {}):
-        return "certify"
-    if command not in KINDS:
+    declared = registry.run_kind(command)
+    if declared is None:
+        known = sorted(k.kind for k in registry.run_kinds())
         raise UserError(f"{run} is a {command!r} run, which the report does not draw: give "
-                        f"folders of {', '.join(sorted(KINDS))}")
-    return command
+                        f"folders of {', '.join(known)}")
+    return declared.drawn_as(info) if declared.drawn_as is not None else declared.kind
+
+
+def _declared(kind: str) -> RunKind[Any]:
+    """The run kind `kind_of` named."""
+    declared = registry.run_kind(kind)
+    assert declared is not None, kind
+    return declared
 
 
 def build_page(runs: Sequence[Path | str]) -> Page:
@@ -65,22 +57,15 @@ def build_page(runs: Sequence[Path | str]) -> Page:
     page = Page("verstehen report: " + ", ".join(dict.fromkeys(kinds)))
     for kind in dict.fromkeys(kinds):
         same = [f for f, k in zip(folders, kinds, strict=True) if k == kind]
-        compare = KINDS[kind][1]
+        compare = _declared(kind).compare
         if compare is not None and len(same) > 1:
             compare(same, page)
     for folder, kind in zip(folders, kinds, strict=True):
-        KINDS[kind][0](folder, page)
-        if kind == "audit":
-            _lens_sections(folder, page)
+        declared = _declared(kind)
+        declared.section(folder, page)
+        for inner in declared.inner_runs(folder) if declared.inner_runs is not None else ():
+            _declared(kind_of(inner)).section(inner, page)  # e.g. an audit's lens folders
     return page
-
-
-def _lens_sections(audit: Path, page: Page) -> None:
-    """The sections of an audit's lens folders (certification, definitions, incoherence)."""
-    for model_dir in sorted(p for p in audit.iterdir() if p.is_dir() and not p.is_symlink()):
-        for lens in sorted(p for p in model_dir.iterdir()
-                           if not p.is_symlink() and is_regular(p / "summary.json")):
-            KINDS[kind_of(lens)][0](lens, page)
 
 
 def write_report(runs: Path | str | Sequence[Path | str], out: Path | str | None = None) -> Path:

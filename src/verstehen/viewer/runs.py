@@ -3,25 +3,13 @@ models, status and a one-line summary of what it found."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verstehen.auditing.results import AuditResult
 from verstehen.engine.store import RunStore, default_runs_dir
 from verstehen.errors import UserError
-from verstehen.methods.certification.results import CertifyResult
-from verstehen.methods.certification.verdict import Decision
-from verstehen.methods.consistency.results import ConsistencyResult
-from verstehen.methods.imagination.results import AnswerResult, GenerateResult
-from verstehen.methods.potemkin.results import (
-    IncoherenceResult,
-    PotemkinResult,
-    SelfJudgeResult,
-)
-from verstehen.report.html import num
+from verstehen.methods import registry
 from verstehen.report.tables import plural
 from verstehen.results import load_result
 from verstehen.viewer.page import kind_of
@@ -40,32 +28,7 @@ class RunLine:
     path: Path
 
 
-def _decisions(decisions: list[Decision | None]) -> str:
-    counts = Counter("no verdict" if d is None else d.words for d in decisions)
-    return ", ".join(f"{n} {word}" for word, n in counts.most_common())
-
-
-def _keystones(r: PotemkinResult) -> str:
-    counts = Counter({True: "right", False: "wrong", None: "ungraded"}[k.keystone]
-                     for k in r.keystones)
-    return "definitions " + ", ".join(f"{n} {w}" for w, n in counts.most_common())
-
-
 REASON_CHARS = 100  # of a failed run's reason in its line: `verstehen report` shows it whole
-HEADLINES: dict[str, tuple[type[Any], Callable[[Any], str]]] = {
-    "audit": (AuditResult, lambda r: _decisions([t.decision for t in r.targets])),
-    "certify": (CertifyResult, lambda r: _decisions([s.verdict.decision if s.verdict else None
-                                                     for s in r.scopes])),
-    "potemkin-run": (PotemkinResult, _keystones),
-    "potemkin-incoherence": (IncoherenceResult, lambda r: f"incoherence "
-                             f"{num(r.overall.incoherence)} (n={r.overall.n})"),
-    "potemkin-selfjudge": (SelfJudgeResult, lambda r: f"potemkin rate at least "
-                           f"{num(r.potemkin_rate)}"),
-    "imagine-generate": (GenerateResult, lambda r: f"{plural(r.kept, 'question')} kept"),
-    "imagine-answer": (AnswerResult, lambda r: f"{len(r.matrix)} (QM, AM) cells"),
-    "consistency": (ConsistencyResult, lambda r: f"CC {num(r.consistency.cc)} "
-                    f"[{num(r.consistency.cc_low)}, {num(r.consistency.cc_high)}]"),
-}
 
 
 def _models(info: dict[str, Any]) -> tuple[str, ...]:
@@ -105,14 +68,13 @@ def run_line(path: Path) -> RunLine:
             kind = kind_of(path)
         except UserError:
             kind = ""
-        if kind in HEADLINES:
-            result_type, headline = HEADLINES[kind]
+        if (declared := registry.run_kind(kind)) is not None:  # the method's own headline
             try:
-                result = load_result(result_type, path)
+                result = load_result(declared.result, path)
             except UserError:
                 found = "summary from an older version"
             else:
-                found = headline(result)
+                found = declared.headline(result)
                 if getattr(result, "failed_calls", 0):
                     status = f"{plural(result.failed_calls, 'call')} failed"
     return RunLine(info.get("run_id", path.name), command, _models(info), status, found, path)

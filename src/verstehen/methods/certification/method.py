@@ -1,0 +1,26 @@
+"""Certification (Procedures 4.1 and 5.1) as `verstehen` knows it: `certify` and its helpers,
+and the run folders `certify` makes."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from verstehen.methods.certification import html
+from verstehen.methods.certification.cli import add_parsers
+from verstehen.methods.certification.results import CertifyResult
+from verstehen.methods.certification.verdict import Decision
+from verstehen.methods.contract import Method, RunKind
+
+
+def decision_counts(decisions: Iterable[Decision | None]) -> str:
+    """How many of each decision, commonest first ("2 understands, 1 no verdict")."""
+    counts = Counter("no verdict" if d is None else d.words for d in decisions)
+    return ", ".join(f"{n} {word}" for word, n in counts.most_common())
+
+
+CERTIFY = RunKind(
+    words=("certify",), result=CertifyResult, section=html.section, compare=html.compare,
+    headline=lambda r: decision_counts(s.verdict.decision if s.verdict else None
+                                       for s in r.scopes))
+METHOD = Method("certification", add_parsers, (CERTIFY,), help_place=50)

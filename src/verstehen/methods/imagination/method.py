@@ -1,0 +1,18 @@
+"""Shared imagination (Zhou et al.) as `verstehen` knows it: `verstehen imagine` and the run
+folders of `imagine generate` and `imagine answer`."""
+
+from __future__ import annotations
+
+from verstehen.methods.contract import Method, RunKind
+from verstehen.methods.imagination import html
+from verstehen.methods.imagination.cli import add_parsers
+from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.report.tables import plural
+
+GENERATE = RunKind(
+    words=("imagine", "generate"), result=GenerateResult, section=html.generate_section,
+    headline=lambda r: f"{plural(r.kept, 'question')} kept")
+ANSWER = RunKind(
+    words=("imagine", "answer"), result=AnswerResult, section=html.answer_section,
+    compare=html.compare, headline=lambda r: f"{len(r.matrix)} (QM, AM) cells")
+METHOD = Method("imagination", add_parsers, (GENERATE, ANSWER), help_place=80)

@@ -1,0 +1,32 @@
+"""Potemkin understanding (Mancoridis et al. 2025) as `verstehen` knows it: `verstehen
+potemkin` and `verstehen annotate`, and the run folders of `potemkin run`, `potemkin
+incoherence` and `potemkin selfjudge`."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from verstehen.methods.contract import Method, RunKind
+from verstehen.methods.potemkin import html
+from verstehen.methods.potemkin.cli import add_parsers
+from verstehen.methods.potemkin.results import IncoherenceResult, PotemkinResult, SelfJudgeResult
+from verstehen.report.html import num
+
+
+def keystone_counts(result: PotemkinResult) -> str:
+    """How the definitions were graded, commonest first ("definitions 3 right, 1 wrong")."""
+    counts = Counter({True: "right", False: "wrong", None: "ungraded"}[k.keystone]
+                     for k in result.keystones)
+    return "definitions " + ", ".join(f"{n} {w}" for w, n in counts.most_common())
+
+
+RUN = RunKind(words=("potemkin", "run"), result=PotemkinResult, section=html.run_section,
+              compare=html.compare, headline=keystone_counts)
+INCOHERENCE = RunKind(
+    words=("potemkin", "incoherence"), result=IncoherenceResult,
+    section=html.incoherence_section,
+    headline=lambda r: f"incoherence {num(r.overall.incoherence)} (n={r.overall.n})")
+SELFJUDGE = RunKind(
+    words=("potemkin", "selfjudge"), result=SelfJudgeResult, section=html.selfjudge_section,
+    headline=lambda r: f"potemkin rate at least {num(r.potemkin_rate)}")
+METHOD = Method("potemkin", add_parsers, (RUN, INCOHERENCE, SELFJUDGE), help_place=70)

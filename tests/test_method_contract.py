@@ -1,0 +1,197 @@
+"""The method contract: a method declared in its own folder and registered in one line is a
+command of `verstehen` that runs, resumes, lists in `verstehen runs` with its headline and
+draws in `verstehen report`; unregistered, none of that is there. The built-in methods'
+declarations give the tables the CLI and the viewer held before; plugins that do not load are
+left out in one line each."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.metadata
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from toy_method.method import METHOD as ECHO
+from toy_method.run import run_echo
+
+from verstehen.cli.flags import Parser
+from verstehen.cli.resume import RESUMABLE
+from verstehen.engine.session import RunSettings
+from verstehen.methods import registry
+from verstehen.methods.contract import Method, RunKind
+from verstehen.testing.stub_endpoints import StubEndpoints, prompt_of
+from verstehen.testing.stub_server import chat_answer
+
+from conftest import Cli
+
+
+async def number_varies(i: int, method: str, path: str, payload: dict[str, Any]
+                        ) -> tuple[int, dict[str, Any]] | None:
+    """Chat replies that depend on the prompt only, except that "Say a number" is answered
+    with the call's seed (so its two samples, sent with two seeds, differ)."""
+    if not path.endswith("/chat/completions") or "number" not in prompt_of(payload):
+        return None
+    answer = chat_answer(payload)
+    answer["choices"][0]["message"]["content"] = f"seed {payload.get('seed')}"
+    return 200, answer
+
+
+# a plugin's method whose command a built-in method has
+CLASHING = Method("certify-again", ECHO.add_parsers, (RunKind(
+    ("certify",), ECHO.kinds[0].result, ECHO.kinds[0].headline, ECHO.kinds[0].section),))
+
+
+
+def _adds_a_taken_command(commands: argparse._SubParsersAction[Parser],
+                          engine: Parser) -> None:
+    """A plugin's commands: one of its own, then `ask`, which `verstehen` has already."""
+    commands.add_parser("mine", help="a command of the plugin's own")
+    commands.add_parser("ask", help="a second `ask`")
+
+
+TAKEN = Method("asker", _adds_a_taken_command)
+
+
+@pytest.fixture
+def echo_registered() -> Iterator[None]:
+    """Echo consistency known to `verstehen` for one test."""
+    registry.register(ECHO)  # the one line that adds the method (a package: an entry point)
+    yield
+    registry.unregister(ECHO)
+
+
+@pytest.fixture
+def fresh_plugins() -> Iterator[None]:
+    """The installed plugins read again at the start and at the end of a test."""
+    registry._loaded.cache_clear()
+    yield
+    registry._loaded.cache_clear()
+
+
+def commands(cli: Cli) -> list[str]:
+    """The commands `verstehen --help` lists, in order."""
+    done = cli(["--help"])
+    assert done.returncode == 0, done.stderr
+    listing = done.stdout.split("COMMAND\n", 1)[1].split("\noptions:", 1)[0]
+    return [line.split()[0] for line in listing.splitlines()
+            if line.startswith("    ") and not line.startswith("     ")]
+
+
+def test_built_in_declarations_give_the_tables_of_before(cli: Cli) -> None:
+    """The kinds, the resumable commands and the `--help` order are those the string tables
+    of cli/main.py, cli/resume.py and viewer/page.py held before the registry (copied from
+    those tables and from `verstehen --help` of the commit before)."""
+    assert sorted(k.kind for k in registry.run_kinds()) == [
+        "audit", "certify", "consistency", "imagine-answer", "imagine-generate",
+        "potemkin-incoherence", "potemkin-run", "potemkin-selfjudge"]
+    assert set(RESUMABLE) == {("certify",), ("audit",), ("consistency",), ("potemkin", "run"),
+                              ("potemkin", "incoherence"), ("potemkin", "selfjudge"),
+                              ("imagine", "generate"), ("imagine", "answer")}
+    assert commands(cli) == ["audit", "report", "runs", "models", "ask", "cache", "batch",
+                             "certify", "scopes", "bounds", "plan", "concepts", "potemkin",
+                             "annotate", "imagine", "consistency"]
+
+
+def test_a_method_registered_in_one_line_runs_resumes_lists_and_draws(
+        echo_registered: None, cli: Cli, tmp_path: Path) -> None:
+    assert commands(cli)[-1] == "echo"  # after the built-in ones, which name their places
+    assert ("echo",) in RESUMABLE
+    with StubEndpoints(1, route=number_varies) as stub:
+        url = stub.urls[0]
+        done = cli(["echo", "--model", "openai/stub", "--base-url", url, "--prompts", "3",
+                    "--no-progress", "--json"])
+        assert done.returncode == 0, done.stderr
+        first = json.loads(done.stdout)
+        # 3 prompts asked twice at temperature 1: 6 calls; colour and animal get the same
+        # reply both times, the number prompt two seeds: 2 of 3 the same
+        assert stub.chats(0) == 6
+        assert (first["prompts"], first["identical"], first["share"]) == (3, 2, 2 / 3)
+        run = Path(first["run"])
+        again = cli(["echo", "--resume", str(run), "--base-url", url, "--json"])
+        assert again.returncode == 0, again.stderr
+        assert stub.chats(0) == 6  # every call of the resumed run came from the cache
+        resumed = json.loads(again.stdout)
+        assert resumed["run"] == str(run) and resumed["identical"] == 2
+        assert resumed["usage"]["openai/stub"]["cache_hits"] == 6
+    listed = cli(["runs", "--json"])
+    [line] = json.loads(listed.stdout)["runs"]
+    assert (line["command"], line["status"], line["found"]) == (
+        "echo", "done", "2 of 3 answered the same twice")
+    report = tmp_path / "report.html"
+    drawn = cli(["report", str(run), "-o", str(report)])
+    assert drawn.returncode == 0, drawn.stderr
+    page = report.read_text(encoding="utf-8")
+    assert "Echo consistency of openai/stub" in page and "answered the same" in page
+
+
+def test_without_the_line_the_method_is_nowhere(cli: Cli, cli_env: dict[str, str],
+                                                tmp_path: Path) -> None:
+    """An echo run folder made from Python (no registration needed to run the procedure) is
+    unknown to every command when the method is not registered."""
+    with StubEndpoints(1, route=number_varies) as stub:
+        result = asyncio.run(run_echo("openai/stub", 2, base_url=stub.urls[0],
+                                      settings=RunSettings(runs_dir=cli_env["VERSTEHEN_RUNS_DIR"],
+                                                           cache=cli_env["VERSTEHEN_CACHE"])))
+    assert result.identical == 1  # "Name a colour." the same twice, the number prompt not
+    assert "echo" not in commands(cli) and ("echo",) not in RESUMABLE
+    refused = cli(["echo", "--model", "openai/stub"])
+    assert refused.returncode == 2 and "invalid choice: 'echo'" in refused.stderr
+    resume = cli(["echo", "--resume", str(result.run_dir)])
+    assert resume.returncode == 2 and "invalid choice: 'echo'" in resume.stderr
+    [line] = json.loads(cli(["runs", "--json"]).stdout)["runs"]
+    assert (line["command"], line["status"], line["found"]) == ("echo", "done", "")
+    drawn = cli(["report", str(result.run_dir), "-o", str(tmp_path / "report.html")])
+    assert drawn.returncode == 2 and "is a 'echo' run, which the report does not draw" in (
+        drawn.stderr)
+
+
+def test_an_installed_plugin_joins_and_a_broken_one_is_one_line(
+        fresh_plugins: None, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entry points of group verstehen.methods: one naming a Method joins; one that does not
+    import, one that names no Method, one whose command a built-in method has and one whose
+    subcommand names one `verstehen` has are each left out, said in one line naming the
+    plugin, and the rest of `verstehen` works."""
+    points = [importlib.metadata.EntryPoint(name, value, registry.GROUP) for name, value in (
+        ("echo", "toy_method.method:METHOD"), ("gone", "no_such_module_anywhere:METHOD"),
+        ("text", "toy_method.run:COMMAND"), ("again", "test_method_contract:CLASHING"),
+        ("asker", "test_method_contract:TAKEN"))]
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda group: [p for p in points if p.group == group])
+    assert [m.name for m in registry.methods()][-2:] == ["echo", "asker"]
+    problems = registry.plugin_problems()
+    assert len(problems) == 3
+    assert problems[0].startswith("plugin 'gone' (no_such_module_anywhere:METHOD) left out: "
+                                  "ModuleNotFoundError")
+    assert problems[1] == ("plugin 'text' (toy_method.run:COMMAND) left out: TypeError: "
+                           "toy_method.run:COMMAND is a str, not a "
+                           "verstehen.methods.contract.Method")
+    assert problems[2].startswith("plugin 'again' (test_method_contract:CLASHING) left out: "
+                                  "method 'certify-again' makes 'certify' run folders")
+    done = cli(["--help"])
+    assert done.returncode == 0 and "echo" in done.stdout
+    # its commands are added with the parser: `ask` is taken, so "mine" is taken back too
+    added = ("plugin method 'asker' left out: its commands could not be added (ArgumentError: "
+             "argument COMMAND: conflicting subparser: ask)")
+    assert done.stderr.splitlines() == [f"verstehen: warning: {p}" for p in (*problems, added)]
+    assert "mine" not in commands(cli)
+    ask = cli(["ask", "--help"])
+    assert ask.returncode == 0 and "a second `ask`" not in ask.stdout
+
+
+def test_a_declaration_is_checked_where_it_is_made() -> None:
+    kind = ECHO.kinds[0]
+    with pytest.raises(ValueError, match="command words"):
+        RunKind(("potemkin-run",), kind.result, kind.headline, kind.section)
+    with pytest.raises(ValueError, match="share a command"):
+        Method("twice", ECHO.add_parsers, (kind, kind))
+    with pytest.raises(ValueError, match="makes 'certify' run folders, as method "
+                                         "'certification' does"):
+        registry.register(Method("mine", ECHO.add_parsers, (
+            RunKind(("certify",), kind.result, kind.headline, kind.section),)))
+    with pytest.raises(ValueError, match="a method named 'potemkin' is known already"):
+        registry.register(Method("potemkin", ECHO.add_parsers))
+    assert "mine" not in [m.name for m in registry.methods()]
