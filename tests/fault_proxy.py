@@ -49,7 +49,7 @@ class FaultProxy(LocalHttpServer):
         self.requests = self.forwarded = 0
         self.injected: Counter[str] = Counter()
         self.attempts: Counter[str] = Counter()
-        self.forwarded_by_prompt: Counter[str] = Counter()  # paid calls, per prompt
+        self.forwarded_by_prompt: Counter[str] = Counter()  # paid calls (POSTs), per prompt
 
     def _fault(self, prompt: str) -> str | None:
         seq, self.requests = self.requests, self.requests + 1
@@ -76,7 +76,8 @@ class FaultProxy(LocalHttpServer):
                 else:
                     response = await self._forward(method, path, body)
                     self.forwarded += 1  # before the client can see the reply and read the count
-                    self.forwarded_by_prompt[prompt_of(body)] += 1
+                    if method == "POST":  # a call that is paid for (not GET /v1/models)
+                        self.forwarded_by_prompt[prompt_of(body)] += 1
                     writer.write(response)
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError):
