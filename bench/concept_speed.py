@@ -27,7 +27,7 @@ import numpy as np
 
 from verstehen.domains.base import TASK_KINDS, ConceptTasks
 from verstehen.domains.registry import EXACT_SCOPES, concept_tasks
-from verstehen.scopes.concepts import ConceptScope
+from verstehen.methods.certification.scopes.concepts import ConceptScope
 
 TARGET_SECONDS = 10.0
 

@@ -30,9 +30,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from verstehen.domains.catalog import concept_by_name
+from verstehen.methods.potemkin.outputs import score_files
 from verstehen.methods.potemkin.records import write_records
 from verstehen.methods.potemkin.stats import EXPANSIONS, KeystoneExpansion, UseRecord
-from verstehen.methods.potemkin.summary import score_files
 
 COMMIT = "ab67a78"
 CAPTION = {0: 0.19, 4: 0.40}  # the paper's Figure 4 caption

@@ -13,12 +13,18 @@
 - Imports inside functions only where a lazy import buys start-up time, in the documented
   places (LAZY below); `if TYPE_CHECKING:` blocks are not imports at run time.
 - Every benchmark script still imports (they are not run by the suite, so moves can break them).
+- A module of a shared folder that only one method reaches (directly or through other shared
+  modules; the audit, the testing helpers and the API aside, as they sit above the methods)
+  belongs in that method's folder (certification's bounds, scopes and number reading).
+- Importing a leaf module is cheap: the package's `__init__` imports the API on first use.
+- The re-exports left at moved modules' old paths serve only the importers not yet updated.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -33,15 +39,18 @@ DECLARATIONS = tuple(value.partition(":")[0] for value in BUILT_IN)
 METHODS = tuple(m.split(".")[2] for m in DECLARATIONS if m.startswith("verstehen.methods."))
 CONTRACT, REGISTRY = "methods.contract", "methods.registry"
 SHARED = ("engine", "models", "domains", "scopes", "stats", "report", "data", "parse",
-          "parse_numbers", "grading", "results", "errors", "prompts", "textfiles")
+          "grading", "results", "errors", "prompts", "textfiles")
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "grading.py", "parse.py",
-                "parse_numbers.py", "prompts.py", "py.typed", "results.py", "textfiles.py"}
+                "prompts.py", "py.typed", "results.py", "textfiles.py"}
 ROOT_PACKAGES = {"auditing", "cli", "data", "domains", "engine", "methods", "models", "report",
                  "scopes", "stats", "testing", "viewer"}
 ABOVE_SHARED = ("methods", "auditing", "viewer", "cli", "api", "testing")
 ABOVE_METHODS = ("methods", "auditing", "viewer", "api", "testing")  # a method's cli.py uses cli/
 # module -> the modules it may import inside a function, and why
 LAZY = {
+    # the API (and with it every method) on first use of a name: `import verstehen.x.y` stays
+    # cheap (test_importing_a_leaf_module_loads_little)
+    "verstehen": {"verstehen.api"},
     "verstehen.models": {"verstehen.models.local", "verstehen.models.openai_api",
                          "verstehen.models.anthropic_api"},  # providers load their SDK/llama.cpp
     "verstehen.report.figures": {"matplotlib.backends.backend_agg",
@@ -57,6 +66,8 @@ LAZY = {
 }
 
 
+# shared modules only one method uses that still belong where they are, and why
+GENERIC = {"verstehen.engine.notices": "a run's warnings: engine machinery any method may use"}
 def modules() -> dict[str, Path]:
     """Every module of the package by dotted name."""
     found = {}
@@ -208,6 +219,68 @@ def test_each_method_folder_and_the_audit_declare_themselves_to_the_registry() -
         assigned = {t.id for node in tree.body if isinstance(node, ast.Assign)
                     for t in node.targets if isinstance(t, ast.Name)}
         assert name in assigned, value
+
+
+def imported_modules(path: Path) -> set[str]:
+    """The package's modules a file imports, `from package import module` counted as the
+    module (graph() counts it as the package)."""
+    known = modules()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = type_checking_nodes(tree)
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        else:
+            continue
+        for name in names:
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            found.add(name)
+    return found - {""}
+
+
+def test_no_shared_module_serves_one_method_only() -> None:
+    """Each module of a shared folder is reached by two methods, or by a general command or
+    the viewer; one only one method reaches belongs in that method's folder."""
+    known = modules()
+    importers: dict[str, set[str]] = {name: set() for name in known}
+    for name, path in known.items():
+        for target in imported_modules(path) - {name}:
+            importers[target].add(name)
+    above = ("auditing", "testing", "api")  # above the methods: they do not make a module shared
+    only_one = {}
+    for module, path in known.items():
+        if part(module) not in SHARED or path.name == "__init__.py" or module in GENERIC:
+            continue
+        users, seen, todo = set(), {module}, [module]
+        while todo:
+            for importer in importers[todo.pop()] - seen:
+                seen.add(importer)
+                if part(importer) in SHARED:
+                    todo.append(importer)
+                elif part(importer) not in above and importer != "verstehen":
+                    users.add(part(importer))
+        if len(users) == 1:
+            only_one[module] = users.pop()
+    assert only_one == {}
+
+
+def test_importing_a_leaf_module_loads_little() -> None:
+    """`import verstehen.methods.certification.bounds` loads the module and the three packages
+    above it (it needs only numpy); before, the package's __init__ imported the API, and with
+    it 146 of the package's 182 modules. 8 leaves room for a few small shared modules."""
+    code = ("import sys, verstehen.methods.certification.bounds; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'verstehen'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    loaded = eval(out.stdout)  # a printed list of module names
+    assert "verstehen.methods.certification.bounds" in loaded and len(loaded) < 8, loaded
+    assert "verstehen.api" not in loaded
 
 
 def test_the_package_root_holds_only_faces_and_shared_modules() -> None:

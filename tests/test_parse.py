@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from verstehen.methods.certification.scopes.parse_numbers import parse_number
 from verstehen.parse import answer_text, is_idk, parse_choice, parse_yes_no
-from verstehen.parse_numbers import parse_number
 
 IDK = [
     "I don't know",

@@ -5,9 +5,30 @@
     print(result.verdict, result.run_dir)
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 __version__ = "0.1.0"
 
-from verstehen.api import *  # noqa: F403  (the API is the package's face)
-from verstehen.api import __all__ as _api
 
-__all__ = ["__version__", *_api]
+def __getattr__(name: str) -> Any:
+    """The API's names (`vs.certify`, `from verstehen import certify`, `vs.__all__`), imported
+    on first use: importing a module of the package (`verstehen.methods.certification.bounds`)
+    then loads only what that module needs, not the whole API with every method."""
+    if name.startswith("__") and name != "__all__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import verstehen.api as api
+
+    if name == "__all__":
+        return ["__version__", *api.__all__]
+    if name in api.__all__:
+        return getattr(api, name)
+    if name in globals():  # a submodule the API's import bound here (`vs.api`, `vs.models`)
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The package's names with the API's, as `dir(vs)` showed them when imported eagerly."""
+    return sorted({*globals(), *__getattr__("__all__")})

@@ -26,12 +26,12 @@ from verstehen.auditing.summary import summarize_audit
 from verstehen.domains.catalog import BY_KEY
 from verstehen.domains.registry import concept_tasks
 from verstehen.engine.session import RunSettings
+from verstehen.methods.certification.scopes import get_scope
+from verstehen.methods.certification.scopes.concepts import ConceptScope
+from verstehen.methods.certification.scopes.draw import question_at
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.results import from_jsonable
-from verstehen.scopes import get_scope
-from verstehen.scopes.concepts import ConceptScope
-from verstehen.scopes.draw import question_at
 from verstehen.testing.scripted import ScriptedModel
 
 from conftest import Cli, cli_error

@@ -14,9 +14,9 @@ import llama_cpp
 import pytest
 
 from verstehen.auditing.plan import make_plan
-from verstehen.scopes import get_scope, scope_names
+from verstehen.methods.certification.scopes import get_scope, scope_names
+from verstehen.methods.certification.scopes.draw import question_at
 from verstehen.scopes.base import Scope
-from verstehen.scopes.draw import question_at
 from verstehen.testing.oracle import AnswerBook, oracle_route
 from verstehen.testing.stub_endpoints import StubEndpoints
 

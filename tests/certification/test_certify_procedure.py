@@ -24,8 +24,8 @@ from verstehen.methods.certification.procedure import (
     run_certify,
 )
 from verstehen.methods.certification.results import FamilyScore, ScopeResult
+from verstehen.methods.certification.scopes import get_scope
 from verstehen.methods.certification.verdict import Criterion, Decision
-from verstehen.scopes import get_scope
 from verstehen.testing.scripted import ScriptedModel
 
 EXPRESSION = re.compile(r"(\d+(?:\.\d+)?) (\+|-|\*|/|×|÷|plus|minus|times|divided by) "

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from verstehen.methods.certification.procedure import question_at
+from verstehen.methods.certification.scopes import get_scope
 from verstehen.parse import parse_yes_no
-from verstehen.scopes import get_scope
 
 from conftest import run_cli
 

@@ -34,8 +34,8 @@ from verstehen.methods.certification.sandbox import (
     max_inputs,
     run_program,
 )
+from verstehen.methods.certification.scopes import get_scope
 from verstehen.methods.certification.verdict import Criterion, Decision
-from verstehen.scopes import get_scope
 from verstehen.testing.scripted import ScriptedModel
 
 from conftest import Cli, cli_error
@@ -175,8 +175,8 @@ def show_scope(summary: ScopeResult, capsys: pytest.CaptureFixture[str]) -> None
     """The words printed for a scope left unscored by a sandbox limit."""
     from verstehen.methods.certification.results import CertifyResult
 
-    print(CertifyResult(Path("run"), "scripted/exact", Criterion(0.7, 0.01, 0.05), (summary,),
-                        1.0, {}).text())
+    print(CertifyResult("scripted/exact", Criterion(0.7, 0.01, 0.05), (summary,),
+                        run_dir=Path("run"), seconds=1.0, usage={}).text())
     out = capsys.readouterr().out
     assert "1 sandbox limit" in out and "0 failed calls" not in out
     assert "sandbox limit, no grade of the model: family +: sandbox limit: wall clock" in out

@@ -32,7 +32,7 @@ from verstehen.methods.certification.sandbox import (
     extract_code,
     run_program,
 )
-from verstehen.scopes import get_scope
+from verstehen.methods.certification.scopes import get_scope
 from verstehen.testing.scripted import ScriptedModel
 
 FAST = Limits(cpu_seconds=5, wall_seconds=20.0, per_call_seconds=2.0)

@@ -11,10 +11,10 @@ import math
 import numpy as np
 import pytest
 
+from verstehen.methods.certification.bounds import chernoff_lower, chernoff_upper
 from verstehen.methods.certification.decide import ExplainedFamily, certify, certify_explained
 from verstehen.methods.certification.plan import samples_needed
 from verstehen.methods.certification.verdict import Criterion, Decision
-from verstehen.stats.bounds import chernoff_lower, chernoff_upper
 
 
 def mixed(n_ones: int, n_halves: int = 0, n_zeros: int = 0, tiny: float | None = None,

@@ -15,10 +15,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from verstehen.methods.certification.bounds import chernoff_lower, chernoff_upper
 from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Decision, checkpoints, look_delta
-from verstehen.stats.bounds import chernoff_lower, chernoff_upper
 
 DELTA = 0.05
 CODE = {Decision.UNDERSTANDS: 1, Decision.DOES_NOT_UNDERSTAND: -1, Decision.INCONCLUSIVE: 0}

@@ -13,9 +13,9 @@ from verstehen.domains.catalog import CONCEPTS, DOMAINS, concept_by_name
 from verstehen.domains.registry import EXACT_SCOPES, concept_tasks
 from verstehen.errors import UserError
 from verstehen.grading import Graded
-from verstehen.scopes import SCOPE_HELP, get_scope, scope_names
+from verstehen.methods.certification.scopes import SCOPE_HELP, get_scope, scope_names
+from verstehen.methods.certification.scopes.concepts import ConceptScope
 from verstehen.scopes.base import Scope
-from verstehen.scopes.concepts import ConceptScope
 
 from conftest import Cli, cli_error, shared_data
 
@@ -217,7 +217,7 @@ def test_reference_replies_grade_right_and_an_idk_word_can_be_an_answer() -> Non
 
 def test_either_name_of_the_literary_domain_is_taken(cli: Cli) -> None:
     """`--domain poetry` lists the literary concepts; a concept key is a scope name too."""
-    from verstehen.scopes import get_scope
+    from verstehen.methods.certification.scopes import get_scope
 
     poetry = cli(["concepts", "--domain", "poetry", "--json"])
     literary = cli(["concepts", "--domain", "literary", "--json"])

@@ -13,7 +13,7 @@ from verstehen.auditing.summary import summarize_audit
 from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, canonical_name
 from verstehen.engine.store import RunStore
 from verstehen.methods.potemkin.items import generated_items, resolve_concepts
-from verstehen.methods.potemkin.summary import summarize_run
+from verstehen.methods.potemkin.outputs import summarize_run
 from verstehen.testing.scripted import ScriptedModel
 
 from conftest import Cli

@@ -14,10 +14,10 @@ import pytest
 
 from verstehen.domains.base import TASK_KINDS
 from verstehen.domains.game_theory.parse import parse_games
+from verstehen.methods.certification.scopes import get_scope, scope_names
+from verstehen.methods.certification.scopes.parse_numbers import parse_number
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.models.openai_api import OpenAIModel
-from verstehen.parse_numbers import parse_number
-from verstehen.scopes import get_scope, scope_names
 from verstehen.scopes.base import Question, Scope
 from verstehen.testing.oracle import (
     STYLES,

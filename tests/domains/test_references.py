@@ -30,7 +30,7 @@ from verstehen.domains.poetry.rhyme import slant_rhyme
 from verstehen.domains.poetry.tasks import POETRY_TASKS
 from verstehen.domains.poetry.tasks_forms import _end_words, _nouns
 from verstehen.domains.registry import concept_tasks
-from verstehen.scopes.arithmetic import arithmetic_scope, number_text
+from verstehen.methods.certification.scopes.arithmetic import arithmetic_scope, number_text
 from verstehen.scopes.base import Question
 from verstehen.scopes.mcq import MCQScope
 

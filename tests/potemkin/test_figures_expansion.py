@@ -23,8 +23,8 @@ import pytest
 
 from verstehen.errors import UserError
 from verstehen.methods.potemkin import report
+from verstehen.methods.potemkin.outputs import score_files
 from verstehen.methods.potemkin.stats import KeystoneExpansion, UseRecord, keystone_expansion
-from verstehen.methods.potemkin.summary import score_files
 from verstehen.results import from_jsonable
 
 from conftest import Cli, cli_error, figures_saved_by

@@ -12,12 +12,12 @@ import sys
 import pytest
 
 from verstehen.domains.catalog import CONCEPTS
+from verstehen.domains.game_theory.instances import MIXED_MAX
 from verstehen.domains.game_theory.parse import parse_game
 from verstehen.domains.game_theory.tasks.base import template
 from verstehen.methods.potemkin.instances import (
     INSTANCE_REQUESTS,
     INSTANCE_TESTED,
-    MIXED_MAX,
     InstanceCheck,
     instance_check,
 )

@@ -19,6 +19,7 @@ from verstehen.errors import CallFailed, UserError
 from verstehen.methods.potemkin.annotate import export_items, import_labels, open_run
 from verstehen.methods.potemkin.incoherence import IncoherencePlan, run_incoherence
 from verstehen.methods.potemkin.items import UseItem, define_item
+from verstehen.methods.potemkin.outputs import summarize_run
 from verstehen.methods.potemkin.records import RECORDS_FILE, read_records
 from verstehen.methods.potemkin.results import (
     Agreement,
@@ -39,7 +40,6 @@ from verstehen.methods.potemkin.selfjudge import (
     run_selfjudge,
     running_rates,
 )
-from verstehen.methods.potemkin.summary import summarize_run
 from verstehen.models.base import Completion, GenerateParams, Message, Usage
 from verstehen.prompts import template
 from verstehen.scopes.mcq import MCQScope

@@ -8,9 +8,9 @@ import pytest
 
 from verstehen.auditing.plan import make_plan
 from verstehen.domains.catalog import CONCEPTS
-from verstehen.scopes import get_scope
-from verstehen.scopes.concepts import ConceptScope
-from verstehen.scopes.draw import StratifiedScope, question_at, stratum_at
+from verstehen.methods.certification.scopes import get_scope
+from verstehen.methods.certification.scopes.concepts import ConceptScope
+from verstehen.methods.certification.scopes.draw import StratifiedScope, question_at, stratum_at
 
 EXACT = [c.scope for c in CONCEPTS if c.scope]
 

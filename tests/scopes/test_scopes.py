@@ -13,8 +13,12 @@ import pytest
 
 from verstehen.data.mcq import load_mcq
 from verstehen.errors import UserError
-from verstehen.scopes import BUILTIN_SCOPES, SCOPE_HELP, get_scope
-from verstehen.scopes.arithmetic import INSTRUCTION, ArithmeticScope, arithmetic_scope
+from verstehen.methods.certification.scopes import BUILTIN_SCOPES, SCOPE_HELP, get_scope
+from verstehen.methods.certification.scopes.arithmetic import (
+    INSTRUCTION,
+    ArithmeticScope,
+    arithmetic_scope,
+)
 from verstehen.scopes.base import ExplainableScope, Question, Scope
 from verstehen.scopes.mcq import MCQScope
 

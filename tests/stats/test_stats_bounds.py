@@ -1,4 +1,5 @@
-"""Confidence bounds of verstehen.stats.bounds against the paper's tables and mpmath.
+"""Confidence bounds of verstehen.methods.certification.bounds against the paper's tables
+and mpmath.
 
 The reference values of Tables 1-4 are typed in from the paper (Leyton-Brown & Shoham,
 "Understanding Understanding", section 4 and appendix B). A printed value v with k decimals
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verstehen.stats.bounds import (
+from verstehen.methods.certification.bounds import (
     chernoff_lower,
     chernoff_upper,
     hoeffding_lower,

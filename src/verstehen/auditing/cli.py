@@ -29,9 +29,9 @@ from verstehen.cli.flags import (
 )
 from verstehen.cli.runs import finish
 from verstehen.errors import UserError
+from verstehen.methods.certification.scopes.draw import PHRASINGS
 from verstehen.models import DEFAULT_MODEL
 from verstehen.models.served_at import split_at_url
-from verstehen.scopes.draw import PHRASINGS
 from verstehen.viewer.page import REPORT_FILE
 
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept, canonical_name
 from verstehen.errors import UserError
 from verstehen.methods.certification.plan import DEFAULT_DELTA, DEFAULT_PG, DEFAULT_RID
+from verstehen.methods.certification.scopes.draw import PHRASINGS
 from verstehen.methods.certification.sequential import budget_warnings, first_decisive_look
 from verstehen.methods.certification.verdict import Criterion, checkpoints
-from verstehen.scopes.draw import PHRASINGS
 
 ARITHMETIC = ("arithmetic/small", "arithmetic")
 DEFAULT_SUBJECT = "game-theory"

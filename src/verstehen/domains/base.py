@@ -80,6 +80,32 @@ class ConceptTasks(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class InstanceCheck:
+    """Whether a text is an instance (None: unreadable or untestable) and why."""
+
+    is_instance: bool | None
+    reason: str | None
+
+
+@runtime_checkable
+class InstanceTests(Protocol):
+    """A concept that can tell its instances from a text alone, no claim given (is this game
+    zero-sum? is this poem a haiku?): what potemkin's incoherence test asks the domain."""
+
+    instance_request: str  # what a prompt asking for an instance appends, so the reply reads
+    instance_tested: bool  # False: no claim-free test exists, and instance_check says why
+
+    def instance_check(self, text: str) -> InstanceCheck:
+        """Whether a model's reply `text` is an instance, or None with the reason."""
+        ...
+
+
+def unreadable(reply: str, reason: str) -> InstanceCheck:
+    """No instance could be read from a reply: why, or that the reply professes not to know."""
+    return InstanceCheck(None, "the reply professes not to know" if is_idk(reply) else reason)
+
+
 def yes_no_reference(item: Item) -> str:
     """The right reply to a classify item, in the paper's format."""
     return "ANSWER: " + ("Yes" if item.answer else "No")

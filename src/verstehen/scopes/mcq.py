@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from verstehen.data.mcq import MCQItem, load_mcq
+from verstehen.errors import UserError
 from verstehen.grading import Graded
 from verstehen.parse import is_idk, parse_choice
 from verstehen.scopes.base import Question
@@ -108,3 +109,13 @@ class MCQScope:
     def score(self, question: Question, answer: str) -> float:
         """The score in [0, 1] of a reply; 0 is ridiculous."""
         return self.grade(question, answer).score
+
+
+def mcq_scope(spec: str) -> MCQScope | None:
+    """The scope `mcq:<path>` names (read now), or None when `spec` is not of that form."""
+    prefix, colon, path = spec.partition(":")
+    if not colon or prefix != "mcq":
+        return None
+    if not path:
+        raise UserError("scope 'mcq:' needs a path: mcq:<path>")
+    return MCQScope(path)

@@ -137,3 +137,29 @@ def extract_fill(reply: str) -> str | None:
     if len(s) > 1 and s[0] in _QUOTES and s[-1] in _QUOTES:
         s = s[1:-1].strip()
     return s or None
+
+
+_PAIR = r'["“]([^"“”\n]+)["”]\s+and\s+["“]([^"“”\n]+)["”]'
+_PAIR_RE = re.compile(_PAIR)
+_PAIR_LINE_RE = re.compile(r"[\s>*_`•\-\d.)]*" + _PAIR + r"[\s*_`.!,;:]*")
+
+
+def extract_pair(reply: str) -> tuple[str, str] | str:
+    """The word pair a reply gives, or why there is none: among the distinct pairs written
+    "a" and "b" (straight or curly quotes), the one standing on a line of its own, else the
+    only one."""
+    body = answer_text(reply)
+
+    def distinct(found: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        return list({(a.strip().lower(), b.strip().lower()): (a.strip(), b.strip())
+                     for a, b in found}.values())
+    alone = distinct([(m.group(1), m.group(2)) for line in body.splitlines()
+                      if (m := _PAIR_LINE_RE.fullmatch(line))])
+    pairs = distinct(_PAIR_RE.findall(body))
+    for got in (alone, pairs):
+        if len(got) == 1:
+            return got[0]
+    if not pairs:
+        return 'no word pair written "a" and "b" found in the reply'
+    shown = ", ".join(f'"{a}"/"{b}"' for a, b in pairs)
+    return f"several word pairs in the reply ({shown}): cannot tell which is the example"

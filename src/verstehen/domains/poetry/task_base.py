@@ -25,12 +25,14 @@ import numpy as np
 from verstehen.domains.base import (
     LONG_ANSWER_TOKENS,
     SHORT_ANSWER_TOKENS,
+    InstanceCheck,
     Item,
     grade_yes_no,
+    unreadable,
     yes_no_reference,
 )
 from verstehen.domains.poetry.checks import Verdict
-from verstehen.domains.poetry.extract import extract_fill
+from verstehen.domains.poetry.extract import extract_fill, extract_poem
 from verstehen.grading import Graded
 from verstehen.parse import is_idk
 
@@ -72,6 +74,8 @@ class PoetryConcept:
     title: str
     noun_phrase: str
     phrasings = 2
+    instance_request = "Write only the poem."  # what a prompt for an instance appends
+    instance_tested = True
 
     # ------------------------------------------------------------ to implement
     def positive(self, rng: np.random.Generator) -> str:
@@ -109,6 +113,22 @@ class PoetryConcept:
     def fill_problem(self, fill: str) -> str | None:
         """Why a blank's replacement cannot be read (None when it can)."""
         return None if re.search(r"[A-Za-z0-9]", fill) else "the replacement has no word"
+
+    def read_instance(self, reply: str) -> tuple[str | None, str]:
+        """The example a reply gives as an instance (`extract_poem`: a poem, line or phrase),
+        or None and why there is none."""
+        return extract_poem(reply), "no poem, line or phrase in the reply"
+
+    def instance_check(self, text: str) -> InstanceCheck:
+        """Whether a reply's example is an instance (the concept's own `check`); None when no
+        example can be read, or when it fails and the reply professes not to know."""
+        example, why_not = self.read_instance(text)
+        if example is None:
+            return unreadable(text, why_not)
+        verdict = self.check(example)
+        if not verdict.ok and is_idk(text):
+            return InstanceCheck(None, "the reply professes not to know")
+        return InstanceCheck(verdict.ok, verdict.reason + estimate_note(verdict))
 
     # ------------------------------------------------------------ the protocol
     def classify_item(self, rng: np.random.Generator, positive: bool) -> Item:

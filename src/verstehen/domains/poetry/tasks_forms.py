@@ -182,6 +182,8 @@ class ShakespeareanSonnet(_Form):
 class _Line(PoetryConcept):
     """A one-line concept (meter) whose generate task asks for a single line."""
 
+    instance_request = "Write only the word, phrase or line, on a single line."
+
     def _single_line(self, reply: str) -> str | Graded:
         poem = _poem_or_unparsed(reply)
         if isinstance(poem, Graded):

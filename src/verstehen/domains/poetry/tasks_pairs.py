@@ -9,7 +9,7 @@ import numpy as np
 
 from verstehen.domains.poetry import generate as gen
 from verstehen.domains.poetry.checks import Verdict, perfect_rhyme, slant
-from verstehen.domains.poetry.extract import extract_word
+from verstehen.domains.poetry.extract import extract_pair, extract_word
 from verstehen.domains.poetry.pronounce import words
 from verstehen.domains.poetry.task_base import PoetryConcept, verdict_grade
 from verstehen.grading import Graded
@@ -29,6 +29,15 @@ def read_pair(text: str) -> tuple[str, str] | None:
 class PairConcept(PoetryConcept):
     """Shared: a word pair checked by `relation`; generate asks for a partner of a word."""
 
+    instance_request = ('Write only the pair of words, on one line, as two single words in '
+                        'double quotes joined by "and", like "word1" and "word2".')
+
+    def read_instance(self, reply: str) -> tuple[str | None, str]:
+        """The word pair a reply gives (`extract_pair`), written "a" and "b", or why none."""
+        pair = extract_pair(reply)
+        if isinstance(pair, str):
+            return None, pair
+        return f'"{pair[0]}" and "{pair[1]}"', ""
 
     def relation(self, a: str, b: str) -> Verdict:
         """The checker on two words."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from verstehen.methods.certification.bounds import chernoff_lower, chernoff_upper
 from verstehen.methods.certification.plan import samples_needed
 from verstehen.methods.certification.verdict import (
     Criterion,
@@ -21,7 +22,6 @@ from verstehen.methods.certification.verdict import (
     FamilyBound,
     Verdict,
 )
-from verstehen.stats.bounds import chernoff_lower, chernoff_upper
 
 
 def _tests(bounds: dict[str, float], pg: float, rid: float) -> dict[str, bool]:

@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass, replace
 from statistics import NormalDist
 
+from verstehen.methods.certification.bounds import chernoff_lower, chernoff_upper
 from verstehen.methods.certification.verdict import Criterion, look_delta
-from verstehen.stats.bounds import chernoff_lower, chernoff_upper
 
 _MAX_DOUBLINGS = 45  # 2**45 questions: beyond any budget, so "never" in practice
 

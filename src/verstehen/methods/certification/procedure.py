@@ -16,6 +16,7 @@ from verstehen.errors import UserError
 from verstehen.grading import grade_reply, was_cut_off
 from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.results import FamilyScore, RephraseCheck, ScopeResult
+from verstehen.methods.certification.scopes.draw import PHRASINGS, question_at
 from verstehen.methods.certification.sequential import (
     certify_at_look,
     out_of_reach,
@@ -24,7 +25,6 @@ from verstehen.methods.certification.sequential import (
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict, checkpoints
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.scopes.base import Question, Scope
-from verstehen.scopes.draw import PHRASINGS, question_at
 from verstehen.stats.rates import mean_se, rate_se
 
 

@@ -16,6 +16,7 @@ from verstehen.engine.notices import warn
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
+from verstehen.methods.certification.bounds import rid_for_test_length
 from verstehen.methods.certification.explain import run_explained
 from verstehen.methods.certification.plan import (
     DEFAULT_CRITERION,
@@ -25,13 +26,12 @@ from verstehen.methods.certification.plan import (
 from verstehen.methods.certification.procedure import CertifyPlan, run_certify
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.sandbox import MESSAGE_HEAD, Limits, max_inputs
+from verstehen.methods.certification.scopes import get_scope
+from verstehen.methods.certification.scopes.draw import DRAW
 from verstehen.methods.certification.sequential import budget_warnings
 from verstehen.methods.certification.verdict import Criterion, checkpoints
 from verstehen.models import Model, model_name
-from verstehen.scopes import get_scope
 from verstehen.scopes.base import ExplainableScope, Scope
-from verstehen.scopes.draw import DRAW
-from verstehen.stats.bounds import rid_for_test_length
 
 DEFAULT_QUESTIONS, DEFAULT_MAX_QUESTIONS = 100, 1024
 

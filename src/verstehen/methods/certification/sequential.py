@@ -21,6 +21,7 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import ArrayLike
 
+from verstehen.methods.certification.bounds import chernoff_lower
 from verstehen.methods.certification.decide import certify, check_scores
 from verstehen.methods.certification.plan import samples_needed, sequential_samples_needed
 from verstehen.methods.certification.verdict import (
@@ -31,7 +32,6 @@ from verstehen.methods.certification.verdict import (
     checkpoints,
     look_delta,
 )
-from verstehen.stats.bounds import chernoff_lower
 
 _MAX_LOOKS = 45  # looks from 1 up to 2**44 questions: beyond any budget
 

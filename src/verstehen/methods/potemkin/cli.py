@@ -29,11 +29,11 @@ from verstehen.methods.potemkin.annotate import (
 )
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.items import ALL_TASKS
+from verstehen.methods.potemkin.outputs import score_files, summarize_run
 from verstehen.methods.potemkin.report import scores_text
 from verstehen.methods.potemkin.run import SOURCES, plan_run, run_potemkin
 from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
 from verstehen.methods.potemkin.stats import EXPANSIONS, UNPARSED
-from verstehen.methods.potemkin.summary import score_files, summarize_run
 from verstehen.report.tables import plural
 
 TASK_LIST = ",".join(ALL_TASKS)

@@ -3,7 +3,7 @@
 Each concept's definition is the keystone; classify, generate and edit answers are graded by the
 concept's checker, the benchmark's labels, a judge model or people. `plan_run` checks the inputs
 and builds every item before any model call; `run_potemkin` (what `verstehen potemkin run` and
-the Python API's `potemkin()` call) asks them into a run folder, and `summary.write_result`
+the Python API's `potemkin()` call) asks them into a run folder, and `outputs.write_result`
 turns the folder into the tables.
 """
 
@@ -31,8 +31,9 @@ from verstehen.methods.potemkin.items import (
     comma_list,
     resolve_concepts,
 )
+from verstehen.methods.potemkin.outputs import write_result
 from verstehen.methods.potemkin.results import PotemkinResult
-from verstehen.methods.potemkin.summary import check_unparsed_flag, write_result
+from verstehen.methods.potemkin.summary import check_unparsed_flag
 from verstehen.models.base import GenerateParams, Model, model_name, user
 from verstehen.parse import parse_yes_no
 from verstehen.prompts import prompt

@@ -43,8 +43,7 @@ from verstehen.parse import (
     parse_correct_incorrect,
 )
 from verstehen.prompts import prompt
-from verstehen.scopes import get_scope
-from verstehen.scopes.mcq import MCQScope
+from verstehen.scopes.mcq import MCQScope, mcq_scope
 
 COMMAND = "potemkin-selfjudge"
 
@@ -305,7 +304,7 @@ def plan_selfjudge(benchmark: str | MCQScope, *, questions: int = 20, subquestio
         raise UserError("--questions and --subquestions must be at least 1")
     if concept not in CONCEPT_STEPS:
         raise UserError(f"--concept takes {' or '.join(CONCEPT_STEPS)}, not {concept!r}")
-    scope = get_scope(benchmark) if isinstance(benchmark, str) else benchmark
+    scope = mcq_scope(benchmark) if isinstance(benchmark, str) else benchmark
     if not isinstance(scope, MCQScope):
         raise UserError(f"--benchmark takes mcq:PATH (a multiple-choice file), not "
                         f"{benchmark!r}")

@@ -1,27 +1,24 @@
 """From a `potemkin run` folder (answers, judge verdicts, imported human labels), or from records
-files, to the typed results: the standard records file, the paper's tables and the plot.
+files, to the typed results: the paper's tables, the keystones, the agreement. Reads only:
+`outputs.py` writes the records file, Figure 4 and summary.json.
 
-Importing labels later only recomputes (`summarize_run`); the asking run's seconds and usage
-are kept from its summary.json.
+Importing labels later only recomputes (`outputs.summarize_run`); the asking run's seconds and
+usage are kept from its summary.json.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from verstehen.domains.catalog import BY_KEY, canonical_name
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
-from verstehen.engine.store.safe_files import read_regular
 from verstehen.errors import UserError
-from verstehen.methods.potemkin.records import RECORDS_FILE, read_record_files, write_records
-from verstehen.methods.potemkin.report import plot_expansion
+from verstehen.methods.potemkin.records import RECORDS_FILE, read_record_files
 from verstehen.methods.potemkin.results import Agreement, Keystone, PotemkinResult
 from verstehen.methods.potemkin.stats import (
     EXPANSIONS,
@@ -75,25 +72,12 @@ def final_grade(answer: Record, judge: Record | None,
     return None, "ungraded"
 
 
-def summarize_run(store: RunStore) -> PotemkinResult:
-    """Recompute a run folder (after labels were imported): its records file, plot and
-    summary.json, keeping the asking run's seconds and usage."""
-    path = store.path / "summary.json"
-    before = json.loads(read_regular(path)) if os.path.lexists(path) else {}  # never a link
-    usage = before.get("usage")
-    config = store.info()["config"]
-    return write_result(store, keystone_asked=config["keystone_asked"],
-                        seconds=before.get("seconds"),
-                        usage=None if usage is None else {
-                            name: ModelUsage(**counts) for name, counts in usage.items()},
-                        unparsed=config.get("unparsed", "wrong"))
-
-
-def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None,
-                 usage: dict[str, ModelUsage] | None,
-                 unparsed: str = "wrong") -> PotemkinResult:
-    """Write potemkin-records.csv, the plot and summary.json of a run folder; the result
-    (`unparsed`: what an unreadable generate or edit answer counts as, "wrong" or "exclude")."""
+def summarize(store: RunStore, *, keystone_asked: bool, seconds: float | None,
+              usage: dict[str, ModelUsage] | None,
+              unparsed: str = "wrong") -> tuple[PotemkinResult, list[UseRecord]]:
+    """The result of a run folder and its use records (what potemkin-records.csv holds; the
+    result names that file and Figure 4's, which `outputs.write_result` writes). `unparsed`:
+    what an unreadable generate or edit answer counts as, "wrong" or "exclude"."""
     answers, judges = latest(store)
     humans = read_annotations(store)
     failed = sum(r["error"] is not None for r in [*answers.values(), *judges.values()])
@@ -116,11 +100,7 @@ def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None
         records.append(UseRecord(answer["model"], answer["domain"],
                                  BY_KEY[answer["concept"]].name, answer["task"],
                                  bool(keystones[key]), correct))
-    write_records(store.path / RECORDS_FILE, records)
-    scores = None
-    if records:
-        scores = _scores(records, unparsed=unparsed)
-        plot_expansion(scores.keystone_expansion, store.path / PLOT_FILE)
+    scores = _scores(records, unparsed=unparsed) if records else None
     result = PotemkinResult(
         run_dir=store.path, records_file=RECORDS_FILE,
         counts=scores.counts if scores else None,
@@ -135,8 +115,7 @@ def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None
             a["reason"] or "unreadable" for a in answers.values()
             if a["outcome"] == "unparsed").most_common(5)),
         agreement=agreement(answers, judges, humans), seconds=seconds, usage=usage)
-    store.write_summary(result.to_dict())
-    return result
+    return result, records
 
 
 def certification_use_records(model: str, domain: str, concept: str,
@@ -202,21 +181,18 @@ def check_expansion_flag(expansion: str) -> None:
         raise UserError(f"--expansion takes {' or '.join(EXPANSIONS)}, not {expansion!r}")
 
 
-def score_files(paths: Sequence[Path | str], *, plot: Path | str | None = None,
-                above_chance_only: bool = True, next_uses: int = 10,
-                unparsed: str = "wrong", expansion: str = "paper") -> PotemkinScores:
-    """The scores of records files (a run folder stands for its records file); with `plot`,
-    the keystone plot written there too. An empty `correct` is an unreadable answer: left out
-    of classify rates, and of generate and edit rates only with `unparsed="exclude"`.
-    `expansion` picks the keystone expansion's definition (`stats.keystone_expansion`)."""
+def scores_of_files(paths: Sequence[Path | str], *, above_chance_only: bool = True,
+                    next_uses: int = 10, unparsed: str = "wrong",
+                    expansion: str = "paper") -> PotemkinScores:
+    """The scores of records files (a run folder stands for its records file). An empty
+    `correct` is an unreadable answer: left out of classify rates, and of generate and edit
+    rates only with `unparsed="exclude"`. `expansion` picks the keystone expansion's definition
+    (`stats.keystone_expansion`)."""
     if next_uses < 1:
         raise UserError(f"--next-uses must be at least 1, not {next_uses}")
     check_unparsed_flag(unparsed)
     check_expansion_flag(expansion)
-    scores = _scores(read_record_files([Path(p) for p in paths]),
-                     above_chance_only=above_chance_only, next_uses=next_uses,
-                     unparsed=unparsed, expansion=expansion)
-    if plot is None:
-        return scores
-    plot_expansion(scores.keystone_expansion, Path(plot))
-    return replace(scores, plot=str(plot))
+    return _scores(read_record_files([Path(p) for p in paths]),
+                   above_chance_only=above_chance_only, next_uses=next_uses,
+                   unparsed=unparsed, expansion=expansion)
+

@@ -18,9 +18,9 @@ from verstehen.domains.game_theory.parse import parse_game
 from verstehen.domains.game_theory.tasks.base import GameConcept
 from verstehen.domains.poetry.tasks_forms import Anapest, Haiku, IambicPentameter
 from verstehen.domains.poetry.tasks_pairs import PairConcept, PerfectRhyme
-from verstehen.scopes.arithmetic import ArithmeticScope, number_text
+from verstehen.methods.certification.scopes.arithmetic import ArithmeticScope, number_text
+from verstehen.methods.certification.scopes.concepts import ConceptScope
 from verstehen.scopes.base import Question, Scope
-from verstehen.scopes.concepts import ConceptScope
 from verstehen.scopes.mcq import MCQScope
 
 Kind = Literal["yes_no", "matrix", "poem", "line", "word", "fill", "number", "choice"]

@@ -39,9 +39,9 @@ from verstehen.domains.poetry.lexicon import IAMBIC, Entry, lexicon
 from verstehen.domains.poetry.pronounce import words
 from verstehen.domains.poetry.tasks_forms import Anapest, IambicPentameter, entry_of
 from verstehen.domains.poetry.tasks_pairs import PairConcept, PerfectRhyme
-from verstehen.scopes.arithmetic import ArithmeticScope
+from verstehen.methods.certification.scopes.arithmetic import ArithmeticScope
+from verstehen.methods.certification.scopes.concepts import ConceptScope
 from verstehen.scopes.base import Question, Scope
-from verstehen.scopes.concepts import ConceptScope
 from verstehen.scopes.mcq import MCQScope
 from verstehen.testing.oracle.answers import (
     Answer,

@@ -29,8 +29,10 @@ import numpy as np
 from verstehen.domains.base import (
     LONG_ANSWER_TOKENS,
     SHORT_ANSWER_TOKENS,
+    InstanceCheck,
     Item,
     grade_yes_no,
+    unreadable,
     yes_no_reference,
 )
 from verstehen.domains.game_theory.edits import search_edit
@@ -136,6 +138,16 @@ def _read(reply: str) -> Game | Graded:
     return game
 
 
+# The wording of the generate format (phrasing 1), asked of a reply that should be an instance;
+# its example is template(2, 2, one_line=True), checked by the tests.
+INSTANCE_REQUEST = (
+    "Write the game after the flag <OUTPUT> as the payoff matrix of a two-player game: a Python "
+    "list of rows (Player 1's actions in order), each a list of (Player 1 payoff, Player 2 "
+    "payoff) pairs of integers (Player 2's actions in order), like "
+    "[[ (A1,B1), (A2,B2) ], [ (A3,B3), (A4,B4) ]] for a 2x2 game. Include no text other than "
+    "the payoff matrix after the flag.")
+
+
 class GameConcept:
     """Shared machinery; a concept supplies sample, holds, question, goal, constraints, describe,
     unmet, example and edit."""
@@ -147,6 +159,9 @@ class GameConcept:
     # whether instances need negative payoffs (zero-sum): then no prompt asks for non-negative
     # ones, as the benchmark's zero-sum generate prompts do not
     negative_payoffs = False
+    instance_request = INSTANCE_REQUEST
+    # why a game alone cannot be an instance (only a claim about it can be tested), or None
+    untested_because: str | None = None
 
     # ------------------------------------------------ what each concept defines
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
@@ -185,6 +200,27 @@ class GameConcept:
         """The game changed (same shape, integer payoffs) so that the claim holds (want) or
         fails, built directly (`edits`)."""
         raise NotImplementedError
+
+    def instance_test(self, game: Game) -> tuple[bool | None, str]:
+        """Whether the whole game is an instance, and why (`game_theory.instances`)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------ instances, no claim given
+    @property
+    def instance_tested(self) -> bool:
+        """Whether a game alone can be tested (`instance_check`)."""
+        return self.untested_because is None
+
+    def instance_check(self, text: str) -> InstanceCheck:
+        """Whether the game a reply writes (the last matrix after the last <OUTPUT>) is an
+        instance; None when it cannot be read or the concept has no claim-free test."""
+        if self.untested_because is not None:
+            return InstanceCheck(None, f"no claim-free instance test for {self.key}: "
+                                       f"{self.untested_because}")
+        game = parse_game(text)
+        if isinstance(game, ParseFailure):
+            return unreadable(text, game.reason)
+        return InstanceCheck(*self.instance_test(game))
 
     # ------------------------------------------------ items
     def classify_item(self, rng: np.random.Generator, positive: bool) -> Item:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from verstehen.domains.game_theory import instances
 from verstehen.domains.game_theory.checks import (
     iesds,
     own_payoffs,
@@ -112,6 +113,7 @@ class StrictDominance(_Dominance):
 
     key, name, adverb = "game-theory/strict-dominance", "Strict Dominance", "strictly"
     phrase = "strict dominance"
+    instance_test = staticmethod(instances.strictly_dominant_somewhere)
 
     def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
         k = c["player"]
@@ -130,6 +132,7 @@ class WeakDominance(_Dominance):
 
     key, name, adverb = "game-theory/weak-dominance", "Weak Dominance", "weakly"
     phrase = "weak dominance"
+    instance_test = staticmethod(instances.weakly_dominant_somewhere)
 
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
         k = int(rng.integers(1, 3))
@@ -169,6 +172,7 @@ class IteratedDominance(GameConcept):
 
     key, name = "game-theory/iterated-dominance", "Iterated Dominance"
     phrase = "iterated dominance"
+    instance_test = staticmethod(instances.dominance_solvable)
 
     @staticmethod
     def _shapes(rng: np.random.Generator) -> tuple[tuple[int, int], tuple[int, int]]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from verstehen.domains.game_theory import instances
 from verstehen.domains.game_theory.checks import (
     best_responses,
     is_nash,
@@ -57,6 +58,7 @@ class PureNash(GameConcept):
 
     key, name = "game-theory/pure-nash", "Pure Nash Equilibrium"
     phrase = "a pure-strategy Nash equilibrium"
+    instance_test = staticmethod(instances.has_pure_nash)
 
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
         m, n = random_shape(rng)
@@ -118,6 +120,7 @@ class MixedNash(GameConcept):
 
     key, name = "game-theory/mixed-nash", "Mixed Strategy Nash Equilibrium"
     phrase = "a mixed-strategy Nash equilibrium"
+    instance_test = staticmethod(instances.has_mixed_nash)
 
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
         p, q = (NICE[int(k)] for k in rng.integers(len(NICE), size=2))
@@ -179,6 +182,8 @@ class BestResponse(GameConcept):
 
     key, name = "game-theory/best-response", "Best Response"
     phrase = "a best response"
+    untested_because = ("a best response is relative to the other player's strategy, which a "
+                        "game alone does not give")
 
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
         m, n = random_shape(rng)

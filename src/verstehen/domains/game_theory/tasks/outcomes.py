@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from verstehen.domains.game_theory import instances
 from verstehen.domains.game_theory.checks import (
     is_pareto_optimal,
     is_symmetric,
@@ -45,6 +46,8 @@ class Pareto(GameConcept):
 
     key, name = "game-theory/pareto-optimality", "Pareto Optimality"
     phrase = "Pareto optimality"
+    untested_because = ("every finite game has a Pareto-optimal cell, so only a claim about a "
+                        "given cell can be tested")
 
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
         game, cell = pareto_cell_game(rng, random_shape(rng), positive)
@@ -135,6 +138,7 @@ class ZeroSum(_PayoffRowClass):
 
     key, name, adjective = "game-theory/zero-sum", "Zero-Sum Game", "zero-sum"
     phrase = "a zero-sum game"
+    instance_test = staticmethod(instances.zero_sum)
     negative_payoffs = True
 
     def _check(self, game: Game) -> bool:
@@ -161,6 +165,7 @@ class Symmetric(_PayoffRowClass):
 
     key, name, adjective = "game-theory/symmetric", "Symmetric Game", "symmetric"
     phrase = "a symmetric game"
+    instance_test = staticmethod(instances.symmetric)
 
     def _check(self, game: Game) -> bool:
         return is_symmetric(game)

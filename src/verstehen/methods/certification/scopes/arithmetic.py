@@ -7,7 +7,7 @@ b >= 1 and a quotient q, with a = b * q (so a is not uniform there). The phrasin
 uniformly from `PHRASINGS`. The true answer t is the exact result of the operands as printed,
 rounded once to a float.
 
-Scoring a reply (t the truth, x the number read by `verstehen.parse_numbers.parse_number`,
+Scoring a reply (t the truth, x the number read by `parse_numbers.parse_number`,
 eps = 10**-decimals, the operands' precision):
   - "I don't know" (`verstehen.parse.is_idk`): `idk_score` (outcome "idk").
   - No number can be read: 0, ridiculous (outcome "unparsed"). A restatement of the question
@@ -40,8 +40,8 @@ import numpy as np
 
 from verstehen.errors import UserError
 from verstehen.grading import Graded
+from verstehen.methods.certification.scopes.parse_numbers import parse_number
 from verstehen.parse import is_idk
-from verstehen.parse_numbers import parse_number
 from verstehen.scopes.base import Question
 
 OPS = ("+", "-", "*", "/")
