@@ -6,19 +6,25 @@ field whose JSON key must differ from its Python name (`with` is a keyword, `run
 written `run`) names the key in its metadata: `field(metadata=json_key("with"))`.
 `from_jsonable(ResultType, data)` reads a JSON form back into its typed result (a run
 folder's summary.json into the result that wrote it).
+
+Every result of a run-making command derives from `RunOutcome` (its run folder, wall seconds
+and each model's calls and tokens) and is a `RunResult`, what the CLI's `finish` needs.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
+from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store.safe_files import read_regular
 from verstehen.errors import UserError
 from verstehen.textfiles import text_of
@@ -35,7 +41,7 @@ def to_jsonable(value: Any) -> Any:
     """`value` as JSON values: dataclasses by field, enums by value, paths as text."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.metadata.get("json", f.name): to_jsonable(getattr(value, f.name))
-                for f in dataclasses.fields(value)}
+                for f in _json_fields(type(value))}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Path):
@@ -58,6 +64,61 @@ class JsonForm:
     def to_dict(self) -> dict[str, Any]:
         """The result as a JSON-ready dict."""
         return to_jsonable(self)
+
+
+@runtime_checkable
+class RunResult(Protocol):
+    """What every run-making entry point returns: its run folder, the calls that failed, and a
+    JSON form (what `--json` prints)."""
+
+    @property
+    def run_dir(self) -> Path:
+        """The run folder (what `--resume` goes on with)."""
+        ...
+
+    @property
+    def failed_calls(self) -> int:
+        """Calls that failed after every retry (a rerun tries them again)."""
+        ...
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form, as in summary.json."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunOutcome(JsonForm):
+    """What the result of every method's run shares: its run folder (written `run`), its wall
+    seconds and each model's calls and tokens (both None when a folder was summarized again
+    and its summary.json had not kept them: a Potemkin run after labels were imported, an
+    audit drawn before its end).
+
+    The fields are keyword-only, so a result's own fields keep their positions. A result made
+    before this base names all its fields in `json_order`, the order its summary.json has
+    always had (one left out is a TypeError at `to_dict()`); without it, these come first.
+    Each result also has `failed_calls`, which makes it a `RunResult`: not a field here, as a
+    certification run adds it up from its scopes and its summary.json has no such key.
+    """
+
+    json_order: ClassVar[tuple[str, ...]] = ()
+    run_dir: Path = field(metadata=json_key("run"), kw_only=True)
+    seconds: float | None = field(kw_only=True)
+    usage: dict[str, ModelUsage] | None = field(kw_only=True)
+
+
+@functools.cache
+def _json_fields(kind: type) -> tuple[dataclasses.Field[Any], ...]:
+    """A dataclass's fields in the order of its JSON form: a run result's `json_order`,
+    otherwise as declared."""
+    fields = dataclasses.fields(kind)
+    order = kind.json_order if issubclass(kind, RunOutcome) else ()
+    if not order:
+        return fields
+    by_name = {f.name: f for f in fields}
+    if sorted(order) != sorted(by_name):
+        raise TypeError(f"{kind.__name__}.json_order lists {sorted(order)}, not its fields "
+                        f"{sorted(by_name)}")
+    return tuple(by_name[name] for name in order)
 
 
 def from_jsonable(kind: Any, value: Any) -> Any:
@@ -127,7 +188,7 @@ def _keys(kind: type) -> set[str]:
 def _read_dataclass(kind: type, value: Mapping[str, Any], where: str) -> Any:
     hints = typing.get_type_hints(kind)
     given = {}
-    for f in dataclasses.fields(kind):
+    for f in _json_fields(kind):
         key = f.metadata.get("json", f.name)
         if key in value:
             given[f.name] = _read(hints[f.name], value[key], f"{where}.{key}".lstrip("."))

@@ -64,8 +64,8 @@ def test_the_verdict_table_says_what_decided_it_in_words(capsys: pytest.CaptureF
     assert undecided.verdict is not None
     assert undecided.verdict.decision == Decision.INCONCLUSIVE
     assert verdict_row(undecided)[5] == "-"
-    print(CertifyResult(tmp_path, "m", Criterion(0.8, 0.2, 0.05), (wrong, right, undecided),
-                        1.0, {}).text())
+    print(CertifyResult("m", Criterion(0.8, 0.2, 0.05), (wrong, right, undecided),
+                        run_dir=tmp_path, seconds=1.0, usage={}).text())
     out = capsys.readouterr().out
     assert "bad_" not in out and "good_" not in out
     assert "decided by" in out and "too many ridiculous answers" in out
@@ -101,7 +101,8 @@ def test_one_definition_not_graded_is_singular(tmp_path: Path,
 
 def test_one_failed_call_is_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     failed = ScopeResult("arithmetic/small", 1, 1, None, {}, {}, {})
-    print(CertifyResult(tmp_path, "m", Criterion(0.8, 0.2, 0.05), (failed,), 1.0, {}).text())
+    print(CertifyResult("m", Criterion(0.8, 0.2, 0.05), (failed,), run_dir=tmp_path,
+                        seconds=1.0, usage={}).text())
     out = capsys.readouterr().out
     assert "1 call failed" in out and "1 calls" not in out
     assert "1 failed call" in " ".join(verdict_row(failed))

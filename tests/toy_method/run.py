@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
-from verstehen.engine.runner import ModelUsage
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.models import model_name
 from verstehen.models.base import GenerateParams, Message
-from verstehen.results import JsonForm, json_key
+from verstehen.results import RunOutcome
 
 COMMAND = "echo"  # run.json's command: `verstehen echo`
 PROMPTS = ("Name a colour.", "Say a number from 1 to 10.", "Name an animal.",
@@ -21,7 +19,7 @@ SAMPLES = 2  # each prompt is asked this many times
 
 
 @dataclass(frozen=True)
-class EchoResult(JsonForm):
+class EchoResult(RunOutcome):
     """An echo-consistency run: of `prompts` asked twice, `identical` got the same reply both
     times (`share` of them); `failed_calls` calls failed after every retry."""
 
@@ -30,9 +28,6 @@ class EchoResult(JsonForm):
     identical: int
     share: float
     failed_calls: int
-    run_dir: Path = field(metadata=json_key("run"))
-    seconds: float
-    usage: dict[str, ModelUsage]
 
     def text(self) -> str:
         """What `verstehen echo` prints."""

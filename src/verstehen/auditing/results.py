@@ -3,10 +3,9 @@ across the lenses, and the run folders each lens wrote."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from verstehen.engine.runner import ModelUsage
 from verstehen.methods.certification.report import truncated_line
 from verstehen.methods.certification.results import FamilyScore
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
@@ -14,7 +13,7 @@ from verstehen.methods.potemkin.results import Incoherence
 from verstehen.methods.potemkin.stats import PotemkinRate
 from verstehen.report.display import Display, Table
 from verstehen.report.tables import plural
-from verstehen.results import JsonForm, json_key
+from verstehen.results import JsonForm, RunOutcome
 
 
 @dataclass(frozen=True)
@@ -123,11 +122,13 @@ def asked_by_task(line: TargetAudit) -> str:
 
 
 @dataclass(frozen=True)
-class AuditResult(Display, JsonForm):
+class AuditResult(Display, RunOutcome):
     """An audit: the criterion and budget, one line per (model, target), the lenses' run
     folders, failed calls, wall seconds and each model's calls and tokens."""
 
-    run_dir: Path = field(metadata=json_key("run"))
+    json_order = ("run_dir", "models", "subjects", "criterion", "max_questions", "first_look",
+                  "judge", "targets", "runs", "definitions_waiting", "failed_calls", "seconds",
+                  "usage")
     models: tuple[str, ...]
     subjects: tuple[str, ...]
     criterion: Criterion
@@ -138,8 +139,6 @@ class AuditResult(Display, JsonForm):
     runs: tuple[LensRuns, ...]
     definitions_waiting: int
     failed_calls: int
-    seconds: float | None
-    usage: dict[str, ModelUsage] | None
 
     def of(self, model: str) -> tuple[TargetAudit, ...]:
         """The lines of one model, in target order."""

@@ -3,29 +3,25 @@ live in scope_result.py and are imported from here too."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
-from verstehen.engine.runner import ModelUsage
 from verstehen.methods.certification.report import scope_lines, verdict_table
 from verstehen.methods.certification.scope_result import FamilyScore as FamilyScore
 from verstehen.methods.certification.scope_result import RephraseCheck as RephraseCheck
 from verstehen.methods.certification.scope_result import ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.report.display import Display, Table
-from verstehen.results import JsonForm, json_key
+from verstehen.results import RunOutcome
 
 
 @dataclass(frozen=True)
-class CertifyResult(Display, JsonForm):
+class CertifyResult(Display, RunOutcome):
     """A certification run: one model, one criterion, one verdict per scope, the run folder."""
 
-    run_dir: Path = field(metadata=json_key("run"))
+    json_order = ("run_dir", "model", "criterion", "scopes", "seconds", "usage")
     model: str
     criterion: Criterion
     scopes: tuple[ScopeResult, ...]
-    seconds: float
-    usage: dict[str, ModelUsage]
 
     @property
     def verdict(self) -> Verdict | None:

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from pathlib import Path
 
-from verstehen.engine.runner import ModelUsage
 from verstehen.methods.consistency.report import consistency_tables, summary_text
 from verstehen.methods.consistency.summary import ConsistencySummary
 from verstehen.report.display import Display, Table
-from verstehen.results import json_key
+from verstehen.results import RunOutcome
 
 
 @dataclass(frozen=True)
-class ConsistencyResult(Display, ConsistencySummary):
+class ConsistencyResult(Display, ConsistencySummary, RunOutcome):
     """A conceptual-consistency run: the summary of its records (CC in `.consistency`, the
     tables in `.by_relation`, `.by_concept` and `.bias`), its run folder and figures (paper
     Figures 5 and 6), its wall seconds and the calls and tokens of the model."""
 
-    run_dir: Path = field(metadata=json_key("run"))
+    json_order = (*(f.name for f in fields(ConsistencySummary)), "run_dir", "relations_png",
+                  "bias_png", "seconds", "usage")
     relations_png: Path
     bias_png: Path
-    seconds: float
-    usage: dict[str, ModelUsage]
 
     def text(self) -> str:
         """What `verstehen consistency` prints: every table, the seconds and the run folder."""

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verstehen.engine.runner import ModelUsage
 from verstehen.methods.imagination.pooling import Pooling
 from verstehen.methods.imagination.report import (
     decile_tables,
@@ -38,7 +37,7 @@ from verstehen.methods.imagination.stats import (
 )
 from verstehen.report.display import Display, Table
 from verstehen.report.tables import plural
-from verstehen.results import JsonForm, json_key, to_jsonable
+from verstehen.results import JsonForm, RunOutcome, to_jsonable
 
 
 def _figures(matrix_png: Path | None, matrix_csv: Path | None) -> list[str]:
@@ -62,16 +61,14 @@ class QuestionCounts(JsonForm):
 
 
 @dataclass(frozen=True)
-class GenerateResult(Display, JsonForm):
+class GenerateResult(Display, RunOutcome):
     """A generate run: what the question model wrote, per question type (DQ, CQ, SQ)."""
 
+    json_order = ("qm", "by_type", "kept", "failed_calls", "run_dir", "seconds", "usage")
     qm: str
     by_type: dict[str, QuestionCounts]
     kept: int
     failed_calls: int
-    run_dir: Path = field(metadata=json_key("run"))
-    seconds: float
-    usage: dict[str, ModelUsage]
 
     def text(self) -> str:
         """What `verstehen imagine generate` prints: questions kept and dropped per type, the
@@ -93,21 +90,20 @@ class GenerateResult(Display, JsonForm):
 
 
 @dataclass(frozen=True)
-class AnswerResult(Display, JsonForm):
+class AnswerResult(Display, RunOutcome):
     """An answer run: κ and α per (content, qtype, QM, AM), answers counted by outcome,
     fictionality verdicts counted and as detection rates per (QM, AM), the figure files, and
     the questions of the question runs that repeated one already read (answered once)."""
 
+    json_order = ("matrix", "outcomes", "fiction_verdicts", "fiction", "failed_calls", "run_dir",
+                  "matrix_csv", "matrix_png", "seconds", "usage", "repeated_questions")
     matrix: tuple[MatrixRow, ...]
     outcomes: dict[str, int]
     fiction_verdicts: dict[str, int]
     fiction: tuple[FictionRate, ...]
     failed_calls: int
-    run_dir: Path = field(metadata=json_key("run"))
     matrix_csv: Path | None
     matrix_png: Path | None
-    seconds: float
-    usage: dict[str, ModelUsage]
     repeated_questions: int = 0
 
     def text(self) -> str:

@@ -7,10 +7,9 @@ runs of `potemkin incoherence` and `potemkin selfjudge`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
 from verstehen.methods.potemkin.display import scores_tables
 from verstehen.methods.potemkin.incoherence_rate import Incoherence
@@ -25,7 +24,7 @@ from verstehen.methods.potemkin.stats import (
 )
 from verstehen.report.display import Display, Table
 from verstehen.report.tables import plural, table
-from verstehen.results import JsonForm, json_key
+from verstehen.results import JsonForm, RunOutcome
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,7 @@ class Agreement(JsonForm):
 
 
 @dataclass(frozen=True)
-class PotemkinResult(Display, JsonForm):
+class PotemkinResult(Display, RunOutcome):
     """A `potemkin run`: keystones, who graded what, and, once use answers are graded, the
     scores (counts ... plot are None until then).
 
@@ -59,7 +58,10 @@ class PotemkinResult(Display, JsonForm):
     run's (None when a folder's summary lost them).
     """
 
-    run_dir: Path = field(metadata=json_key("run"))
+    json_order = ("run_dir", "records_file", "counts", "keystone_rate", "table1", "table6",
+                  "keystone_expansion", "plot", "keystone_asked", "keystones", "grades_by",
+                  "waiting_for_keystone", "failed_calls", "unparsed_reasons", "agreement",
+                  "seconds", "usage")
     records_file: str
     counts: RecordCounts | None
     keystone_rate: dict[str, KeystoneShare] | None
@@ -74,8 +76,6 @@ class PotemkinResult(Display, JsonForm):
     failed_calls: int
     unparsed_reasons: dict[str, int]
     agreement: dict[str, Agreement]
-    seconds: float | None
-    usage: dict[str, ModelUsage] | None
 
     @property
     def scores(self) -> PotemkinScores | None:
@@ -155,19 +155,18 @@ class CheckerView(JsonForm):
 
 
 @dataclass(frozen=True)
-class IncoherenceResult(Display, JsonForm):
+class IncoherenceResult(Display, RunOutcome):
     """A `potemkin incoherence` run: incoherence per domain and overall (paper Table 7), the
     checker's view, the five most common reasons an example could not be checked."""
 
+    json_order = ("model", "by_domain", "overall", "checker", "unchecked_reasons", "failed_calls",
+                  "run_dir", "seconds", "usage")
     model: str
     by_domain: dict[str, Incoherence]
     overall: Incoherence
     checker: CheckerView
     unchecked_reasons: dict[str, int]
     failed_calls: int
-    run_dir: Path = field(metadata=json_key("run"))
-    seconds: float
-    usage: dict[str, ModelUsage]
 
     def text(self) -> str:
         """What `verstehen potemkin incoherence` prints: incoherence per domain and overall
@@ -209,7 +208,7 @@ class JudgeSide(JsonForm):
 
 
 @dataclass(frozen=True)
-class SelfJudgeResult(Display, JsonForm):
+class SelfJudgeResult(Display, RunOutcome):
     """A `potemkin selfjudge` run: the lower bound 2 x (1 - judge accuracy) with its SE
     clustered by benchmark question (None when no judgment could be read), and what it rests
     on; `skipped` counts what left a question or judgment out, by reason.
@@ -221,6 +220,11 @@ class SelfJudgeResult(Display, JsonForm):
     of the running rate after each question in draw order, and its SE (std / sqrt(trials)).
     """
 
+    json_order = ("questions", "answered_correctly", "related_questions", "judgments", "skipped",
+                  "untagged_answers", "unchanged_alterations", "failed_calls", "potemkin_rate",
+                  "se", "judge_accepts_correct", "judge_rejects_altered", "judge_accuracy",
+                  "clusters", "run_dir", "model", "seconds", "usage", "concept_step",
+                  "relies_on_concept", "concept_from_subject", "upstream_rate", "upstream_se")
     questions: int
     answered_correctly: int
     related_questions: int
@@ -235,10 +239,7 @@ class SelfJudgeResult(Display, JsonForm):
     judge_rejects_altered: JudgeSide
     judge_accuracy: float | None
     clusters: int | None
-    run_dir: Path = field(metadata=json_key("run"))
     model: str
-    seconds: float
-    usage: dict[str, ModelUsage]
     concept_step: str = "subject"
     relies_on_concept: int | None = None
     concept_from_subject: int = 0
