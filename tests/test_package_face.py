@@ -13,11 +13,14 @@ METHOD_CALLS = ("certify", "audit", "potemkin", "potemkin_incoherence", "potemki
                 "imagine_generate", "imagine_answer", "consistency")
 FOLDER_READERS = ("potemkin_score", "potemkin_export_labels", "potemkin_import_labels",
                   "imagine_matrix", "imagine_analyze", "write_report", "list_runs")
+# the twins of the commands that call no model: `certify --scores`, `bounds`, `plan`
+NO_MODEL_TWINS = {"certify_scores": "ScoresVerdict", "bounds": "MeanBounds",
+                  "plan": "QuestionsNeeded"}
 PACKAGE = Path(vs.__file__).parent
 
 
 def test_every_method_is_reachable_from_the_package() -> None:
-    for name in (*METHOD_CALLS, *FOLDER_READERS):
+    for name in (*METHOD_CALLS, *FOLDER_READERS, *NO_MODEL_TWINS, "EngineSettings"):
         assert name in vs.__all__ and callable(getattr(vs, name))
     for name in vs.__all__:
         assert hasattr(vs, name), name
@@ -29,8 +32,8 @@ def test_each_model_call_has_an_async_twin_and_runs_it() -> None:
         assert inspect.iscoroutinefunction(twin) and not inspect.iscoroutinefunction(sync)
         assert inspect.unwrap(sync) is twin  # the sync one runs the twin, so they cannot drift
         params = inspect.signature(sync).parameters
-        assert {"runs_dir", "cache"} <= set(params), name
-        assert params["runs_dir"].default is None and params["cache"].default is None
+        assert params["engine"].default is None and params["resume"].default is None, name
+        assert any(p.kind is p.VAR_KEYWORD for p in params.values()), name  # runs_dir=, ...
 
 
 def test_every_public_name_has_a_docstring() -> None:
@@ -51,6 +54,9 @@ def test_results_are_frozen_and_have_a_json_form() -> None:
         assert cls.__dataclass_params__.frozen, name
         assert callable(cls.to_dict)
         assert "run_dir" in cls.__dataclass_fields__, name
+    for name in NO_MODEL_TWINS.values():  # results without a run folder, frozen all the same
+        cls = getattr(vs, name)
+        assert cls.__dataclass_params__.frozen and callable(cls.to_dict), name
 
 
 def test_no_public_name_hides_a_module_of_the_package() -> None:

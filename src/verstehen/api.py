@@ -1,18 +1,33 @@
 """The library API: each method in one call, and the typed results they return.
 
 Every function that calls a model is synchronous (inside a running event loop, as in a
-notebook, it runs on a worker thread) and has an `_async` twin; each takes `runs_dir=` and
-`cache=` (defaults as the CLI's: ./runs or $VERSTEHEN_RUNS_DIR, ~/.cache/verstehen/calls.sqlite
-or $VERSTEHEN_CACHE) and `resume=` (a run folder it stopped in, to go on with from its cache),
-and writes the same run folder the CLI writes, so the commands that read
-run folders (`annotate`, `potemkin score`, `imagine matrix|analyze`, `report`) work on it. A
-model is a name (`local/smollm2-135m`, `openai/gpt-4o-mini`) or a Model object.
+notebook, it runs on a worker thread) and has an `_async` twin; each takes the engine settings
+as `engine=EngineSettings(...)` (the same settings the CLI's engine flags make: `runs_dir`,
+`cache`, `base_url`, `timeout`, `threads`, `max_connections`, ...), or each of them as a
+keyword (which replaces that one of `engine`'s), with the CLI's defaults (./runs or
+$VERSTEHEN_RUNS_DIR, ~/.cache/verstehen/calls.sqlite or $VERSTEHEN_CACHE); and `resume=` (a run
+folder it stopped in, to go on with from its cache). Each writes the same run folder the CLI
+writes, so the commands that read run folders (`annotate`, `potemkin score`, `imagine
+matrix|analyze`, `report`) work on it. A model is a name (`local/smollm2-135m`,
+`openai/gpt-4o-mini`) or a Model object. The commands that call no model have twins here too
+(`certify_scores`, `bounds`, `plan`): a command's `--json` is its twin's result's `to_dict()`.
 """
 
 from verstehen.auditing.api import audit, audit_async
 from verstehen.auditing.results import AuditResult, TargetAudit
+from verstehen.engine.settings import EngineSettings
 from verstehen.errors import UserError
-from verstehen.methods.certification.api import certify, certify_async
+from verstehen.methods.certification.api import (
+    MeanBounds,
+    NearbyCriterion,
+    QuestionsNeeded,
+    ScoresVerdict,
+    bounds,
+    certify,
+    certify_async,
+    certify_scores,
+    plan,
+)
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
 from verstehen.methods.consistency.api import consistency, consistency_async
@@ -61,22 +76,29 @@ __all__ = [
     "ConsistencyResult",
     "Criterion",
     "Decision",
+    "EngineSettings",
     "GenerateResult",
     "IncoherenceResult",
     "MatrixResult",
+    "MeanBounds",
     "Model",
+    "NearbyCriterion",
     "PotemkinResult",
     "PotemkinScores",
+    "QuestionsNeeded",
     "RunLine",
     "ScopeResult",
+    "ScoresVerdict",
     "SelfJudgeResult",
     "TargetAudit",
     "UserError",
     "Verdict",
     "audit",
     "audit_async",
+    "bounds",
     "certify",
     "certify_async",
+    "certify_scores",
     "consistency",
     "consistency_async",
     "get_model",
@@ -87,6 +109,7 @@ __all__ = [
     "imagine_generate_async",
     "imagine_matrix",
     "list_runs",
+    "plan",
     "potemkin",
     "potemkin_async",
     "potemkin_export_labels",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
 from verstehen.auditing.plan import (
     DEFAULT_DELTA,
@@ -18,6 +19,7 @@ from verstehen.auditing.plan import (
 from verstehen.auditing.results import AuditResult
 from verstehen.auditing.run import run_audit
 from verstehen.engine.session import RunSettings
+from verstehen.engine.settings import EngineKeywords, EngineSettings
 from verstehen.engine.sync import synchronous
 from verstehen.models import DEFAULT_MODEL, Model
 from verstehen.viewer.page import REPORT_FILE, write_report
@@ -41,13 +43,9 @@ async def audit_async(
         pg: float = DEFAULT_PG, rid: float = DEFAULT_RID, delta: float = DEFAULT_DELTA,
         max_questions: int = DEFAULT_MAX_QUESTIONS, first_look: int = DEFAULT_FIRST_LOOK,
         rephrase: int = 0, examples: int = 1, seed: int = 0, max_tokens: int | None = None,
-        phrasings: str = "benchmark", base_url: str | Sequence[str] | None = None,
-        judge_base_url: str | None = None,
-        runs_dir: Path | str | None = None, cache: Path | str | None = None,
-        resume: Path | str | None = None,
-        progress: bool | None = None, max_connections: int | None = None,
-        max_attempts: int = 6, timeout: float | None = None,
-        threads: int | None = None) -> AuditResult:
+        phrasings: str = "benchmark", judge_base_url: str | None = None,
+        resume: Path | str | None = None, engine: EngineSettings | None = None,
+        **keywords: Unpack[EngineKeywords]) -> AuditResult:
     """Audit each model on the subjects' concepts (default game theory; "all" for every exact
     concept and arithmetic): certification, definition, incoherence; report.html in its folder.
 
@@ -58,11 +56,9 @@ async def audit_async(
     plan = make_plan(subjects, pg=pg, rid=rid, delta=delta, max_questions=max_questions,
                      first_look=first_look, rephrase=rephrase, examples=examples, seed=seed,
                      max_tokens=max_tokens, phrasings=phrasings)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts,
-                           timeout=timeout, threads=threads)
+    settings = RunSettings.of(engine, keywords, resume=resume)
     given = [models] if isinstance(models, (str, Model)) else list(models)
-    return await audit_and_report(given, plan, judge=judge, base_url=base_url,
+    return await audit_and_report(given, plan, judge=judge, base_url=settings.base_url,
                                   judge_base_url=judge_base_url, settings=settings)
 
 

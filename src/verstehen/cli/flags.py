@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from verstehen.cli.resume import add_resume_flag
 from verstehen.engine.session import RunSettings
+from verstehen.engine.settings import EngineSettings
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, split_name
 from verstehen.models.endpoints import one_or_several, read_url_list
@@ -254,16 +255,24 @@ def model_flag(flags: argparse.ArgumentParser, what: str = "provider/model") -> 
                        help=f"{what} (default {DEFAULT_MODEL})")
 
 
+def engine_from(args: argparse.Namespace) -> EngineSettings:
+    """The engine settings of the engine and run flags (progress unless --no-progress): what
+    the API takes as `engine=`."""
+    return EngineSettings(base_url=getattr(args, "base_url", None),
+                          runs_dir=getattr(args, "runs_dir", None), cache=args.cache,
+                          max_connections=args.max_connections, max_attempts=args.max_attempts,
+                          progress=not getattr(args, "no_progress", False),
+                          threads=args.threads, timeout=args.timeout,
+                          api_key_env=args.api_key_env,
+                          server_kind=getattr(args, "server_kind", None),
+                          reasoning_budget=getattr(args, "reasoning_budget", None))
+
+
 def settings_from(args: argparse.Namespace) -> RunSettings:
-    """The run settings of the engine and run flags (progress unless --no-progress)."""
-    return RunSettings(runs_dir=getattr(args, "runs_dir", None), cache=args.cache,
-                       max_connections=args.max_connections, max_attempts=args.max_attempts,
-                       progress=not getattr(args, "no_progress", False), announce=True,
-                       argv=tuple(args.argv), threads=args.threads, timeout=args.timeout,
-                       api_key_env=args.api_key_env,
-                       server_kind=getattr(args, "server_kind", None),
-                       reasoning_budget=getattr(args, "reasoning_budget", None),
-                       resume=getattr(args, "resume", None))
+    """The run settings of the flags: their engine settings, --resume, the command line, and
+    the run folder announced on stderr."""
+    return RunSettings.of(engine_from(args), resume=getattr(args, "resume", None),
+                          announce=True, argv=args.argv)
 
 
 def print_json(value: Any) -> None:

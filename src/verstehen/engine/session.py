@@ -3,10 +3,9 @@ every run-making entry point takes (where runs are written, which cache, how cal
 
 from __future__ import annotations
 
-import math
 import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -14,6 +13,7 @@ from typing import Any, Generic, TypeVar
 from verstehen.engine.cache import Cache, cache_file
 from verstehen.engine.progress import make_progress
 from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
+from verstehen.engine.settings import EngineSettings
 from verstehen.engine.store import RunStore, default_runs_dir, marked_on_error
 from verstehen.errors import UserError
 from verstehen.models import Model, get_model, split_name
@@ -24,58 +24,38 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class RunSettings:
-    """Where a run folder goes and how its calls are made; the same for the CLI and the API.
+class RunSettings(EngineSettings):
+    """The engine settings of one run, and what the entry point that makes it adds: the same
+    for the CLI and the API (`RunSettings.of(engine, ...)`).
 
-    `progress` shows a progress display on stderr (None: only inside a notebook, the Python
-    API's default); `announce` prints the new run folder's path there (the CLI does both).
+    `announce` prints the new run folder's path on stderr (the CLI does, and shows progress).
     `argv` is the command line recorded in run.json (empty for a run made from Python; URL
-    credentials are left out). `threads` fixes the threads of an in-process model (None:
-    $VERSTEHEN_THREADS, else what the load leaves free). `timeout` is one remote attempt's
-    time for its whole reply in seconds (None: 60), and
-    `api_key_env` names the variable holding the key for a server given by base URL (None: no
-    key; a provider's own key goes to its official host only).
-    `server_kind` says how an OpenAI-compatible server gives prompt log-probabilities
-    (`vllm`, `llamacpp`, `openai`; None: asked of the server). `reasoning_budget` is the tokens
-    a remote model's reply may spend reasoning on top of the answer budget (None: the model's
-    default, which is none but for OpenAI's reasoning models; 0: none); it changes answers, so
-    it is part of the model's cache identity when there is one.
-
-    `resume` is a run folder to go on with instead of making a new one (made by the same
-    command with the same settings; its finished calls come from the cache it used).
-    `reuse_runs` makes each step of a resumed job go on with its own folder from before.
+    credentials are left out). `resume` is a run folder to go on with instead of making a new
+    one (made by the same command with the same settings; its finished calls come from the
+    cache it used). `reuse_runs` makes each step of a resumed job go on with its own folder
+    from before. `progress` is off unless asked for here (an API function passes on its
+    engine's, whose default shows it inside a notebook only).
     """
 
-    runs_dir: Path | str | None = None
-    cache: Path | str | None = None
-    max_connections: int | None = None
-    max_attempts: int = 6
     progress: bool | None = False
     announce: bool = False
     argv: tuple[str, ...] = ()
-    threads: int | None = None
-    timeout: float | None = None
-    api_key_env: str | None = None
-    server_kind: str | None = None
-    reasoning_budget: int | None = None
     resume: Path | str | None = None
     reuse_runs: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("runs_dir", "cache", "resume"):  # paths may be given as text (from Python)
-            if isinstance(value := getattr(self, name), str):
-                object.__setattr__(self, name, Path(value))
-        if self.max_connections is not None and self.max_connections < 1:
-            raise UserError(f"max_connections must be at least 1, not {self.max_connections}")
-        if self.max_attempts < 1:
-            raise UserError(f"max_attempts must be at least 1, not {self.max_attempts}")
-        if self.threads is not None and self.threads < 1:
-            raise UserError(f"threads must be at least 1, not {self.threads}")
-        if self.timeout is not None and not 0 < self.timeout < math.inf:
-            raise UserError(f"timeout must be a positive number of seconds, not {self.timeout}")
-        if self.reasoning_budget is not None and self.reasoning_budget < 0:
-            raise UserError(f"reasoning_budget must be 0 or more tokens, not "
-                            f"{self.reasoning_budget}")
+        super().__post_init__()
+        if isinstance(self.resume, str):
+            object.__setattr__(self, "resume", Path(self.resume))
+
+    @classmethod
+    def of(cls, engine: EngineSettings | None = None, keywords: Mapping[str, Any] | None = None,
+           *, resume: Path | str | None = None, announce: bool = False,
+           argv: Sequence[str] = ()) -> RunSettings:
+        """The settings of a run under `engine` (default: the defaults), each field given in
+        `keywords` replacing its own (an API function's `timeout=` beside its `engine=`)."""
+        chosen = (engine or EngineSettings()).with_keywords(keywords or {})
+        return cls(**chosen.engine_fields(), resume=resume, announce=announce, argv=tuple(argv))
 
     def create_run(self, command: str, config: dict[str, Any], seed: int,
                    models: list[dict[str, str]]) -> RunStore:

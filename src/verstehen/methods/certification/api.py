@@ -1,24 +1,54 @@
-"""Certification from Python: `certify()` one scope.
+"""Certification from Python: `certify()` one scope, `certify_scores()` decide from scores,
+`bounds()` on a mean, `plan()` how many questions a verdict likely needs.
 
-It is synchronous (it works inside a notebook's running loop too) and has an `_async` twin;
-both call the entry point `verstehen certify` calls, so their run folders are the same.
+`certify` is synchronous (it works inside a notebook's running loop too) and has an `_async`
+twin; both call the entry point `verstehen certify` calls, so their run folders are the same.
+The other three are the commands `verstehen certify --scores`, `bounds` and `plan`: those
+commands print what these return.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Unpack
 
+from verstehen.domains.catalog import canonical_name
 from verstehen.engine.session import RunSettings
+from verstehen.engine.settings import EngineKeywords, EngineSettings
 from verstehen.engine.sync import synchronous
+from verstehen.errors import UserError
+from verstehen.methods.certification.bounds import (
+    chernoff_lower,
+    chernoff_upper,
+    hoeffding_lower,
+    hoeffding_upper,
+)
+from verstehen.methods.certification.decide import certify as certify_fixed
+from verstehen.methods.certification.plan import (
+    nearby_criterion,
+    samples_needed,
+    sequential_samples_needed,
+)
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import (
     build_scopes,
     certify_scopes,
     criterion_for,
+    criterion_of,
     make_plan,
 )
+from verstehen.methods.certification.sequential import certify_sequential
+from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.models import Model
+from verstehen.report.tables import plural
+from verstehen.results import JsonForm
 from verstehen.scopes.base import Scope
+from verstehen.textfiles import read_text
+
+DEFAULT_FIRST_LOOK = 16
 
 
 async def certify_async(model: str | Model, scope: str | Scope, *,
@@ -26,20 +56,18 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                         max_questions: int | None = None, pg: float | None = None,
                         rid: float | None = None, delta: float | None = None,
                         rid_test_length: int | None = None, explanations: bool = False,
-                        program_questions: int = 2000, first_look: int = 16,
+                        program_questions: int = 2000, first_look: int = DEFAULT_FIRST_LOOK,
                         rephrase: int = 20, seed: int = 0, phrasings: str = "benchmark",
                         max_tokens: int | None = None, idk_score: float | None = None,
-                        wrong_score: float | None = None, base_url: str | None = None,
-                        runs_dir: Path | str | None = None, cache: Path | str | None = None,
-                        resume: Path | str | None = None,
-                        progress: bool | None = None, max_connections: int | None = None,
-                        max_attempts: int = 6, timeout: float | None = None,
-                        threads: int | None = None) -> CertifyResult:
+                        wrong_score: float | None = None, resume: Path | str | None = None,
+                        engine: EngineSettings | None = None,
+                        **keywords: Unpack[EngineKeywords]) -> CertifyResult:
     """Certify `model` on one scope: `questions` answers, or `sequential` looks up to
     `max_questions` (each by default 100 and 1024, or the fewest that can certify a perfect
     model when the criterion needs more); the verdict at (pg, rid, delta), each by default
     DEFAULT_CRITERION's (0.8, 0.2, 0.05), or a resumed run's own. A budget that cannot reach
     a verdict is run after a UserWarning naming one that can."""
+    settings = RunSettings.of(engine, keywords, resume=resume)
     scopes = build_scopes([scope], idk_score=idk_score, wrong_score=wrong_score,
                           explanations=explanations)
     criterion = criterion_for(pg, rid, delta, rid_test_length=rid_test_length, resume=resume)
@@ -47,12 +75,222 @@ async def certify_async(model: str | Model, scope: str | Scope, *,
                      max_questions=max_questions, first_look=first_look, seed=seed,
                      rephrase=rephrase, explanations=explanations, max_tokens=max_tokens,
                      phrasings=phrasings)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts,
-                           timeout=timeout, threads=threads)
     return await certify_scopes(model, scopes, plan,
                                 program_questions=program_questions if explanations else None,
-                                base_url=base_url, settings=settings, command="certify")
+                                base_url=settings.base_url, settings=settings,
+                                command="certify")
 
 
 certify = synchronous(certify_async, "certify")
+
+
+@dataclass(frozen=True)
+class ScoresVerdict(JsonForm):
+    """A verdict decided from given scores: the file they came from (None when given as
+    numbers) and the verdict."""
+
+    scores: Path | None
+    verdict: Verdict
+
+
+def certify_scores(scores: Path | str | Sequence[float], *, pg: float | None = None,
+                   rid: float | None = None, delta: float | None = None,
+                   rid_test_length: int | None = None, scope: str | None = None,
+                   sequential: bool = False, first_look: int = DEFAULT_FIRST_LOOK,
+                   max_questions: int | None = None) -> ScoresVerdict:
+    """Decide from scores already graded (numbers in [0, 1], or a file of them: one a line,
+    JSONL with "score", or a run's records.jsonl, whose asked answers of `scope` count):
+    Procedure 4.1 on them all, or with `sequential` the looks at `first_look`, twice that, ...
+    up to `max_questions` (default: as many as there are), on the scores in order."""
+    criterion = criterion_of(pg, rid, delta, rid_test_length=rid_test_length)
+    if isinstance(scores, (str, Path)):
+        path: Path | None = Path(scores)
+        given = read_scores(Path(scores), scope)
+    else:
+        if scope is not None:
+            raise UserError("scope picks the answers of one scope from a run's records.jsonl; "
+                            "scores given as numbers have none: leave it out")
+        path, given = None, checked_scores(scores)
+    return ScoresVerdict(path, scores_verdict(given, criterion, sequential=sequential,
+                                              first_look=first_look,
+                                              max_questions=max_questions))
+
+
+def checked_scores(scores: Sequence[float]) -> list[float]:
+    """Scores given as numbers, each checked to lie in [0, 1] (UserError naming the first
+    that does not)."""
+    checked = []
+    for n, value in enumerate(scores, 1):
+        try:
+            score = float(value)
+        except (TypeError, ValueError):
+            raise UserError(f"score {n} ({value!r}) is not a number") from None
+        if not 0 <= score <= 1:
+            raise UserError(f"score {n} ({score}) is outside [0, 1]")
+        checked.append(score)
+    if not checked:
+        raise UserError("no scores: certification needs at least one graded answer")
+    return checked
+
+
+def scores_verdict(scores: list[float], criterion: Criterion, *, sequential: bool,
+                   first_look: int, max_questions: int | None) -> Verdict:
+    """Procedure 4.1 on every score; sequential, the looks at `first_look`, twice that, ... up
+    to `max_questions` (default: len(scores)), on the scores in order."""
+    if not sequential:
+        if max_questions is not None:
+            raise UserError("--max-questions is the budget of a sequential run: add "
+                            "--sequential, or leave it out")
+        return certify_fixed(scores, criterion.pg, criterion.rid, criterion.delta)
+    budget = max_questions or len(scores)
+    if first_look > min(budget, len(scores)):
+        raise UserError(f"the first look is at {plural(first_look, 'score')} but "
+                        f"{'the file holds' if budget >= len(scores) else '--max-questions is'} "
+                        f"{min(budget, len(scores))}: lower --first-look")
+    return certify_sequential(scores, criterion.pg, criterion.rid, criterion.delta,
+                              first=first_look, max_n=budget)
+
+
+def read_scores(path: Path, scope: str | None = None) -> list[float]:
+    """Scores from a file: one number a line, JSONL objects with a "score" field, or a run's
+    records.jsonl, of which the asked answers of one scope count (`scope`, needed when the
+    records hold several; rephrasings, explanations and failed calls are left out)."""
+    if not path.is_file():
+        raise UserError(f"scores file not found: {path}")
+    rows: list[tuple[int, Any]] = []
+    for n, line in enumerate(read_text(path, "scores file").splitlines(), 1):
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            rows.append((n, json.loads(text)))
+        except ValueError:
+            rows.append((n, text))
+    if any(isinstance(value, dict) and "kind" in value for _, value in rows):
+        rows = _asked_answers(path, rows, scope)
+    elif scope is not None:
+        raise UserError(f"{path} holds plain scores, not a run's records: --scope picks the "
+                        "answers of one scope from records.jsonl; leave it out here")
+    scores = []
+    for n, value in rows:
+        try:
+            score = float(value["score"] if isinstance(value, dict) else value)
+        except (ValueError, KeyError, TypeError):
+            shown = json.dumps(value) if not isinstance(value, str) else value
+            raise UserError(f"{path}:{n}: {shown[:40]!r} is not a score: write one number in "
+                            "[0, 1] a line, or JSON objects with a \"score\" field") from None
+        if not 0 <= score <= 1:
+            raise UserError(f"{path}:{n}: score {score} is outside [0, 1]")
+        scores.append(score)
+    if not scores:
+        raise UserError(f"{path} has no scores: write one number in [0, 1] a line")
+    return scores
+
+
+def _asked_answers(path: Path, rows: list[tuple[int, Any]], scope: str | None
+                   ) -> list[tuple[int, Any]]:
+    """The records of asked answers that were graded, of one scope (UserError naming the
+    scopes when there are several and none was chosen)."""
+    answers = [(n, r) for n, r in rows if isinstance(r, dict) and r.get("kind") == "answer"
+               and r.get("score") is not None]
+    scopes = sorted({str(r.get("scope")) for _, r in answers})
+    if scope is not None:
+        wanted = canonical_name(scope)
+        if wanted not in scopes:
+            raise UserError(f"{path} has no graded answers of scope {scope!r}: its scopes are "
+                            f"{', '.join(scopes) or 'none'}")
+        return [(n, r) for n, r in answers if r.get("scope") == wanted]
+    if len(scopes) > 1:
+        raise UserError(f"{path} holds the answers of {len(scopes)} scopes "
+                        f"({', '.join(scopes)}): choose one with --scope")
+    return answers
+
+
+@dataclass(frozen=True)
+class MeanBounds(JsonForm):
+    """Chernoff (KL) and Hoeffding bounds on the mean of `n` samples in [0, 1], each holding
+    with probability at least 1 - delta (Hoeffding's may leave [0, 1]: then uninformative)."""
+
+    mean: float
+    n: int
+    delta: float
+    chernoff_lower: float
+    chernoff_upper: float
+    hoeffding_lower: float
+    hoeffding_upper: float
+
+
+def bounds(mean: float, n: int, *, delta: float = 0.05) -> MeanBounds:
+    """L and U (Chernoff) and Hoeffding's interval for a mean observed over `n` samples."""
+    if not 0 <= mean <= 1:
+        raise UserError(f"mean must lie in [0, 1], not {mean}")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise UserError(f"n must be a whole number of samples, at least 1, not {n!r}")
+    if not 0 < delta < 1:
+        raise UserError(f"delta must lie strictly between 0 and 1, not {delta}")
+    return MeanBounds(mean, n, delta,
+                      float(chernoff_lower(mean, n, delta)), float(chernoff_upper(mean, n, delta)),
+                      float(hoeffding_lower(mean, n, delta)),
+                      float(hoeffding_upper(mean, n, delta)))
+
+
+@dataclass(frozen=True)
+class NearbyCriterion(JsonForm):
+    """A criterion near the asked one under which the expected rates decide, and when."""
+
+    pg: float
+    rid: float
+    fixed_questions: int
+    sequential_questions: int | None
+
+
+@dataclass(frozen=True)
+class QuestionsNeeded(JsonForm):
+    """How many questions a verdict likely needs at a criterion, given the expected rates:
+    at a fixed n and by the sequential looks (None: no number will likely decide; then
+    `nearby` names a criterion that would, where there is one)."""
+
+    pg: float
+    rid: float
+    delta: float
+    expected_score: float
+    expected_rid: float
+    power: float
+    expected_verdict: str
+    fixed_questions: int | None
+    sequential_questions: int | None
+    first_look: int
+    nearby: NearbyCriterion | None
+
+
+def plan(expected_score: float, expected_rid: float, *, pg: float | None = None,
+         rid: float | None = None, delta: float | None = None,
+         rid_test_length: int | None = None, power: float = 0.5,
+         first_look: int = DEFAULT_FIRST_LOOK) -> QuestionsNeeded:
+    """The questions a verdict at (pg, rid, delta) likely needs, fixed and sequential, for a
+    model of the expected mean score and ridiculous rate; `power` is the chance the verdict
+    comes by then (0.5: the expected rates plugged in)."""
+    criterion = criterion_of(pg, rid, delta, rid_test_length=rid_test_length)
+    for name, value in (("expected_score", expected_score), ("expected_rid", expected_rid)):
+        if not 0 <= value <= 1:
+            raise UserError(f"{name} must lie in [0, 1], not {value}")
+    if not 0 < power < 1:
+        raise UserError(f"power must lie strictly between 0 and 1, not {power}")
+    if first_look < 1:
+        raise UserError(f"first_look must be at least 1, not {first_look}")
+    try:
+        fixed = samples_needed(criterion, expected_score, expected_rid, power=power)
+        sequential = sequential_samples_needed(criterion, expected_score, expected_rid,
+                                               first=first_look, power=power)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    expected = ("understands" if expected_score > criterion.pg
+                and expected_rid < criterion.rid else "does not understand")
+    near = None if fixed is not None else nearby_criterion(
+        criterion, expected_score, expected_rid, first=first_look, power=power)
+    return QuestionsNeeded(
+        criterion.pg, criterion.rid, criterion.delta, expected_score, expected_rid, power,
+        expected, fixed, sequential, first_look,
+        None if near is None else NearbyCriterion(near.criterion.pg, near.criterion.rid,
+                                                  near.fixed_questions,
+                                                  near.sequential_questions))

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from verstehen.cli.flags import (
     NO_PROGRESS_HELP,
@@ -23,17 +21,19 @@ from verstehen.cli.flags import (
 )
 from verstehen.cli.resume import add_resume_flag
 from verstehen.cli.runs import EXIT_CALL_FAILED, finish
-from verstehen.domains.catalog import canonical_name
 from verstehen.errors import UserError
-from verstehen.methods.certification.decide import certify
+from verstehen.methods.certification.api import (
+    DEFAULT_FIRST_LOOK,
+    NearbyCriterion,
+    QuestionsNeeded,
+    bounds,
+    certify_scores,
+    plan,
+)
 from verstehen.methods.certification.plan import (
     DEFAULT_DELTA,
     DEFAULT_PG,
     DEFAULT_RID,
-    Nearby,
-    nearby_criterion,
-    samples_needed,
-    sequential_samples_needed,
 )
 from verstehen.methods.certification.report import explain
 from verstehen.methods.certification.run import (
@@ -47,14 +47,11 @@ from verstehen.methods.certification.run import (
     make_plan,
 )
 from verstehen.methods.certification.sandbox import Limits, max_inputs
-from verstehen.methods.certification.sequential import certify_sequential
-from verstehen.methods.certification.verdict import Criterion, Verdict
+from verstehen.methods.certification.scopes import SCOPE_HELP as SCOPE_LISTING
+from verstehen.methods.certification.scopes.draw import PHRASINGS
+from verstehen.methods.certification.verdict import Criterion
 from verstehen.models import DEFAULT_MODEL
 from verstehen.report.tables import plural
-from verstehen.scopes import SCOPE_HELP as SCOPE_LISTING
-from verstehen.scopes.draw import PHRASINGS
-from verstehen.stats import bounds as b
-from verstehen.textfiles import read_text
 
 SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder), or "
               "a concept such as game-theory/pure-nash or poetry/haiku/classify "
@@ -85,7 +82,7 @@ def asking_flags() -> Parser:
     flags = Parser(add_help=False)
     flags.add_argument("--seed", type=seed, default=0,
                        help="question draws (default 0)")
-    flags.add_argument("--first-look", type=positive_int, default=16,
+    flags.add_argument("--first-look", type=positive_int, default=DEFAULT_FIRST_LOOK,
                        help="first checkpoint of sequential looks (default %(default)s)")
     flags.add_argument("--rephrase", type=nonnegative_int, default=20, metavar="K",
                        help="ask K questions again in another phrasing, K calls more, said "
@@ -159,7 +156,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                       help="expected rate of ridiculous answers")
     plan.add_argument("--power", type=probability, default=0.5,
                       help="chance the verdict comes by then (0.5 = plug in the expected rates)")
-    plan.add_argument("--first-look", type=positive_int, default=16,
+    plan.add_argument("--first-look", type=positive_int, default=DEFAULT_FIRST_LOOK,
                       help="first checkpoint of sequential looks (default %(default)s)")
     plan.set_defaults(func=cmd_plan)
 
@@ -167,61 +164,6 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
 def criterion_from(args: argparse.Namespace) -> Criterion:
     """The checked (PG, RID, δ) of the flags."""
     return criterion_of(args.pg, args.rid, args.delta, rid_test_length=args.rid_test_length)
-
-
-def read_scores(path: Path, scope: str | None = None) -> list[float]:
-    """Scores from a file: one number a line, JSONL objects with a "score" field, or a run's
-    records.jsonl, of which the asked answers of one scope count (`scope`, needed when the
-    records hold several; rephrasings, explanations and failed calls are left out)."""
-    if not path.is_file():
-        raise UserError(f"scores file not found: {path}")
-    rows: list[tuple[int, Any]] = []
-    for n, line in enumerate(read_text(path, "scores file").splitlines(), 1):
-        text = line.strip()
-        if not text:
-            continue
-        try:
-            rows.append((n, json.loads(text)))
-        except ValueError:
-            rows.append((n, text))
-    if any(isinstance(value, dict) and "kind" in value for _, value in rows):
-        rows = _asked_answers(path, rows, scope)
-    elif scope is not None:
-        raise UserError(f"{path} holds plain scores, not a run's records: --scope picks the "
-                        "answers of one scope from records.jsonl; leave it out here")
-    scores = []
-    for n, value in rows:
-        try:
-            score = float(value["score"] if isinstance(value, dict) else value)
-        except (ValueError, KeyError, TypeError):
-            shown = json.dumps(value) if not isinstance(value, str) else value
-            raise UserError(f"{path}:{n}: {shown[:40]!r} is not a score: write one number in "
-                            "[0, 1] a line, or JSON objects with a \"score\" field") from None
-        if not 0 <= score <= 1:
-            raise UserError(f"{path}:{n}: score {score} is outside [0, 1]")
-        scores.append(score)
-    if not scores:
-        raise UserError(f"{path} has no scores: write one number in [0, 1] a line")
-    return scores
-
-
-def _asked_answers(path: Path, rows: list[tuple[int, Any]], scope: str | None
-                   ) -> list[tuple[int, Any]]:
-    """The records of asked answers that were graded, of one scope (UserError naming the
-    scopes when there are several and none was chosen)."""
-    answers = [(n, r) for n, r in rows if isinstance(r, dict) and r.get("kind") == "answer"
-               and r.get("score") is not None]
-    scopes = sorted({str(r.get("scope")) for _, r in answers})
-    if scope is not None:
-        wanted = canonical_name(scope)
-        if wanted not in scopes:
-            raise UserError(f"{path} has no graded answers of scope {scope!r}: its scopes are "
-                            f"{', '.join(scopes) or 'none'}")
-        return [(n, r) for n, r in answers if r.get("scope") == wanted]
-    if len(scopes) > 1:
-        raise UserError(f"{path} holds the answers of {len(scopes)} scopes "
-                        f"({', '.join(scopes)}): choose one with --scope")
-    return answers
 
 
 def cmd_scopes(args: argparse.Namespace) -> int:
@@ -233,97 +175,56 @@ def cmd_scopes(args: argparse.Namespace) -> int:
 
 def cmd_bounds(args: argparse.Namespace) -> int:
     """Print L and U (Chernoff) and Hoeffding's interval for an observed mean."""
-    out = {"mean": args.mean, "n": args.n, "delta": args.delta,
-           "chernoff_lower": b.chernoff_lower(args.mean, args.n, args.delta),
-           "chernoff_upper": b.chernoff_upper(args.mean, args.n, args.delta),
-           "hoeffding_lower": b.hoeffding_lower(args.mean, args.n, args.delta),
-           "hoeffding_upper": b.hoeffding_upper(args.mean, args.n, args.delta)}
+    out = bounds(args.mean, args.n, delta=args.delta)
     if args.json:
-        print_json(out)
+        print_json(out.to_dict())
         return 0
-    print(f"mean {args.mean:g} over n = {args.n}, each bound holds with probability "
-          f">= {1 - args.delta:g}")
-    print(f"  Chernoff (KL):  L = {out['chernoff_lower']:.9f}   U = {out['chernoff_upper']:.9f}")
-    print(f"  Hoeffding:      L = {out['hoeffding_lower']:.9f}   U = {out['hoeffding_upper']:.9f}"
+    print(f"mean {out.mean:g} over n = {out.n}, each bound holds with probability "
+          f">= {1 - out.delta:g}")
+    print(f"  Chernoff (KL):  L = {out.chernoff_lower:.9f}   U = {out.chernoff_upper:.9f}")
+    print(f"  Hoeffding:      L = {out.hoeffding_lower:.9f}   U = {out.hoeffding_upper:.9f}"
           "  (outside [0, 1] means uninformative)")
     return 0
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """Print how many questions the fixed and the sequential procedures likely need."""
-    criterion = criterion_from(args)
-    try:
-        fixed = samples_needed(criterion, args.expected_score, args.expected_rid,
-                               power=args.power)
-        sequential = sequential_samples_needed(criterion, args.expected_score, args.expected_rid,
-                                               first=args.first_look, power=args.power)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-    expected = ("understands" if args.expected_score > criterion.pg
-                and args.expected_rid < criterion.rid else "does not understand")
-    near = None if fixed is not None else nearby_criterion(
-        criterion, args.expected_score, args.expected_rid, first=args.first_look,
-        power=args.power)
-    out = {"pg": criterion.pg, "rid": criterion.rid, "delta": criterion.delta,
-           "expected_score": args.expected_score, "expected_rid": args.expected_rid,
-           "power": args.power, "expected_verdict": expected, "fixed_questions": fixed,
-           "sequential_questions": sequential, "first_look": args.first_look,
-           "nearby": None if near is None else {
-               "pg": near.criterion.pg, "rid": near.criterion.rid,
-               "fixed_questions": near.fixed_questions,
-               "sequential_questions": near.sequential_questions}}
+    out = plan(args.expected_score, args.expected_rid, pg=args.pg, rid=args.rid,
+               delta=args.delta, rid_test_length=args.rid_test_length, power=args.power,
+               first_look=args.first_look)
     if args.json:
-        print_json(out)
+        print_json(out.to_dict())
         return 0
-    if fixed is None:
-        print(f"no number of questions will likely decide: {_on_threshold(criterion, args)}"
-              + ("" if near is None else f"; {_nearby_words(criterion, near)}"))
+    if out.fixed_questions is None:
+        print(f"no number of questions will likely decide: {_on_threshold(out)}"
+              + ("" if out.nearby is None else f"; {_nearby_words(out, out.nearby)}"))
         return 0
-    print(f"expected verdict: {expected} (PG {criterion.pg:g}, RID {criterion.rid:g}, "
-          f"δ {criterion.delta:g})")
-    print(f"  fixed n:     {fixed} questions")
-    print(f"  sequential:  stops by the checkpoint at {sequential} questions "
-          f"(looks at {args.first_look}, {2 * args.first_look}, ...)")
+    print(f"expected verdict: {out.expected_verdict} (PG {out.pg:g}, RID {out.rid:g}, "
+          f"δ {out.delta:g})")
+    print(f"  fixed n:     {out.fixed_questions} questions")
+    print(f"  sequential:  stops by the checkpoint at {out.sequential_questions} questions "
+          f"(looks at {out.first_look}, {2 * out.first_look}, ...)")
     return 0
 
 
-def _on_threshold(criterion: Criterion, args: argparse.Namespace) -> str:
+def _on_threshold(out: QuestionsNeeded) -> str:
     """Which expected rate sits on which threshold (or too near to tell apart)."""
     parts = []
-    if args.expected_score <= criterion.pg:
-        parts.append(f"the expected score {args.expected_score:g} sits on PG {criterion.pg:g}")
-    if args.expected_rid >= criterion.rid:
-        parts.append(f"the expected rate {args.expected_rid:g} sits on RID {criterion.rid:g}")
+    if out.expected_score <= out.pg:
+        parts.append(f"the expected score {out.expected_score:g} sits on PG {out.pg:g}")
+    if out.expected_rid >= out.rid:
+        parts.append(f"the expected rate {out.expected_rid:g} sits on RID {out.rid:g}")
     return " and ".join(parts) or "the expected rates sit too near PG or RID"
 
 
-def _nearby_words(criterion: Criterion, near: Nearby) -> str:
+def _nearby_words(out: QuestionsNeeded, near: NearbyCriterion) -> str:
     """The flags of a nearby criterion that decides, and the questions it then needs."""
     flags = " ".join(f"--{name} {new:g}" for name, old, new in (
-        ("pg", criterion.pg, near.criterion.pg), ("rid", criterion.rid, near.criterion.rid))
-        if new != old)
+        ("pg", out.pg, near.pg), ("rid", out.rid, near.rid)) if new != old)
     looks = ("" if near.sequential_questions is None
              else f", sequential looks up to {near.sequential_questions:,}")
     return (f"with {flags}, \"understands\" likely comes within {near.fixed_questions:,} "
             f"questions at a fixed n{looks}")
-
-
-def scores_verdict(scores: list[float], criterion: Criterion,
-                   args: argparse.Namespace) -> Verdict:
-    """Procedure 4.1 on every score; with --sequential, the looks at --first-look, twice
-    that, ... up to --max-questions (default: the file's length), on the scores in order."""
-    if not args.sequential:
-        if args.max_questions is not None:
-            raise UserError("--max-questions is the budget of a sequential run: add "
-                            "--sequential, or leave it out")
-        return certify(scores, criterion.pg, criterion.rid, criterion.delta)
-    budget = args.max_questions or len(scores)
-    if args.first_look > min(budget, len(scores)):
-        raise UserError(f"the first look is at {plural(args.first_look, 'score')} but "
-                        f"{'the file holds' if budget >= len(scores) else '--max-questions is'} "
-                        f"{min(budget, len(scores))}: lower --first-look")
-    return certify_sequential(scores, criterion.pg, criterion.rid, criterion.delta,
-                              first=args.first_look, max_n=budget)
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
@@ -337,11 +238,14 @@ def cmd_certify(args: argparse.Namespace) -> int:
         if args.questions is not None or args.explanations:
             raise UserError("--scores decides from the file's scores: leave out --questions "
                             "and --explanations")
-        verdict = scores_verdict(read_scores(args.scores, args.scope), criterion, args)
+        done = certify_scores(args.scores, pg=criterion.pg, rid=criterion.rid,
+                              delta=criterion.delta, scope=args.scope,
+                              sequential=args.sequential, first_look=args.first_look,
+                              max_questions=args.max_questions)
         if args.json:
-            print_json({"scores": str(args.scores), "verdict": verdict.to_dict()})
+            print_json(done.to_dict())
         else:
-            print("\n".join(explain(verdict)))
+            print("\n".join(explain(done.verdict)))
         return 0
     if args.scope is None:
         raise UserError("certify needs --scope SCOPE (`verstehen scopes` lists them) or "

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
 from verstehen.data.mcq import MCQItem
 from verstehen.engine.session import RunSettings
+from verstehen.engine.settings import EngineKeywords, EngineSettings
 from verstehen.engine.sync import synchronous
 from verstehen.methods.consistency.knowledge import RELATIONS_14, KnowledgeBase
 from verstehen.methods.consistency.procedure import ConsistencyPlan
@@ -24,12 +26,9 @@ async def consistency_async(
         kb: Path | str | KnowledgeBase, limit: int | None = None,
         relations: str | Sequence[str] = RELATIONS_14, max_path_length: int = 1,
         question_style: str = "fixed", resamples: int = 1000, seed: int = 0,
-        max_tokens: int | None = None, base_url: str | None = None,
-        runs_dir: Path | str | None = None, cache: Path | str | None = None,
-        resume: Path | str | None = None,
-        progress: bool | None = None, max_connections: int | None = None,
-        max_attempts: int = 6, timeout: float | None = None,
-        threads: int | None = None, answer_by: str = "auto") -> ConsistencyResult:
+        max_tokens: int | None = None, answer_by: str = "auto",
+        resume: Path | str | None = None, engine: EngineSettings | None = None,
+        **keywords: Unpack[EngineKeywords]) -> ConsistencyResult:
     """Conceptual consistency of `model` on the first `limit` CSQA-format `questions` (a file or
     loaded items) with background facts from `kb` (an edge table, ConceptNet's assertions, or a
     loaded KnowledgeBase): CC with its bootstrap interval, S_B, S_A and the breakdowns.
@@ -37,11 +36,9 @@ async def consistency_async(
     plan = ConsistencyPlan(relations=relations, max_path_length=max_path_length,
                            template_style=question_style, seed=seed, max_tokens=max_tokens,
                            answer_by=answer_by)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts,
-                           timeout=timeout, threads=threads)
+    settings = RunSettings.of(engine, keywords, resume=resume)
     return await run_consistency(model, questions, kb, plan, limit=limit, resamples=resamples,
-                                 base_url=base_url, settings=settings)
+                                 base_url=settings.base_url, settings=settings)
 
 
 consistency = synchronous(consistency_async, "consistency")

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Unpack
 
 from verstehen.engine.session import RunSettings
+from verstehen.engine.settings import EngineKeywords, EngineSettings
 from verstehen.engine.sync import synchronous
 from verstehen.methods.imagination.analyze import analyze_runs, pool_matrix
 from verstehen.methods.imagination.answer import AnswerPlan
@@ -41,20 +43,16 @@ async def imagine_generate_async(
         per_topic: int | None = None,
         kinds: str | Sequence[str] = ("direct", "context"), content: str = "knowledge",
         tries: int = 1, temperature: float = 1.0, max_tokens: int | None = None, seed: int = 0,
-        base_url: str | Sequence[str] | None = None, runs_dir: Path | str | None = None,
-        cache: Path | str | None = None,
-        resume: Path | str | None = None, progress: bool | None = None,
-        max_connections: int | None = None, max_attempts: int = 6, timeout: float | None = None,
-        threads: int | None = None) -> GenerateResult:
+        resume: Path | str | None = None, engine: EngineSettings | None = None,
+        **keywords: Unpack[EngineKeywords]) -> GenerateResult:
     """The question model writes `per_topic` questions per topic and kind (direct, context,
     sequential replies of five) about made-up concepts; topics and counts default to the
     paper's (17 subjects; 20, 20 and 10)."""
     plan = generate_plan(kinds=kinds, content=content, topics=topics, per_topic=per_topic,
                          tries=tries, temperature=temperature, max_tokens=max_tokens, seed=seed)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts,
-                           timeout=timeout, threads=threads)
-    return await generate_questions(model, plan, base_url=base_url, settings=settings)
+    settings = RunSettings.of(engine, keywords, resume=resume)
+    return await generate_questions(model, plan, base_url=settings.base_url,
+                                    settings=settings)
 
 
 async def imagine_answer_async(
@@ -63,23 +61,18 @@ async def imagine_answer_async(
         method: str = "generate", shuffle: bool = True, choice_e: bool = False,
         prompt_variant: str = "1", judge: str | Model | None = None,
         judge_base_url: str | Sequence[str] | None = None, fictionality: bool = False,
-        max_tokens: int | None = None, seed: int = 0, base_url: str | Sequence[str] | None = None,
-        runs_dir: Path | str | None = None, cache: Path | str | None = None,
-        resume: Path | str | None = None,
-        progress: bool | None = None, max_connections: int | None = None,
-        max_attempts: int = 6, timeout: float | None = None,
-        threads: int | None = None) -> AnswerResult:
+        max_tokens: int | None = None, seed: int = 0, resume: Path | str | None = None,
+        engine: EngineSettings | None = None,
+        **keywords: Unpack[EngineKeywords]) -> AnswerResult:
     """Every answer model answers the questions of `imagine_generate` runs (their folders or
     results); κ and α per (qtype, QM, AM). `method`: generate, letter, perplexity or free."""
     plan = AnswerPlan(method=method, shuffle=shuffle, choice_e=choice_e, variant=prompt_variant,
                       fictionality=fictionality, max_tokens=max_tokens, seed=seed)
-    settings = RunSettings(runs_dir=runs_dir, cache=cache, resume=resume, progress=progress,
-                           max_connections=max_connections, max_attempts=max_attempts,
-                           timeout=timeout, threads=threads)
+    settings = RunSettings.of(engine, keywords, resume=resume)
     answerers = [models] if isinstance(models, str) or not isinstance(models, Sequence) \
         else list(models)
     return await answer_questions(run_folders(questions), answerers, plan, judge=judge,
-                                  judge_base_url=judge_base_url, base_url=base_url,
+                                  judge_base_url=judge_base_url, base_url=settings.base_url,
                                   settings=settings)
 
 
