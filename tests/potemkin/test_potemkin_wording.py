@@ -212,3 +212,22 @@ def test_a_self_judgment_that_could_not_be_read_says_so(tmp_path: Path) -> None:
     (panel,) = book(build_page([run.run_dir]))["records"]
     assert panel["grade"] == ("its judgment of the answer could not be read, its judgment "
                               "of the altered one could not be read")
+
+
+def test_the_audit_table_says_when_no_self_classification_was_readable() -> None:
+    """The terminal row of an audit target: "— (2 unreadable)" where both of the model's
+    self-classifications gave no yes or no; a plain "—" where no example was made; the rate
+    where there is one."""
+    from verstehen.auditing.results import HEADER, TargetAudit, target_row
+
+    def row(inc: Incoherence | None) -> str:
+        line = TargetAudit(model="m", key="zero-sum", name="Zero-Sum Game",
+                           subject="game-theory", scope="game-theory/zero-sum", verdict=None,
+                           asked=0, by_task={}, keystone=None, potemkin={}, incoherence=inc,
+                           checker_wrong=None, evidence=())
+        return target_row(line)[HEADER.index("incoherence")]
+
+    assert row(Incoherence(0, 2, None, None)) == "— (2 unreadable)"
+    assert row(None) == "—"
+    # 2 classified, 1 contradicting: 2 x 1/2 = 1.00, SE 2 x sqrt(1/2 x 1/2 / 2) = 0.71
+    assert row(Incoherence(2, 0, 1.0, 2 * math.sqrt(0.25 / 2))) == "1.00 ± 0.71 (n=2)"

@@ -108,8 +108,9 @@ def target_row(line: TargetAudit) -> list[str]:
     verdict = "no verdict" if v is None else v.decision.words
     score = "" if v is None else f"{v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}]"
     inc = line.incoherence
-    incoherent = "—" if inc is None or inc.incoherence is None else (
-        f"{inc.incoherence:.2f} ± {inc.se:.2f} (n={inc.n})")
+    incoherent = "—" if inc is None else (
+        f"— ({inc.unparsed} unreadable)" if inc.incoherence is None and inc.unparsed else
+        "—" if inc.incoherence is None else f"{inc.incoherence:.2f} ± {inc.se:.2f} (n={inc.n})")
     return [line.name, verdict, asked_by_task(line), score, keystone_word(line),
             _potemkin(line.potemkin), incoherent]
 
