@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, cast, overload, runtime_checkable
 
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store.safe_files import read_regular
@@ -63,7 +63,8 @@ class JsonForm:
 
     def to_dict(self) -> dict[str, Any]:
         """The result as a JSON-ready dict."""
-        return to_jsonable(self)
+        # JsonForm mixes into dataclasses only, whose JSON form is an object
+        return cast(dict[str, Any], to_jsonable(self))
 
 
 @runtime_checkable
@@ -119,6 +120,12 @@ def _json_fields(kind: type) -> tuple[dataclasses.Field[Any], ...]:
         raise TypeError(f"{kind.__name__}.json_order lists {sorted(order)}, not its fields "
                         f"{sorted(by_name)}")
     return tuple(by_name[name] for name in order)
+
+
+@overload
+def from_jsonable(kind: type[R], value: Any) -> R: ...
+@overload
+def from_jsonable(kind: Any, value: Any) -> Any: ...
 
 
 def from_jsonable(kind: Any, value: Any) -> Any:
@@ -181,11 +188,11 @@ def _read_union(args: tuple[Any, ...], value: Any, where: str) -> Any:
     raise ValueError(f"{where or 'the value'} fits none of {options}")
 
 
-def _keys(kind: type) -> set[str]:
+def _keys(kind: Any) -> set[str]:  # kind: a dataclass type, as a type hint
     return {f.metadata.get("json", f.name) for f in dataclasses.fields(kind)}
 
 
-def _read_dataclass(kind: type, value: Mapping[str, Any], where: str) -> Any:
+def _read_dataclass(kind: Any, value: Mapping[str, Any], where: str) -> Any:
     hints = typing.get_type_hints(kind)
     given = {}
     for f in _json_fields(kind):

@@ -15,7 +15,7 @@ import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TextIO, cast
+from typing import TextIO, cast
 
 from verstehen.errors import UserError
 
@@ -125,7 +125,7 @@ class _CheckedLines(io.TextIOBase):
     """UTF-8 lines of a binary stream; a line that is not UTF-8 text ends in a UserError that
     names its line and byte offset."""
 
-    def __init__(self, raw: IO[bytes], path: Path, what: str) -> None:
+    def __init__(self, raw: gzip.GzipFile | io.BufferedReader, path: Path, what: str) -> None:
         super().__init__()
         self._raw, self._path, self._what = raw, path, what
         self._line = 0
@@ -135,7 +135,8 @@ class _CheckedLines(io.TextIOBase):
         """Always: the stream is read line by line."""
         return True
 
-    def readline(self, size: int | None = -1) -> str:
+    # typeshed's own TextIOBase narrows IOBase.readline's bytes to str with this same ignore
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
         """The next line with its line end, "" at the end (`size` is ignored: whole lines)."""
         try:
             data = self._raw.readline()

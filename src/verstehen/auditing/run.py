@@ -59,7 +59,7 @@ async def _one_model(model: str | Model, base_url: BaseUrl, plan: AuditPlan,
             done = await certify_scopes(model, scopes, certify_plan, base_url=base_url,
                                         settings=lens_settings, command="certify",
                                         session=session)
-        count(done.usage)
+        count(done.usage or {})
         if keys:
             with progress.growing(bool(plan.examples)):
                 defined = await run_potemkin(
@@ -74,7 +74,7 @@ async def _one_model(model: str | Model, base_url: BaseUrl, plan: AuditPlan,
                 model, plan_incoherence(per_concept=plan.examples, max_tokens=plan.max_tokens,
                                         seed=plan.seed),
                 concepts=keys, base_url=base_url, settings=lens_settings, session=session)
-            count(made.usage)
+            count(made.usage or {})
     finally:
         await session.close()
     return usage

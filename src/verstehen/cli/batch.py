@@ -149,7 +149,8 @@ def record_problem(ids: AbstractSet[str], samples: int) -> Callable[[dict[str, A
 def call_window(runner: Runner, model: Model) -> int:
     """How many calls a batch keeps under way at once: enough to keep every connection busy
     while finished ones are written, few enough that a long file is never held in memory."""
-    per_endpoint = runner.connection_limit() or getattr(model, "max_connections", 1)
+    limit = runner.connection_limit()
+    per_endpoint: int = limit if limit else getattr(model, "max_connections", 1)
     connections = per_endpoint * getattr(model, "endpoint_count", 1)
     return min(max(WINDOW_PER_CONNECTION * connections, WINDOW_MIN), WINDOW_MAX)
 

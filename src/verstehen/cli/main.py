@@ -27,7 +27,8 @@ import verstehen.viewer.cli as viewer
 from verstehen import __version__
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser, engine_flags
 from verstehen.cli.resume import expand_resume
-from verstehen.engine.store import RunStore, stop_active_runs, stopped_runs
+from verstehen.engine.store import stop_active_runs, stopped_runs
+from verstehen.engine.store.status import Run
 from verstehen.errors import UserError
 from verstehen.methods import registry
 from verstehen.methods.contract import AddParsers, Method
@@ -143,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OUT_OF_RESOURCES
 
 
-def _outer_stopped(earlier: int) -> RunStore | None:
+def _outer_stopped(earlier: int) -> Run | None:
     """The outermost run folder this command stopped (a job's steps lie inside its folder)."""
     stopped = stopped_runs()[earlier:]
     return min(stopped, key=lambda run: len(run.path.parts)) if stopped else None

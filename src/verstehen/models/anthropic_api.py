@@ -119,11 +119,13 @@ class AnthropicModel:
         if params.stop:
             extra["stop_sequences"] = list(params.stop)
         try:
-            raw = await self._client.messages.with_raw_response.create(
+            # the SDK's overloads want each keyword spelled out (and its own TypedDicts for the
+            # messages); these come unpacked from dicts built above
+            raw = await self._client.messages.with_raw_response.create(  # type: ignore[call-overload]
                 model=self.model,
-                messages=turns,  # type: ignore[arg-type]
+                messages=turns,
                 **self._sampling(params),
-                **extra,  # type: ignore[arg-type]
+                **extra,
             )
         except Exception as exc:
             raise classify_sdk_error(exc, self._key) from exc

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import llama_cpp
 import llama_cpp.llama_cpp as low
@@ -32,6 +32,9 @@ from verstehen.models.embedded import EMBEDDED, embedded_path
 from verstehen.models.local_batch import BATCH_REQUESTS, BatchScorer, encode_pair
 from verstehen.models.loops import LOOP_RULE, LoopStop
 from verstehen.models.threads import ThreadPolicy
+
+if TYPE_CHECKING:
+    from llama_cpp.llama_types import ChatCompletionRequestMessage
 
 GGUF_MAGIC = b"GGUF"
 _digests: dict[tuple[str, int, int], str] = {}
@@ -269,7 +272,10 @@ class LocalModel:
 
         formatter = Jinja2ChatFormatter(template=template, eos_token=text(llm.token_eos()),
                                         bos_token=text(llm.token_bos()))
-        return formatter(messages=list(messages)).prompt
+        # each Message is one of llama_cpp's per-role message TypedDicts (role and text only);
+        # the type checker cannot match a TypedDict with a union of them
+        chat = cast("list[ChatCompletionRequestMessage]", list(messages))
+        return formatter(messages=chat).prompt
 
     async def aclose(self) -> None:
         """Free the model and its thread."""
@@ -294,12 +300,12 @@ def score_continuations(llm: Any, context: str, continuations: Sequence[str]) ->
             one_token.setdefault(tuple(context_tokens), []).append((i, continuation_tokens[0]))
         else:
             scores[i] = _score_tokens(llm, context_tokens, continuation_tokens)
-    for context_tokens, wanted in one_token.items():
-        _check_length(llm, len(context_tokens) + 1)
-        last = len(context_tokens) - 1
+    for context_key, wanted in one_token.items():
+        _check_length(llm, len(context_key) + 1)
+        last = len(context_key) - 1
         # evaluated with one label token after it, as scoring that label alone would: llama.cpp's
         # quantized kernels give slightly different logits for another batch shape
-        tokens = [*context_tokens, wanted[0][1]]
+        tokens = [*context_key, wanted[0][1]]
         (row,) = _decode_with_logits(llm, tokens, last, last)
         log_probs = _log_softmax(row)
         for i, token in wanted:

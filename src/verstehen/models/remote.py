@@ -11,6 +11,7 @@ import socket
 import sys
 import time
 from collections.abc import Mapping
+from typing import Any, overload
 from urllib.parse import urlparse, urlunparse
 
 from verstehen.errors import CallFailed, TransientError, UserError
@@ -138,6 +139,18 @@ def public_url(url: str) -> str:
     if "@" not in parsed.netloc:
         return url
     return urlunparse(parsed._replace(netloc=parsed.netloc.rpartition("@")[2]))
+
+
+@overload
+def without_credentials(value: str) -> str: ...
+@overload
+def without_credentials(value: list[str]) -> list[str]: ...
+@overload
+def without_credentials(value: list[dict[str, str]]) -> list[dict[str, str]]: ...
+@overload
+def without_credentials(value: dict[str, Any]) -> dict[str, Any]: ...
+@overload
+def without_credentials(value: object) -> object: ...
 
 
 def without_credentials(value: object) -> object:

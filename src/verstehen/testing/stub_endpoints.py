@@ -103,7 +103,7 @@ class StubEndpoints(LoopThreadServer):
             except ConnectionError:
                 pass
             finally:
-                self._transports[i].discard(transport)  # type: ignore[arg-type]
+                self._transports[i].discard(transport)
                 transport.abort()
 
         return handle

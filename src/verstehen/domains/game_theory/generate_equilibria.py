@@ -57,12 +57,12 @@ def pure_nash_game(rng: np.random.Generator, shape: tuple[int, int], cell: tuple
 
 def _weak_top(vals: Values, line: list[int | None], best: int) -> list[int]:
     """Fill the unset entries so that line[best] is weakly the largest."""
-    if line[best] is None:
+    cap = line[best]
+    if cap is None:
         filled = [vals.draw() if x is None else x for x in line]
         top = max(x for k, x in enumerate(filled) if k != best)
         filled[best] = vals.draw(above=top - 1)
         return filled
-    cap = line[best]
     return [vals.draw(below=cap + 1) if x is None else x for x in line]
 
 

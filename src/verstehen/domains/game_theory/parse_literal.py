@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 
 from verstehen.domains.game_theory.game import Game
 from verstehen.domains.game_theory.parse_common import (
@@ -230,7 +231,7 @@ def _per_player(text: str, numeric: list[_Node]) -> list[_Candidate]:
             continue
         one, two = (a, b) if p == 1 else (b, a)
         found.append(_candidate(start, b.end, 0, "pair of matrices",
-                                lambda one=one, two=two: _zip_matrices(one, two)))
+                                partial(_zip_matrices, one, two)))
         k += 2
     return found
 

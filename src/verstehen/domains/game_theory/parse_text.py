@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import partial
 
 from verstehen.domains.game_theory.game import Game
 from verstehen.domains.game_theory.parse_common import (
@@ -110,7 +111,7 @@ def _tables(text: str) -> tuple[list[_Candidate], str | None]:
         else:
             blocks.append([m])
     for block in blocks:
-        rows = []
+        rows: list[list[str]] = []
         header_rows = None
         for m in block:
             body = m.group().strip()
@@ -183,7 +184,7 @@ def _plain_lines(text: str) -> list[_Candidate]:
         if len(rows) < 2 or max(len(r) for r in rows) < 2:
             continue
         found.append(_candidate(block[0].start(), block[-1].end(), 2, "lines of pairs",
-                                lambda rows=rows: _build(rows)))
+                                partial(_build, rows)))
     return found
 
 
@@ -219,7 +220,7 @@ def _outcomes(text: str) -> list[_Candidate]:
         if len(group) < 2:
             continue
         found.append(_candidate(group[0].start(), group[-1].end(), 2, "outcome statements",
-                                lambda group=group: _outcome_game(group)))
+                                partial(_outcome_game, group)))
     return found
 
 

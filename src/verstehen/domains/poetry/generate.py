@@ -54,7 +54,8 @@ def make_line(rng: np.random.Generator, length: int, meter: Meter | None = None,
     body = length - (len(end.cls) if end else 0)
     end_tag = end.tag if end else None
     mname, period = (meter.name, meter.period) if meter else ("", 1)
-    pos, out = 0, []
+    pos = 0
+    out: list[str] = []
     draws = rng.random(2 * length + 2).tolist()  # one batch: a tag and a word per step
     for step in range(length + 1):
         opts = _options(mname, state, (offset + pos) % period, body - pos, end_tag)

@@ -73,7 +73,8 @@ class Cache:
         """
         entry = self._writes.waiting(key)
         if entry is not None:
-            return json.loads(entry.text)
+            response: dict[str, Any] = json.loads(entry.text)
+            return response
         try:
             row = self._db.execute(
                 "SELECT response, sha256 FROM calls WHERE key = ?", (key,)).fetchone()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 DROPPED_FILE = "records.dropped.jsonl"
 # the keys of run.json and their types (create writes them all; a reader needs none but command)
@@ -55,6 +55,7 @@ def run_json_problem(info: dict[str, Any]) -> str | None:
         if not isinstance(value, kind) or isinstance(value, bool):
             return f"{key!r} is a JSON {json_kind(value)}"
         item = RUN_LIST_ITEMS.get(key)
-        if item is not None and not all(isinstance(v, item) for v in value):
+        # RUN_LIST_ITEMS names list keys only, and `value` passed their isinstance check
+        if item is not None and not all(isinstance(v, item) for v in cast(list[Any], value)):
             return f"{key!r} holds an item that is not a JSON {json_kind(item())}"
     return None

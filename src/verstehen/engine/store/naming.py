@@ -50,7 +50,8 @@ def without_secrets(config: dict[str, Any]) -> dict[str, Any]:
 
 def as_stored(config: dict[str, Any]) -> dict[str, Any]:
     """The config as run.json holds it (secrets left out, through JSON), to compare with one."""
-    return json.loads(json.dumps(without_secrets(config)))
+    stored: dict[str, Any] = json.loads(json.dumps(without_secrets(config)))
+    return stored
 
 
 def typed_again(argv: list[str]) -> str:

@@ -346,7 +346,7 @@ class RunStore:
     def status(self) -> str:
         """running, interrupted, done or failed; a "running" run whose folder no process holds
         was killed, so it reads as interrupted (so does an older run without a summary)."""
-        stored = self.info().get("status")
+        stored: str | None = self.info().get("status")  # info() checked its type
         if stored is None:
             return "done" if (self.path / "summary.json").is_file() else "interrupted"
         if stored == "running" and not self._held_elsewhere():

@@ -28,6 +28,10 @@ class Run(Protocol):
         """Let another process write the folder."""
         ...
 
+    def resume_command(self) -> str:
+        """What to type to go on with this run."""
+        ...
+
 
 # the run folders this process is writing and has not finished, oldest first; those it stopped
 _ACTIVE: list[Run] = []

@@ -8,6 +8,7 @@ probability at most δ (paper Theorems 1 and 2).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -24,7 +25,16 @@ from verstehen.methods.certification.verdict import (
 )
 
 
-def _tests(bounds: dict[str, float], pg: float, rid: float) -> dict[str, bool]:
+class _Bounds(TypedDict):
+    """The four bounds of a verdict, as Verdict's keyword arguments."""
+
+    score_lower: float
+    score_upper: float
+    ridiculous_upper: float
+    ridiculous_lower: float
+
+
+def _tests(bounds: _Bounds, pg: float, rid: float) -> dict[str, bool]:
     """The four tests of Procedures 4.1 and 5.1 on the bounds they compare."""
     return {
         "good_grade": bounds["score_lower"] >= pg,
@@ -59,7 +69,7 @@ def certify(scores: ArrayLike, pg: float, rid: float, delta: float, *,
     n = int(array.size)
     s_hat = float(array.mean())
     r_hat = float(np.count_nonzero(array == 0.0)) / n
-    bounds = {
+    bounds: _Bounds = {
         "score_lower": float(chernoff_lower(s_hat, n, delta)),
         "score_upper": float(chernoff_upper(s_hat, n, delta / 2)),
         "ridiculous_upper": float(chernoff_upper(r_hat, n, delta)),
@@ -135,8 +145,9 @@ def certify_explained(remaining: ArrayLike, families: list[ExplainedFamily], pg:
     def mix(key: str) -> float:
         return float(sum(part.p * getattr(part, key) for part in parts))
 
-    bounds = {key: mix(key) for key in (
-        "score_lower", "score_upper", "ridiculous_upper", "ridiculous_lower")}
+    bounds = _Bounds(score_lower=mix("score_lower"), score_upper=mix("score_upper"),
+                     ridiculous_upper=mix("ridiculous_upper"),
+                     ridiculous_lower=mix("ridiculous_lower"))
     tests = _tests(bounds, pg, rid)
     decision, decided_by = _decide(tests)
     return Verdict(decision, int(rest.size), mix("mean_score"), mix("ridiculous_rate"),

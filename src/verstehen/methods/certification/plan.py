@@ -28,8 +28,8 @@ def _decides(c: Criterion, s: float, r: float, n: int, delta: float, z: float) -
     s_sd, r_sd = math.sqrt(s * (1 - s) / n), math.sqrt(r * (1 - r) / n)
     if s > c.pg and r < c.rid:
         s_seen, r_seen = max(s - z * s_sd, 0.0), min(r + z * r_sd, 1.0)
-        return (chernoff_lower(s_seen, n, delta) >= c.pg
-                and chernoff_upper(r_seen, n, delta) <= c.rid)
+        return bool(chernoff_lower(s_seen, n, delta) >= c.pg
+                    and chernoff_upper(r_seen, n, delta) <= c.rid)
     bad_grade = s < c.pg and chernoff_upper(min(s + z * s_sd, 1.0), n, delta / 2) < c.pg
     bad_rid = r > c.rid and chernoff_lower(max(r - z * r_sd, 0.0), n, delta / 2) > c.rid
     return bool(bad_grade or bad_rid)

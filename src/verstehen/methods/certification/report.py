@@ -54,7 +54,8 @@ def explain(v: Verdict) -> list[str]:
     if isinstance(v.details, ExplainedMix):
         families = [c for c in v.details.components if c.family != "(remaining)"]
         lines.append(f"  explanations cover {v.details.coverage:.0%} of the scope: " + ", ".join(
-            f"{c.family} (program score {c.mean_score:.3f} on {plural(c.m, 'question')})"
+            f"{c.family} (program score {c.mean_score:.3f} "
+            f"{'known exactly' if c.m is None else 'on ' + plural(c.m, 'question')})"
             for c in families))
     return lines
 

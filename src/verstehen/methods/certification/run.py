@@ -167,7 +167,8 @@ def check_program_questions(count: int | None) -> None:
 
 
 async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: CertifyPlan, *,
-                         program_questions: int | None = None, base_url: str | None = None,
+                         program_questions: int | None = None,
+                         base_url: str | Sequence[str] | None = None,
                          settings: RunSettings | None = None, command: str = "certify",
                          session: Session | None = None) -> CertifyResult:
     """Certify the model on each scope into one run folder; with `program_questions`, by

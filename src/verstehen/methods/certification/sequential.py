@@ -214,11 +214,11 @@ def budget_warnings(criterion: Criterion, budget: int, *, sequential: bool, firs
     """One line for each verdict `budget` cannot reach at all, naming values that would; one
     line when it can reach neither. `still` ends the line of a budget that can find a model
     not to understand but not certify one ("the audit can still find that ...")."""
-    where = {"sequential": sequential, "first_look": first_look}
-    no_certify = unreachable(criterion, budget, **where)
-    no_refute = unrefutable(criterion, budget, **where)
+    no_certify = unreachable(criterion, budget, sequential=sequential, first_look=first_look)
+    no_refute = unrefutable(criterion, budget, sequential=sequential, first_look=first_look)
     if no_certify and no_refute:
-        fewest = [fewest_questions(criterion, score, **where) for score in (1.0, 0.0)]
+        fewest = [fewest_questions(criterion, score, sequential=sequential,
+                                   first_look=first_look) for score in (1.0, 0.0)]
         enough = max(n if n is not None else 2**44 for n in fewest)
         return [f"{_setting(criterion, budget, sequential, first_look)} can decide nothing, "
                 "not even for a perfect model or one whose every answer scores 0: use "

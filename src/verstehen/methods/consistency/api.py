@@ -33,7 +33,9 @@ async def consistency_async(
     loaded items) with background facts from `kb` (an edge table, ConceptNet's assertions, or a
     loaded KnowledgeBase): CC with its bootstrap interval, S_B, S_A and the breakdowns.
     `answer_by`: auto, likelihood or generation, as `verstehen consistency --answer-by`."""
-    plan = ConsistencyPlan(relations=relations, max_path_length=max_path_length,
+    # the plan splits a comma-separated str itself; as a tuple, its field's type
+    names = tuple(relations.split(",") if isinstance(relations, str) else relations)
+    plan = ConsistencyPlan(relations=names, max_path_length=max_path_length,
                            template_style=question_style, seed=seed, max_tokens=max_tokens,
                            answer_by=answer_by)
     settings = RunSettings.of(engine, keywords, resume=resume)

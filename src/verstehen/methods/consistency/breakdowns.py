@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from verstehen.methods.consistency.stats import (
     LABEL_PAIRS,
@@ -259,11 +260,12 @@ def yes_no_bias(facts: Mapping[str, FactAnswer]) -> YesNoBias:
         sides = [_sides([(f.positive, (f.combos or ())[k] == f.positive) for f in rows])
                  for k in range(width)]
         # every combo has a balanced accuracy: each fact is on one side (first max on ties)
-        best = max(range(width), key=lambda k: sides[k][2])
-        positive, negative, accuracy = sides[best]
+        accuracies = [cast(float, accuracy) for _, _, accuracy in sides]
+        best = max(range(width), key=accuracies.__getitem__)
+        positive, negative, _ = sides[best]
         pairs = len(LABEL_PAIRS)
         meta_major = width % pairs == 0
-        single = BestCombo(best, positive, negative, accuracy,
+        single = BestCombo(best, positive, negative, accuracies[best],
                            meta=best // pairs if meta_major else None,
                            labels="/".join(LABEL_PAIRS[best % pairs]) if meta_major else None)
     return YesNoBias(majority, single, len(rows))

@@ -144,7 +144,7 @@ async def _facts_by_likelihood(runner: Runner, model: Model, questions: dict[str
             continue
         scored[key].update({(context, label): lp
                             for label, lp in zip(labels, result.value, strict=True)})
-    answers = {}
+    answers: dict[str, dict[str, Any]] = {}
     for key, question in questions.items():
         if key in errors:
             answers[key] = {"said_yes": None, "combos": None, "error": errors[key]}

@@ -209,7 +209,9 @@ def relations_figure(rel: dict[str, RelationBreakdown]) -> Any:
     ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1, label=DIAGONAL)
     shown = {r: e for r, e in rel.items()
              if e.background.mean is not None and e.cc.cc is not None}
-    points = [(e.background.mean, e.cc.cc) for e in shown.values()]
+    # the test repeated from `shown` (always true) narrows the types for the checker
+    points = [(e.background.mean, e.cc.cc) for e in shown.values()
+              if e.background.mean is not None and e.cc.cc is not None]
     # labels in one column right of the axes, spread apart and kept between the axes' bottom
     # and top (above it they would run into the title), each with a line to its point
     heights = spread_labels(points, gap=0.045, within=(0.02, 0.98))

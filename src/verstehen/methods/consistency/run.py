@@ -47,7 +47,7 @@ def load_anchors(questions: Path | str | Sequence[MCQItem], kb: Path | str | Kno
 async def run_consistency(model: str | Model, questions: Path | str | Sequence[MCQItem],
                           kb: Path | str | KnowledgeBase, plan: ConsistencyPlan, *,
                           limit: int | None = None, resamples: int = 1000,
-                          base_url: str | None = None,
+                          base_url: str | Sequence[str] | None = None,
                           settings: RunSettings | None = None) -> ConsistencyResult:
     """Ask the model every background fact and anchor question; CC, S_B, S_A and the tables
     (with `resamples` bootstrap draws for CC's interval), figures and summary.json.

@@ -261,8 +261,10 @@ def consistency(anchors: Sequence[AnchorResult], facts: Mapping[str, FactAnswer]
     n = len(scored)
     by_r = relation_average(anchors, facts, resamples=resamples, seed=seed)
     if n == 0:
-        return Consistency(0, unanswered, no_background, *[None] * 8, by_r.mean, by_r.low,
-                           by_r.high, by_r.relations)
+        return Consistency(0, unanswered, no_background, cc=None, cc_low=None, cc_high=None,
+                           s_b=None, s_b_se=None, s_a=None, s_a_se=None, base_rate=None,
+                           s_b_relations=by_r.mean, s_b_relations_low=by_r.low,
+                           s_b_relations_high=by_r.high, relations=by_r.relations)
     y = [bool(a.correct) for a, _ in scored]
     s = [s_b for _, s_b in scored]
     cc = average_precision(y, s)

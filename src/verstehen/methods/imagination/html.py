@@ -4,7 +4,7 @@ several answer runs pooled into one matrix."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +114,11 @@ def _questions(qtype: str, status: str | None = None,
                       and status in (None, r["status"]) and reason in (None, r["reason"]))
 
 
+def _kept_repeat(qtype: str, repeats: set[str]) -> Callable[[Record], bool]:
+    kept = _questions(qtype, "ok")
+    return lambda r: kept(r) and r[KEY] in repeats
+
+
 def _repeats(records: Records) -> set[str]:
     """The book keys of the kept questions that repeat one kept before them in the run."""
     seen: set[str] = set()
@@ -141,7 +146,7 @@ def generate_section(run: Path, page: Page) -> None:
                      link(str(t.asked), f"{q}: every reply", _questions(q)),
                      link(str(t.kept), f"{q}: kept questions", _questions(q, "ok")),
                      link(str(t.repeated), f"{q}: repeats of a kept question",
-                          lambda r, q=q: _questions(q, "ok")(r) and r[KEY] in repeats),
+                          _kept_repeat(q, repeats)),
                      link(str(t.dropped), f"{q}: dropped replies", _questions(q, "dropped")),
                      reasons, link(str(t.failed), f"{q}: failed calls", _questions(q, "error"))])
     body = table(["type", "slots filled", "replies", "kept", "repeats", "dropped",
@@ -158,6 +163,15 @@ def _cell(row: MatrixRow) -> Callable[[Record], bool]:
                       and r["qtype"] == row.qtype and r["qm"] == row.qm and r["am"] == row.am)
 
 
+def _with_outcome(cell: Callable[[Record], bool], outcomes: Collection[str]
+                  ) -> Callable[[Record], bool]:
+    return lambda r: cell(r) and r["outcome"] in outcomes
+
+
+def _answers_with(outcome: str) -> Callable[[Record], bool]:
+    return lambda r: r["kind"] == "answer" and r["outcome"] == outcome
+
+
 def matrix_table(matrix: Sequence[MatrixRow], records: Records) -> str:
     """One row per (qtype, content, QM, AM): κ ± SE over answered, α ± SE over answered +
     declined, and n, each linked to that cell's answers."""
@@ -168,10 +182,10 @@ def matrix_table(matrix: Sequence[MatrixRow], records: Records) -> str:
         rows.append([
             esc(row.qtype), esc(row.content), esc(row.qm), esc(row.am),
             records.link(rate(row.kappa, row.kappa_se, row.answered), f"{name}: answered",
-                         lambda r, cell=cell: cell(r) and r["outcome"] in ANSWERED),
+                         _with_outcome(cell, ANSWERED)),
             records.link(rate(row.alpha, row.alpha_se, row.answered + row.declined),
                          f"{name}: answered or declined",
-                         lambda r, cell=cell: cell(r) and r["outcome"] in ANSWERED + DECLINED),
+                         _with_outcome(cell, ANSWERED + DECLINED)),
             records.link(str(row.n), f"{name}: every answer", cell),
             str(row.unparsed)])
     return table(["qtype", "content", "QM", "AM", "κ ± SE", "α ± SE", "n",
@@ -204,8 +218,7 @@ def answer_section(run: Path, page: Page) -> None:
         body += ("<h3>Fictionality (paper Figure 8)</h3>"
                  + table(["QM", "AM", "called fictional", "unparsed or failed"], rows))
     outcomes = [[esc(outcome), records.link(str(n), f"answers: {outcome}",
-                                            lambda r, o=outcome: r["kind"] == "answer"
-                                            and r["outcome"] == o)]
+                                            _answers_with(outcome))]
                 for outcome, n in sorted(result.outcomes.items())]
     body += "<h3>Outcomes</h3>" + table(["outcome", "answers"], outcomes)
     models = ", ".join(map(str, RunStore(run).info().get("config", {}).get("models", [])))

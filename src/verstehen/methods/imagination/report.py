@@ -50,7 +50,7 @@ def titled(tables: Sequence[Table]) -> list[str]:
     return [f"{t.title}\n{t.text()}" for t in tables]
 
 
-def _grid(title: str, cells: dict[tuple[str, str], IQARates], which: str) -> Table:
+def _grid(title: str, cells: Mapping[tuple[str, str], IQARates], which: str) -> Table:
     rows = sorted({r for r, _ in cells})
     cols = sorted({c for _, c in cells})
     return Table(title, ["AM \\ QM", *cols],
@@ -188,7 +188,7 @@ def position_rank_text(ranks: Sequence[PositionRanks]) -> str:
 def pooling_text(pooling: Pooling) -> str:
     """What was counted once or could not be matched when runs were pooled ("" when nothing)."""
     lines = []
-    if pooling.repeated_questions:
+    if pooling.repeated_questions and pooling.questions is not None:  # both set, or neither
         lines.append(f"{pooling.repeated_questions} of {plural(pooling.questions, 'question')} "
                      f"read {'repeats' if pooling.repeated_questions == 1 else 'repeat'} one "
                      "already read (same QM, content, type, topic, position, context and "

@@ -88,7 +88,7 @@ def generate_plan(*, kinds: str | Sequence[str] = ("direct", "context"),
 
 
 async def generate_questions(model: str | Model, plan: GeneratePlan, *,
-                             base_url: str | None = None,
+                             base_url: str | Sequence[str] | None = None,
                              settings: RunSettings | None = None) -> GenerateResult:
     """The question model writes the plan's questions into a new run folder; what was kept
     and dropped per question type, and why."""
@@ -131,7 +131,7 @@ def check_answer_plan(plan: AnswerPlan, judge: str | Model | None) -> None:
 
 
 def model_specs(models: Sequence[str | Model] | None,
-                base_url: str | None) -> list[ServedModel]:
+                base_url: str | Sequence[str] | None) -> list[ServedModel]:
     """`NAME` or `NAME@URL` per model; `base_url` serves the remote ones without @URL."""
     return served_models(models or [DEFAULT_MODEL], base_url)
 
@@ -153,7 +153,8 @@ def _answer_result(store: RunStore, records: list[dict[str, Any]], matrix: tuple
 
 async def answer_questions(questions: Sequence[Path], models: Sequence[str | Model] | None,
                            plan: AnswerPlan, *, judge: str | Model | None = None,
-                           judge_base_url: str | None = None, base_url: str | None = None,
+                           judge_base_url: str | Sequence[str] | None = None,
+                           base_url: str | Sequence[str] | None = None,
                            settings: RunSettings | None = None) -> AnswerResult:
     """Every answer model answers every usable question of the `imagine generate` runs (a
     question written twice once), into a new run folder with matrix.csv and matrix.png; κ and

@@ -221,7 +221,7 @@ def by_length_decile(records: Iterable[dict], deciles: int = 10) -> tuple[Decile
         chars[(r["content"], r["qtype"])].setdefault(r["question_id"], r["question_chars"])
     part: dict[tuple[str, str, str], int] = {}
     for kind, by_id in chars.items():
-        ordered = sorted(by_id, key=lambda qid, b=by_id: (b[qid], qid))
+        ordered = [qid for _, qid in sorted((size, qid) for qid, size in by_id.items())]
         for d, ids in enumerate(np.array_split(np.array(ordered, dtype=object), deciles)):
             part.update({(*kind, qid): d for qid in ids})
     groups: dict[tuple[str, str, str], list[list[dict]]] = defaultdict(

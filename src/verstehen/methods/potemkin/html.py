@@ -90,6 +90,10 @@ def _keystones(result: PotemkinResult) -> Keystones:
     return {(k.model, canonical_name(k.concept)): k.keystone for k in result.keystones}
 
 
+def _definition(concept: str, model: str) -> Callable[[Record], bool]:
+    return lambda a: a["task"] == "define" and a["concept"] == concept and a["model"] == model
+
+
 def _counted(graded: GradedAnswers, keystones: Keystones, model: str, task: str,
              domain: str | None = None) -> Callable[[Record], bool]:
     """Selects the answers a rate counts: the model's (every model's for "overall") graded or
@@ -117,8 +121,7 @@ def run_section(run: Path, page: Page) -> None:
 
     rows = [[esc(BY_KEY[k.concept].name if k.concept in BY_KEY else k.concept), esc(k.model),
              graded.link(GRADE_WORDS[k.keystone], f"{k.concept}: definition",
-                         lambda a, k=k: a["task"] == "define" and a["concept"] == k.concept
-                         and a["model"] == k.model)] for k in known]
+                         _definition(k.concept, k.model))] for k in known]
     body = "<h3>Keystones (definitions)</h3>" + table(["concept", "model", "definition"], rows)
     if result.table1 is not None:
         body += "<h3>Potemkin rate per model and task (paper Table 1)</h3>" + table(

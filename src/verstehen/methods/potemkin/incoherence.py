@@ -146,7 +146,7 @@ def plan_incoherence(*, per_concept: int = 5, temperature: float = 0.7,
 
 async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
                           concepts: str | Sequence[str] | None = None,
-                          base_url: str | None = None,
+                          base_url: str | Sequence[str] | None = None,
                           settings: RunSettings | None = None,
                           session: Session | None = None) -> IncoherenceResult:
     """Generate and self-classify examples of each concept (keys, names or domains; default

@@ -232,7 +232,7 @@ def pairs_by_domain(run_dir: Path) -> dict[str, list[Pair]] | None:
     all of them; None when the folder has no records."""
     if not (Path(run_dir) / "records.jsonl").is_file():
         return None
-    pairs = [r for r in RunStore(Path(run_dir)).records() if r["kind"] == "pair"]
+    pairs: list[Pair] = [r for r in RunStore(Path(run_dir)).records() if r["kind"] == "pair"]
     out: dict[str, list[Pair]] = {"Overall": pairs}
     for r in pairs:
         out.setdefault(pair_domain(r), []).append(r)

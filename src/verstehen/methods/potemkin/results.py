@@ -264,7 +264,8 @@ class SelfJudgeResult(Display, RunOutcome):
                      f"{plural(r.questions, 'benchmark question')} answered correctly (concept: "
                      f"the subject's name); {plural(r.related_questions, 'related question')}; "
                      f"{plural(r.judgments, 'judgment')}"]
-        if r.potemkin_rate is None or r.se is None:
+        # clusters is None exactly when the rate is (no judgment read)
+        if r.potemkin_rate is None or r.se is None or r.clusters is None:
             lines.append("potemkin rate (lower bound): —  (no judgment could be read)")
         else:
             lines.append(f"potemkin rate (lower bound) = 2 x (1 - judge accuracy) = "

@@ -188,7 +188,8 @@ def plan_run(*, concepts: str | Sequence[str] | None = None,
 
 
 async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model | None = None,
-                       base_url: str | None = None, judge_base_url: str | None = None,
+                       base_url: str | Sequence[str] | None = None,
+                       judge_base_url: str | Sequence[str] | None = None,
                        settings: RunSettings | None = None,
                        session: Session | None = None) -> PotemkinResult:
     """Ask the plan's items (the judge grades definitions and free-text answers) into a new

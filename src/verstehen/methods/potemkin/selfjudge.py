@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -226,7 +227,7 @@ def summarize_selfjudge(records: list[dict[str, Any]], *, model: str, run_dir: P
     written = {r["question_id"]: r for r in records if r["kind"] == "questions"}
     drawn = {r.get("question_id") for r in records
              if r["kind"] in ("concept", "original", "error")} - {None}
-    skipped = Counter()
+    skipped: Counter[str] = Counter()
     for r in concepts:
         if not r["relies"]:
             skipped["does not rely on a concept" if r["said"] is False
@@ -279,7 +280,7 @@ def summarize_selfjudge(records: list[dict[str, Any]], *, model: str, run_dir: P
         upstream_se=float(np.std(upstream) / np.sqrt(len(upstream))) if upstream else None)
 
 
-def running_rates(trials: list[tuple[int, int]]) -> list[float]:
+def running_rates(trials: Sequence[Sequence[int]]) -> list[float]:
     """The paper code's per-trial numbers: after each trial (right, judged) in order, 2 x (1 -
     the share right over every judgment so far); its reported rate is their mean. Trials before
     the first judgment give no number (the code's would be NaN)."""
@@ -312,7 +313,7 @@ def plan_selfjudge(benchmark: str | MCQScope, *, questions: int = 20, subquestio
 
 
 async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan, *,
-                        base_url: str | None = None,
+                        base_url: str | Sequence[str] | None = None,
                         settings: RunSettings | None = None) -> SelfJudgeResult:
     """The self-judge procedure on the benchmark's questions, into a new run folder."""
     settings = settings or RunSettings()

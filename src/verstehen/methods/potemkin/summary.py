@@ -86,7 +86,8 @@ def summarize(store: RunStore, *, keystone_asked: bool, seconds: float | None,
         if answer["error"] is None:
             grades[item_id] = final_grade(answer, judges.get(item_id), humans.get(item_id))
     keystones = _keystones(answers, grades, keystone_asked)
-    records, no_keystone = [], Counter()
+    records: list[UseRecord] = []
+    no_keystone: Counter[str] = Counter()
     for item_id, answer in answers.items():
         if answer["task"] == "define" or item_id not in grades:
             continue

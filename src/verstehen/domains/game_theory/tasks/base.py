@@ -247,12 +247,12 @@ class GameConcept:
             raise ValueError(f"phrasing must be 0 or 1, not {phrasing}")
         d = item.data
         if item.kind == "classify":
-            game = game_text(Game.from_json(d["game"]), phrasing)
+            shown = game_text(Game.from_json(d["game"]), phrasing)
             q = self.question(d["claim"])
             if phrasing == 0:
                 return (f"Answer a question about the following game. {q} Please answer with "
-                        f"either 'ANSWER: Yes' or 'ANSWER: No'.\n\n{game}")
-            return f"{game}\n\n{q} Reply with Yes or No."
+                        f"either 'ANSWER: Yes' or 'ANSWER: No'.\n\n{shown}")
+            return f"{shown}\n\n{q} Reply with Yes or No."
         if item.kind == "generate":
             c = d["constraints"]
             m, n = c["shape"]

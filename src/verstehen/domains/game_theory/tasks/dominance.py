@@ -30,6 +30,7 @@ from verstehen.domains.game_theory.edits import (
 )
 from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.domains.game_theory.generate import (
+    DominanceKind,
     dominance_game,
     iesds_game,
     iesds_near_miss,
@@ -117,13 +118,14 @@ class StrictDominance(_Dominance):
 
     def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
         k = c["player"]
-        kinds = {k: "strict", 3 - k: "strict" if c["players"] == "both" else "no-strict"}
+        kinds: dict[int, DominanceKind] = {
+            k: "strict", 3 - k: "strict" if c["players"] == "both" else "no-strict"}
         return dominance_game(rng, tuple(c["shape"]), kinds[1], kinds[2],
                               top=(k, c["payoffs"]))
 
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
         k = int(rng.integers(1, 3))
-        kinds = {k: "strict" if positive else "no-strict", 3 - k: "free"}
+        kinds: dict[int, DominanceKind] = {k: "strict" if positive else "no-strict", 3 - k: "free"}
         return dominance_game(rng, random_shape(rng), kinds[1], kinds[2]), {"player": k}
 
 
@@ -136,7 +138,7 @@ class WeakDominance(_Dominance):
 
     def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
         k = int(rng.integers(1, 3))
-        kinds = {k: "weak" if positive else "no-weak", 3 - k: "free"}
+        kinds: dict[int, DominanceKind] = {k: "weak" if positive else "no-weak", 3 - k: "free"}
         return dominance_game(rng, random_shape(rng), kinds[1], kinds[2]), {"player": k}
 
     def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
@@ -149,9 +151,9 @@ class WeakDominance(_Dominance):
 
     def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
         k = c["player"]
-        either = ("weak", "strict")[int(rng.integers(2))]
-        kinds = {k: "weak" if c["not_strict"] else either,
-                 3 - k: either if c["players"] == "both" else "no-weak"}
+        either: DominanceKind = ("weak", "strict")[int(rng.integers(2))]
+        kinds: dict[int, DominanceKind] = {k: "weak" if c["not_strict"] else either,
+                                           3 - k: either if c["players"] == "both" else "no-weak"}
         return dominance_game(rng, tuple(c["shape"]), kinds[1], kinds[2],
                               top=(k, c["payoffs"]))
 

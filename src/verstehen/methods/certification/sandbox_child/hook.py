@@ -12,6 +12,8 @@ if TYPE_CHECKING:  # annotations only: typing costs every child an import
     from collections.abc import Callable
     from typing import Any, NoReturn
 
+    from typing_extensions import TypeIs
+
 
 _NETWORK_EVENTS = {
     "urllib.Request", "http.client.connect", "ftplib.connect", "smtplib.connect", "poplib.connect",
@@ -102,6 +104,14 @@ def _make_hook(root: str, reads: tuple[str, ...], fatal: Callable[[str], NoRetur
             return as_int(path)
         return None
 
+    # Exact-type tests through the bound `typ` (never a patchable builtin); as TypeIs, they also
+    # narrow text()'s result for the type checker.
+    def is_int(value: str | int | None) -> TypeIs[int]:
+        return typ(value) is int_t
+
+    def is_str(value: str | int | None) -> TypeIs[str]:
+        return typ(value) is str_t
+
     def resolve(path: str, base: str) -> tuple[str, bool]:
         """The path with symlinks followed (lexical past a missing part); and whether it went
         through /proc."""
@@ -152,10 +162,10 @@ def _make_hook(root: str, reads: tuple[str, ...], fatal: Callable[[str], NoRetur
         name = text(path)
         if name is None:
             return None
-        if typ(name) is int_t:
+        if is_int(name):
             return fd_path(name), False, False
         fd = text(dir_fd) if dir_fd is not None else None
-        base = fd_path(fd) if typ(fd) is int_t and fd >= 0 else getcwd()
+        base = fd_path(fd) if is_int(fd) and fd >= 0 else getcwd()
         climbs = not name.startswith("/") and ".." in name.split("/")
         where, via_proc = resolve(name, base)
         return where, via_proc, climbs
@@ -204,7 +214,7 @@ def _make_hook(root: str, reads: tuple[str, ...], fatal: Callable[[str], NoRetur
             reason = check_open(args)
         elif event == "import":
             name = text(args[0])
-            if typ(name) is str_t:
+            if is_str(name):
                 kind = blocked.get(name) or blocked.get(name.partition(".")[0])
                 reason = kind and f"{kind} (import {name})"
         elif event in path_events:

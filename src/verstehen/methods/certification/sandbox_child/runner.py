@@ -106,7 +106,8 @@ def _own_fds(report_w: int, err_w: int) -> None:
     os.dup2(err_hi, 2)
     os.dup2(report_hi, REPORT_FD)
     os.closerange(REPORT_FD + 1, max(12, min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 2**16)))
-    sys.stdout = sys.__stdout__ = open(os.devnull, "w")  # noqa: SIM115
+    # typeshed declares sys.__stdout__ Final; replacing it here is the point
+    sys.stdout = sys.__stdout__ = open(os.devnull, "w")  # type: ignore[misc]  # noqa: SIM115
 
 
 def _confine(job: dict[str, Any], root: str, reads: tuple[str, ...]) -> list[str]:
@@ -172,7 +173,8 @@ def _load(job: dict[str, Any]) -> tuple[Any, str | None]:
     try:
         code = compile(job["source"], "<explanation>", "exec")
     except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes, lone surrogates
-        where = f" (line {exc.lineno})" if getattr(exc, "lineno", None) else ""
+        line = getattr(exc, "lineno", None)
+        where = f" (line {line})" if line else ""
         return None, f"syntax error: {getattr(exc, 'msg', exc)}{where}"
     except (RecursionError, MemoryError):  # the parser's own depth guards, not the rlimit
         return None, "syntax error: the program is nested too deeply to compile"

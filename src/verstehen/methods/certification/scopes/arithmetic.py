@@ -123,10 +123,10 @@ class ArithmeticScope:
             if op != "/":
                 return float(rng.integers(lo, hi + 1)), float(rng.integers(lo, hi + 1))
             while True:  # b >= 1 and q with b * q in [lo, hi]; b = max(lo, 1) always works
-                b = int(rng.integers(max(lo, 1), hi + 1))
-                q_lo, q_hi = -(-lo // b), hi // b
+                divisor = int(rng.integers(max(lo, 1), hi + 1))
+                q_lo, q_hi = -(-lo // divisor), hi // divisor
                 if q_lo <= q_hi:
-                    return float(b * int(rng.integers(q_lo, q_hi + 1))), float(b)
+                    return float(divisor * int(rng.integers(q_lo, q_hi + 1))), float(divisor)
         a = self._round(rng.uniform(self.low, self.high))
         b = self._round(rng.uniform(self.low, self.high))
         while op == "/" and b == 0:
