@@ -17,7 +17,6 @@
   modules; the audit, the testing helpers and the API aside, as they sit above the methods)
   belongs in that method's folder (certification's bounds, scopes and number reading).
 - Importing a leaf module is cheap: the package's `__init__` imports the API on first use.
-- The re-exports left at moved modules' old paths serve only the importers not yet updated.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ import ast
 import importlib.util
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -86,25 +86,31 @@ def type_checking_nodes(tree: ast.Module) -> set[int]:
     return inside
 
 
+def import_statements(tree: ast.Module, *, members: bool = False
+                      ) -> Iterator[tuple[ast.AST, list[str]]]:
+    """Each absolute import of a module outside `if TYPE_CHECKING:`, with the dotted names it
+    imports (with `members`, `from package import name` also as `package.name`)."""
+    skip = type_checking_nodes(tree)
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            yield node, [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node, [node.module, *(f"{node.module}.{a.name}" for a in node.names
+                                        if members)]
+
+
 def imports(path: Path) -> tuple[set[str], set[str]]:
     """(names imported at module level, names imported inside functions or classes)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     top, nested = set(), set()
-    skip = type_checking_nodes(tree)
     top_level = {id(n) for n in tree.body}
     for node in tree.body:  # a module-level try: ... except ImportError: is no lazy import
         if isinstance(node, ast.Try):
             top_level |= {id(n) for n in node.body}
             top_level |= {id(n) for handler in node.handlers for n in handler.body}
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        else:
-            continue
+    for node, names in import_statements(tree):
         (top if id(node) in top_level else nested).update(names)
     return top, nested
 
@@ -226,17 +232,8 @@ def imported_modules(path: Path) -> set[str]:
     module (graph() counts it as the package)."""
     known = modules()
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip = type_checking_nodes(tree)
     found = set()
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
-        else:
-            continue
+    for _, names in import_statements(tree, members=True):
         for name in names:
             while name and name not in known:
                 name = name.rpartition(".")[0]
