@@ -19,7 +19,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from viewer.test_report_browser import browser  # noqa: F401 (the module's Chromium)
+from viewer.test_report_browser import audited, browser  # noqa: F401 (fixtures: two scripted models' audit, Chromium)
 
 import verstehen as vs
 from verstehen.testing.scripted import ScriptedModel
@@ -102,24 +102,15 @@ def summary_lines(run: Path) -> list[dict]:
     return json.loads((run / "summary.json").read_text())["targets"]
 
 
-@pytest.fixture(scope="module")
-def two_models(tmp_path_factory: pytest.TempPathFactory) -> vs.AuditResult:
-    """Two scripted models on two concepts: one right every time, one that says Yes."""
-    tmp = tmp_path_factory.mktemp("two")
-    return vs.audit([ScriptedModel("scripted/oracle", reply=oracle(CONCEPTS)),
-                     ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes")],
-                    subjects=",".join(CONCEPTS), **where(tmp))
-
-
-def test_two_models_of_one_audit_are_one_figure_and_one_table(two_models) -> None:
-    html = (two_models.run_dir / "report.html").read_text()
+def test_two_models_of_one_audit_are_one_figure_and_one_table(audited) -> None:  # noqa: F811
+    html = (audited.run_dir / "report.html").read_text()
     page = Elements(html)
     score = page.marks("score")
     assert {svg for _, svg in score} == {0}  # the audit's first drawing holds every mark
     assert {(a["data-model"], a["data-target"]) for a, _ in score} == {
         (m, k) for m in ("scripted/oracle", "scripted/yes") for k in CONCEPTS}
     assert page.headers[0] == ["target", "scripted/oracle", "scripted/yes"]
-    for line in summary_lines(two_models.run_dir):
+    for line in summary_lines(audited.run_dir):
         mark = next(a for a, _ in score
                     if (a["data-model"], a["data-target"]) == (line["model"], line["key"]))
         v = line["verdict"]
