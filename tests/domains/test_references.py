@@ -22,7 +22,7 @@ from verstehen.domains.game_theory.edits import search_edit
 from verstehen.domains.game_theory.game import Game
 from verstehen.domains.game_theory.parse import parse_game
 from verstehen.domains.game_theory.tasks import GAME_THEORY_TASKS
-from verstehen.domains.game_theory.tasks.equilibria import PureNash
+from verstehen.domains.game_theory.tasks.equilibria import CellClaim, PureNash
 from verstehen.domains.poetry import generate as gen
 from verstehen.domains.poetry.checks import is_haiku, is_shakespearean_sonnet
 from verstehen.domains.poetry.pronounce import words
@@ -200,7 +200,7 @@ def test_a_construction_that_misses_falls_back_on_a_bounded_search() -> None:
     none works (the search is bounded, so it ends)."""
 
     class Lazy(PureNash):
-        def edit(self, game: Game, claim: dict, want: bool) -> Game:
+        def edit(self, game: Game, claim: CellClaim, want: bool) -> Game:
             return game  # misses on purpose
 
     lazy = Lazy()

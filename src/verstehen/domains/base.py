@@ -30,7 +30,8 @@ class Item:
     `answer` is the expected classification (True/False) for classify items and None for
     generate and edit items, whose replies the checker grades. `data` holds JSON values only:
     everything `render` and `grade` need (a game's payoffs as fraction strings, constraints,
-    the masked poem, ...).
+    the masked poem, ...), in the layout of the concept that made it, which reads it back
+    through its own TypedDicts (`game_theory.tasks.data`, `poetry.task_base`).
     """
 
     kind: TaskKind

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 Payoff = tuple[Fraction, Fraction]
+GameJson = list[list[list[str]]]  # `Game.to_json`'s form: rows of [p1, p2] fraction strings
 
 
 @lru_cache(maxsize=4096)
@@ -59,7 +60,7 @@ class Game:
         """Inverse of `to_json`."""
         return cls.of(data)
 
-    def to_json(self) -> list[list[list[str]]]:
+    def to_json(self) -> GameJson:
         """Payoffs as fraction strings, exact and JSON-safe."""
         return [[[fraction_text(a), fraction_text(b)] for a, b in row] for row in self.cells]
 

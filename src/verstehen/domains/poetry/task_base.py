@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Generic, TypedDict, TypeVar, cast
 
 import numpy as np
 
@@ -47,7 +47,7 @@ def estimate_note(verdict: Verdict) -> str:
     return f" (estimated pronunciation: {', '.join(verdict.estimated_words)})"
 
 
-def verdict_grade(verdict: Verdict, parsed: Any, want: bool = True) -> Graded:
+def verdict_grade(verdict: Verdict, parsed: str, want: bool = True) -> Graded:
     """1 "correct" when the checker's verdict is `want`, else 0 "wrong"; the reason explains."""
     note = estimate_note(verdict)
     if verdict.ok == want:
@@ -56,17 +56,49 @@ def verdict_grade(verdict: Verdict, parsed: Any, want: bool = True) -> Graded:
     return Graded(0.0, "wrong", parsed, prefix + verdict.reason + note)
 
 
+class ExampleData(TypedDict):
+    """A classify item's data: the example whose instancehood is the answer."""
+
+    example: str
+
+
+class WordConstraint(TypedDict):
+    """A generate item's data when it names a word the reply must use (or end with, or rhyme
+    with)."""
+
+    word: str
+
+
+class MaskedExample(TypedDict):
+    """An example with one blank "_", and a replacement for it that is known to work."""
+
+    masked: str
+    solution: str
+
+
+class MaskedEditData(MaskedExample):
+    """An edit item's data: the masked example, and whether the filled text is to be an
+    instance."""
+
+    make_instance: bool
+
+
+# a concept's generate-item data (JSON): `WordConstraint`, `tasks_forms.FeetConstraint`
+GenerateT = TypeVar("GenerateT", bound=Mapping[str, object])
+
+
 def word_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each word in a text."""
     return [m.span() for m in _WORD_SPAN_RE.finditer(text)]
 
 
-class PoetryConcept:
+class PoetryConcept(Generic[GenerateT]):
     """Shared machinery of the poetry concepts: rendering, classify items, edit grading.
 
     A subclass sets `key`, `name`, `title` (the benchmark's name), `noun_phrase`, and
     implements `positive`, `negative`, `check`, `generate_data`,
-    `generate_prompt`, `grade_generate`, `generate_reference` and `edit_data`.
+    `generate_prompt`, `grade_generate`, `generate_reference` and `edit_data`, typed by the
+    data of its generate items (`GenerateT`).
     """
 
     key: str
@@ -90,23 +122,23 @@ class PoetryConcept:
         """The checker applied to a whole example text."""
         raise NotImplementedError
 
-    def generate_data(self, rng: np.random.Generator) -> dict[str, Any]:
+    def generate_data(self, rng: np.random.Generator) -> GenerateT:
         """The constraints of a generate item."""
         raise NotImplementedError
 
-    def generate_prompt(self, data: dict[str, Any], phrasing: int) -> str:
+    def generate_prompt(self, data: GenerateT, phrasing: int) -> str:
         """The generate prompt in one phrasing."""
         raise NotImplementedError
 
-    def grade_generate(self, data: dict[str, Any], reply: str) -> Graded:
+    def grade_generate(self, data: GenerateT, reply: str) -> Graded:
         """Score a generate reply."""
         raise NotImplementedError
 
-    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
-        """A masked example: {"masked", "solution"} with a solution that is guaranteed to work."""
+    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> MaskedExample:
+        """A masked example with a solution that is guaranteed to work."""
         raise NotImplementedError
 
-    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+    def generate_reference(self, data: GenerateT, rng: np.random.Generator) -> str:
         """A reply `grade_generate` scores 1, built from the lexicon under the constraints."""
         raise NotImplementedError
 
@@ -133,32 +165,44 @@ class PoetryConcept:
     # ------------------------------------------------------------ the protocol
     def classify_item(self, rng: np.random.Generator, positive: bool) -> Item:
         """A yes/no item whose true answer is `positive`."""
-        example = self.positive(rng) if positive else self.negative(rng)
-        return Item("classify", positive, {"example": example})
+        data: ExampleData = {"example": self.positive(rng) if positive else self.negative(rng)}
+        return Item("classify", positive, dict(data))
 
     def generate_item(self, rng: np.random.Generator) -> Item:
         """Ask for a new instance under constraints drawn from rng."""
-        return Item("generate", None, self.generate_data(rng))
+        return Item("generate", None, dict(self.generate_data(rng)))
 
     def edit_item(self, rng: np.random.Generator, make_instance: bool) -> Item:
         """A masked example whose blank is to be filled to make (or unmake) an instance."""
-        data = self.edit_data(rng, make_instance)
-        return Item("edit", None, {**data, "make_instance": make_instance})
+        data: MaskedEditData = {**self.edit_data(rng, make_instance),
+                                "make_instance": make_instance}
+        return Item("edit", None, dict(data))
+
+    # `Item.data` is the JSON one of the three methods above wrote, read back by its kind
+    def _classify_data(self, item: Item) -> ExampleData:
+        return cast(ExampleData, item.data)
+
+    def _generate_data(self, item: Item) -> GenerateT:
+        return cast(GenerateT, item.data)
+
+    def _edit_data(self, item: Item) -> MaskedEditData:
+        return cast(MaskedEditData, item.data)
 
     def render(self, item: Item, phrasing: int) -> str:
         """The prompt text of `item` in one phrasing; phrasings never change the content."""
         if not 0 <= phrasing < self.phrasings:
             raise ValueError(f"phrasing {phrasing} not in 0..{self.phrasings - 1}")
-        d = item.data
         if item.kind == "classify":
+            example = self._classify_data(item)["example"]
             if phrasing == 0:  # the Potemkin benchmark's classify prompt
                 return (f"Is the following example an instance of the concept {self.title}? "
                         f"Please answer with either 'ANSWER: Yes' or 'ANSWER: No'.\n\n"
-                        f"{d['example']}")
-            return (f"Consider this example:\n\n{d['example']}\n\n"
+                        f"{example}")
+            return (f"Consider this example:\n\n{example}\n\n"
                     f"Is it {self.noun_phrase}? Reply with Yes or No.")
         if item.kind == "generate":
-            return self.generate_prompt(d, phrasing)
+            return self.generate_prompt(self._generate_data(item), phrasing)
+        d = self._edit_data(item)
         make = d["make_instance"]
         if phrasing == 0:  # the Potemkin benchmark's edit prompt
             goal = "a true instance" if make else "not an instance"
@@ -183,21 +227,22 @@ class PoetryConcept:
         if item.kind == "classify":
             return grade_yes_no(item, reply)
         graded = self._grade_use(item, reply)
-        breaking = item.kind == "edit" and not item.data["make_instance"]
+        breaking = item.kind == "edit" and not self._edit_data(item)["make_instance"]
         if (graded.score == 0.0 or breaking) and is_idk(reply):
             return Graded(0.0, "idk", graded.parsed, "the reply professes not to know")
         return graded
 
     def _grade_use(self, item: Item, reply: str) -> Graded:
         if item.kind == "generate":
-            return self.grade_generate(item.data, reply)
+            return self.grade_generate(self._generate_data(item), reply)
         fill = extract_fill(reply)
         if fill is None:
             return Graded(0.0, "unparsed", None, "expected one line: the blank's replacement")
         if why := self.fill_problem(fill):
             return Graded(0.0, "unparsed", fill, why)
-        filled = item.data["masked"].replace("_", fill, 1)
-        return verdict_grade(self.check(filled), fill, item.data["make_instance"])
+        d = self._edit_data(item)
+        filled = d["masked"].replace("_", fill, 1)
+        return verdict_grade(self.check(filled), fill, d["make_instance"])
 
     def reference(self, item: Item) -> str:
         """The right Yes/No, an instance built for a generate item (`generate_reference`, drawn
@@ -206,13 +251,13 @@ class PoetryConcept:
             return yes_no_reference(item)
         if item.kind == "generate":
             seed = zlib.crc32(json.dumps(item.data, sort_keys=True).encode())
-            return self.generate_reference(item.data, np.random.default_rng(seed))
-        return str(item.data["solution"])
+            return self.generate_reference(self._generate_data(item), np.random.default_rng(seed))
+        return str(self._edit_data(item)["solution"])
 
     # ------------------------------------------------------------ helpers for subclasses
     def mask_word(self, rng: np.random.Generator, text: str, make_instance: bool,
                   candidates: Sequence[str], spans: list[tuple[int, int]] | None = None
-                  ) -> dict[str, Any] | None:
+                  ) -> MaskedExample | None:
         """Blank one word of a positive text; for `make_instance` False, find a candidate
         replacement that makes it fail. None when no candidate breaks it."""
         spans = spans or word_spans(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -21,8 +21,21 @@ from verstehen.domains.poetry.extract import extract_poem
 from verstehen.domains.poetry.lexicon import Entry, lexicon
 from verstehen.domains.poetry.meter import word_classes
 from verstehen.domains.poetry.pronounce import words
-from verstehen.domains.poetry.task_base import PoetryConcept, verdict_grade, word_spans
+from verstehen.domains.poetry.task_base import (
+    GenerateT,
+    MaskedExample,
+    PoetryConcept,
+    WordConstraint,
+    verdict_grade,
+    word_spans,
+)
 from verstehen.grading import Graded
+
+
+class FeetConstraint(TypedDict):
+    """An anapest generate item's data: the number of feet asked for."""
+
+    feet: int
 
 
 @cache
@@ -60,10 +73,10 @@ def _poem_or_unparsed(reply: str) -> str | Graded:
     return poem
 
 
-class _Form(PoetryConcept):
+class _Form(PoetryConcept[WordConstraint]):
     """A concept whose generate task asks for a text with a required word."""
 
-    def _grade_with_word(self, data: dict[str, Any], reply: str) -> Graded:
+    def _grade_with_word(self, data: WordConstraint, reply: str) -> Graded:
         poem = _poem_or_unparsed(reply)
         if isinstance(poem, Graded):
             return poem
@@ -71,7 +84,7 @@ class _Form(PoetryConcept):
             return Graded(0.0, "wrong", poem, f'does not use the word "{data["word"]}"')
         return verdict_grade(self.check(poem), poem)
 
-    def _edit_by_word(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
+    def _edit_by_word(self, rng: np.random.Generator, make_instance: bool) -> MaskedExample:
         while True:
             found = self.mask_word(rng, self.positive(rng), make_instance, fill_words())
             if found:
@@ -95,26 +108,26 @@ class Haiku(_Form):
         """`is_haiku`."""
         return is_haiku(text)
 
-    def generate_data(self, rng: np.random.Generator) -> dict[str, Any]:
+    def generate_data(self, rng: np.random.Generator) -> WordConstraint:
         """A word the haiku must use."""
         return {"word": gen.pick(rng, _nouns())}
 
-    def generate_prompt(self, data: dict[str, Any], phrasing: int) -> str:
+    def generate_prompt(self, data: WordConstraint, phrasing: int) -> str:
         """Ask for a haiku using the word."""
         if phrasing == 0:  # the benchmark's generate prompt, without theme and form
             return ("Generate an instance of the concept Haiku. "
                     f"It must include the word {data['word']}.")
         return f'Write a haiku that uses the word "{data["word"]}". Reply with only the poem.'
 
-    def grade_generate(self, data: dict[str, Any], reply: str) -> Graded:
+    def grade_generate(self, data: WordConstraint, reply: str) -> Graded:
         """A haiku that uses the word."""
         return self._grade_with_word(data, reply)
 
-    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+    def generate_reference(self, data: WordConstraint, rng: np.random.Generator) -> str:
         """A haiku with the word at the end of one of its lines."""
         return gen.haiku_with(rng, entry_of(data["word"]))
 
-    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
+    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> MaskedExample:
         """A haiku with one word blanked."""
         return self._edit_by_word(rng, make_instance)
 
@@ -137,11 +150,11 @@ class ShakespeareanSonnet(_Form):
         """`is_shakespearean_sonnet` with its default tolerances."""
         return is_shakespearean_sonnet(text)
 
-    def generate_data(self, rng: np.random.Generator) -> dict[str, Any]:
+    def generate_data(self, rng: np.random.Generator) -> WordConstraint:
         """A word the sonnet must use."""
         return {"word": gen.pick(rng, _nouns())}
 
-    def generate_prompt(self, data: dict[str, Any], phrasing: int) -> str:
+    def generate_prompt(self, data: WordConstraint, phrasing: int) -> str:
         """Ask for a sonnet using the word."""
         if phrasing == 0:  # the benchmark's generate prompt, without theme and form
             return ("Generate an instance of the concept Shakespearean Sonnet. "
@@ -149,15 +162,15 @@ class ShakespeareanSonnet(_Form):
         return (f'Write a Shakespearean sonnet that uses the word "{data["word"]}". '
                 "Reply with only the poem.")
 
-    def grade_generate(self, data: dict[str, Any], reply: str) -> Graded:
+    def grade_generate(self, data: WordConstraint, reply: str) -> Graded:
         """A sonnet that uses the word."""
         return self._grade_with_word(data, reply)
 
-    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+    def generate_reference(self, data: WordConstraint, rng: np.random.Generator) -> str:
         """A sonnet with the word inside one of its lines."""
         return gen.sonnet(rng, entry_of(data["word"]))
 
-    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
+    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> MaskedExample:
         """A sonnet with one line, or one line's last word, blanked."""
         while True:
             text = self.positive(rng)
@@ -179,7 +192,7 @@ class ShakespeareanSonnet(_Form):
                 return found
 
 
-class _Line(PoetryConcept):
+class _Line(PoetryConcept[GenerateT]):
     """A one-line concept (meter) whose generate task asks for a single line."""
 
     instance_request = "Write only the word, phrase or line, on a single line."
@@ -194,7 +207,7 @@ class _Line(PoetryConcept):
         return lines[0]
 
 
-class IambicPentameter(_Line):
+class IambicPentameter(_Line[WordConstraint]):
     """poetry/iambic-pentameter: one line of da-DUM x5 (see `meter`)."""
 
     key, name, title = "poetry/iambic-pentameter", "iambic pentameter", "Iambic Pentameter"
@@ -212,11 +225,11 @@ class IambicPentameter(_Line):
         """`is_iambic_pentameter` with its default tolerance."""
         return is_iambic_pentameter(text)
 
-    def generate_data(self, rng: np.random.Generator) -> dict[str, Any]:
+    def generate_data(self, rng: np.random.Generator) -> WordConstraint:
         """The word the line must end with."""
         return {"word": gen.pick(rng, _end_words())}
 
-    def generate_prompt(self, data: dict[str, Any], phrasing: int) -> str:
+    def generate_prompt(self, data: WordConstraint, phrasing: int) -> str:
         """Ask for a line ending with the word."""
         w = data["word"]
         if phrasing == 0:
@@ -225,7 +238,7 @@ class IambicPentameter(_Line):
         return (f'Write a single line of iambic pentameter ending in the word "{w}". '
                 "Reply with only the line.")
 
-    def grade_generate(self, data: dict[str, Any], reply: str) -> Graded:
+    def grade_generate(self, data: WordConstraint, reply: str) -> Graded:
         """One iambic line ending with the word."""
         line = self._single_line(reply)
         if isinstance(line, Graded):
@@ -235,11 +248,11 @@ class IambicPentameter(_Line):
             return Graded(0.0, "wrong", line, f'does not end with the word "{data["word"]}"')
         return verdict_grade(self.check(line), line)
 
-    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+    def generate_reference(self, data: WordConstraint, rng: np.random.Generator) -> str:
         """An iambic line ending with the word."""
         return gen.iambic_line(rng, entry_of(data["word"], ("noun", "verb", "adv")))
 
-    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
+    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> MaskedExample:
         """An iambic line with one word blanked."""
         while True:
             found = self.mask_word(rng, self.positive(rng), make_instance, fill_words())
@@ -247,7 +260,7 @@ class IambicPentameter(_Line):
                 return found
 
 
-class Anapest(_Line):
+class Anapest(_Line[FeetConstraint]):
     """poetry/anapest: a word, phrase or line of da-da-DUM feet (see `meter`)."""
 
     key, name, title = "poetry/anapest", "anapest", "Anapest"
@@ -265,11 +278,11 @@ class Anapest(_Line):
         """`is_anapestic` (any number of feet)."""
         return is_anapestic(text)
 
-    def generate_data(self, rng: np.random.Generator) -> dict[str, Any]:
+    def generate_data(self, rng: np.random.Generator) -> FeetConstraint:
         """The number of feet."""
         return {"feet": 1 + int(rng.random() * 4)}
 
-    def generate_prompt(self, data: dict[str, Any], phrasing: int) -> str:
+    def generate_prompt(self, data: FeetConstraint, phrasing: int) -> str:
         """Ask for a phrase of that many anapests."""
         k = data["feet"]
         feet = f"exactly {k} {'foot' if k == 1 else 'feet'}"
@@ -278,18 +291,18 @@ class Anapest(_Line):
                     "Reply with only the word or phrase.")
         return f"Write a phrase in anapestic meter with {feet}. Reply with only the phrase."
 
-    def grade_generate(self, data: dict[str, Any], reply: str) -> Graded:
+    def grade_generate(self, data: FeetConstraint, reply: str) -> Graded:
         """A one-line phrase of exactly that many anapests."""
         line = self._single_line(reply)
         if isinstance(line, Graded):
             return line
         return verdict_grade(is_anapestic(line, feet=data["feet"]), line)
 
-    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+    def generate_reference(self, data: FeetConstraint, rng: np.random.Generator) -> str:
         """An anapestic phrase of that many feet."""
         return gen.anapestic_phrase(rng, data["feet"])
 
-    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
+    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> MaskedExample:
         """An anapestic phrase with one word blanked."""
         while True:
             found = self.mask_word(rng, self.positive(rng), make_instance, fill_words())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import numpy as np
 
@@ -11,7 +10,12 @@ from verstehen.domains.poetry import generate as gen
 from verstehen.domains.poetry.checks import Verdict, perfect_rhyme, slant
 from verstehen.domains.poetry.extract import extract_pair, extract_word
 from verstehen.domains.poetry.pronounce import words
-from verstehen.domains.poetry.task_base import PoetryConcept, verdict_grade
+from verstehen.domains.poetry.task_base import (
+    MaskedExample,
+    PoetryConcept,
+    WordConstraint,
+    verdict_grade,
+)
 from verstehen.grading import Graded
 
 _PAIR_RE = re.compile(r'^\s*"([^"]*)"\s+and\s+"([^"]*)"\s*$')
@@ -26,7 +30,7 @@ def read_pair(text: str) -> tuple[str, str] | None:
     return m.group(1), m.group(2)
 
 
-class PairConcept(PoetryConcept):
+class PairConcept(PoetryConcept[WordConstraint]):
     """Shared: a word pair checked by `relation`; generate asks for a partner of a word."""
 
     instance_request = ('Write only the pair of words, on one line, as two single words in '
@@ -66,25 +70,25 @@ class PairConcept(PoetryConcept):
         """A blank in a word pair takes exactly one word."""
         return None if _ONE_WORD_RE.fullmatch(fill) else "the replacement is not one word"
 
-    def generate_data(self, rng: np.random.Generator) -> dict[str, Any]:
+    def generate_data(self, rng: np.random.Generator) -> WordConstraint:
         """A word that has a partner in the vocabulary."""
         return {"word": self.pair(rng)[0]}
 
-    def grade_generate(self, data: dict[str, Any], reply: str) -> Graded:
+    def grade_generate(self, data: WordConstraint, reply: str) -> Graded:
         """One word standing in the relation to the given word."""
         w = extract_word(reply)
         if w is None:
             return Graded(0.0, "unparsed", None, "no single word found in the reply")
         return verdict_grade(self.relation(data["word"], w), w)
 
-    def generate_reference(self, data: dict[str, Any], rng: np.random.Generator) -> str:
+    def generate_reference(self, data: WordConstraint, rng: np.random.Generator) -> str:
         """A vocabulary word standing in the relation to the given word."""
         found = gen.partner(rng, data["word"], lambda a, b: self.relation(a, b).ok)
         if found is None:
             raise ValueError(f'no word in the vocabulary is {self.noun_phrase} of "{data["word"]}"')
         return found
 
-    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> dict[str, Any]:
+    def edit_data(self, rng: np.random.Generator, make_instance: bool) -> MaskedExample:
         """A positive pair with one word blanked."""
         a, b = self.pair(rng)
         first = rng.random() < 0.5
@@ -119,7 +123,7 @@ class PerfectRhyme(PairConcept):
         return gen.until(rng, lambda r: gen.unrelated_pair(r)[0],
                          lambda w: not perfect_rhyme(word, w).ok)
 
-    def generate_prompt(self, data: dict[str, Any], phrasing: int) -> str:
+    def generate_prompt(self, data: WordConstraint, phrasing: int) -> str:
         """Ask for a perfect rhyme of the word."""
         if phrasing == 0:
             return (f"Generate an instance of the concept Perfect Rhyme: a word that rhymes "
@@ -154,7 +158,7 @@ class SlantRhyme(PairConcept):
         return gen.until(rng, lambda r: gen.unrelated_pair(r)[0],
                          lambda w: not slant(word, w).ok)
 
-    def generate_prompt(self, data: dict[str, Any], phrasing: int) -> str:
+    def generate_prompt(self, data: WordConstraint, phrasing: int) -> str:
         """Ask for a slant rhyme of the word."""
         if phrasing == 0:
             return (f"Generate an instance of the concept Slant Rhyme: a word that forms a slant "

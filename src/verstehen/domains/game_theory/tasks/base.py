@@ -22,7 +22,7 @@ outcome in a sentence and words the instructions differently. Both carry the sam
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Generic, cast
 
 import numpy as np
 
@@ -38,6 +38,16 @@ from verstehen.domains.base import (
 from verstehen.domains.game_theory.edits import search_edit
 from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.domains.game_theory.parse import ParseFailure, parse_game
+from verstehen.domains.game_theory.tasks.data import (
+    ClaimT,
+    ConstraintsT,
+    EditedGame,
+    GameClassifyData,
+    GameEditData,
+    GameGenerateData,
+    shape_of,
+    unique_of,
+)
 from verstehen.grading import Graded
 from verstehen.parse import is_idk
 
@@ -148,9 +158,9 @@ INSTANCE_REQUEST = (
     "the payoff matrix after the flag.")
 
 
-class GameConcept:
+class GameConcept(Generic[ClaimT, ConstraintsT]):
     """Shared machinery; a concept supplies sample, holds, question, goal, constraints, describe,
-    unmet, example and edit."""
+    unmet, example and edit, typed by its kind of claim and of constraints."""
 
     key: str
     name: str
@@ -164,39 +174,39 @@ class GameConcept:
     untested_because: str | None = None
 
     # ------------------------------------------------ what each concept defines
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, ClaimT]:
         """A game and a claim (JSON) about it that holds exactly when `positive`."""
         raise NotImplementedError
 
-    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+    def holds(self, game: Game, claim: ClaimT) -> bool:
         """Whether the claim holds of the game (the exact checker)."""
         raise NotImplementedError
 
-    def question(self, claim: dict[str, Any]) -> str:
+    def question(self, claim: ClaimT) -> str:
         """The classify question for the claim."""
         raise NotImplementedError
 
-    def goal(self, claim: dict[str, Any], want: bool) -> str:
+    def goal(self, claim: ClaimT, want: bool) -> str:
         """The edit target in words: the claim holding (want) or failing."""
         raise NotImplementedError
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+    def constraints(self, rng: np.random.Generator) -> ConstraintsT:
         """Generate-task constraints (JSON), with "shape" [m, n] and "unique" (None/all/player1)."""
         raise NotImplementedError
 
-    def describe(self, constraints: dict[str, Any]) -> list[str]:
+    def describe(self, constraints: ConstraintsT) -> list[str]:
         """The concept's constraint sentences (uniqueness is added by the caller)."""
         raise NotImplementedError
 
-    def unmet(self, game: Game, constraints: dict[str, Any]) -> str | None:
+    def unmet(self, game: Game, constraints: ConstraintsT) -> str | None:
         """The first of the concept's constraints the (right-shaped) game misses, or None."""
         raise NotImplementedError
 
-    def example(self, rng: np.random.Generator, constraints: dict[str, Any]) -> Game:
+    def example(self, rng: np.random.Generator, constraints: ConstraintsT) -> Game:
         """A game meeting the constraints: a reference answer (and proof they can be met)."""
         raise NotImplementedError
 
-    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    def edit(self, game: Game, claim: ClaimT, want: bool) -> Game:
         """The game changed (same shape, integer payoffs) so that the claim holds (want) or
         fails, built directly (`edits`)."""
         raise NotImplementedError
@@ -228,33 +238,46 @@ class GameConcept:
         game, claim = self.sample(rng, positive)
         if self.holds(game, claim) != positive:
             raise RuntimeError(f"{self.key}: sampled a wrong {positive} item")
-        return Item("classify", positive, {"game": game.to_json(), "claim": claim})
+        data: GameClassifyData[ClaimT] = {"game": game.to_json(), "claim": claim}
+        return Item("classify", positive, dict(data))
 
     def generate_item(self, rng: np.random.Generator) -> Item:
         """Ask for a game satisfying constraints drawn from rng."""
-        return Item("generate", None, {"constraints": self.constraints(rng)})
+        data: GameGenerateData[ConstraintsT] = {"constraints": self.constraints(rng)}
+        return Item("generate", None, dict(data))
 
     def edit_item(self, rng: np.random.Generator, make_instance: bool) -> Item:
         """A game for which the claim fails (make_instance) or holds, to be changed."""
         game, claim = self.sample(rng, not make_instance)
-        return Item("edit", None, {"game": game.to_json(), "claim": claim,
-                                   "make_instance": make_instance})
+        data: GameEditData[ClaimT] = {"game": game.to_json(), "claim": claim,
+                                      "make_instance": make_instance}
+        return Item("edit", None, dict(data))
+
+    # `Item.data` is the JSON one of the three methods above wrote, read back by its kind
+    def _classify_data(self, item: Item) -> GameClassifyData[ClaimT]:
+        return cast("GameClassifyData[ClaimT]", item.data)
+
+    def _generate_data(self, item: Item) -> GameGenerateData[ConstraintsT]:
+        return cast("GameGenerateData[ConstraintsT]", item.data)
+
+    def _edit_data(self, item: Item) -> GameEditData[ClaimT]:
+        return cast("GameEditData[ClaimT]", item.data)
 
     # ------------------------------------------------ prompts
     def render(self, item: Item, phrasing: int) -> str:
         """The prompt of `item` in phrasing 0 (table, paper wording) or 1 (sentences)."""
         if phrasing not in range(self.phrasings):
             raise ValueError(f"phrasing must be 0 or 1, not {phrasing}")
-        d = item.data
         if item.kind == "classify":
-            shown = game_text(Game.from_json(d["game"]), phrasing)
-            q = self.question(d["claim"])
+            asked = self._classify_data(item)
+            shown = game_text(Game.from_json(asked["game"]), phrasing)
+            q = self.question(asked["claim"])
             if phrasing == 0:
                 return (f"Answer a question about the following game. {q} Please answer with "
                         f"either 'ANSWER: Yes' or 'ANSWER: No'.\n\n{shown}")
             return f"{shown}\n\n{q} Reply with Yes or No."
         if item.kind == "generate":
-            c = d["constraints"]
+            c = self._generate_data(item)["constraints"]
             m, n = c["shape"]
             asks = " ".join(self.describe(c) + ([UNIQUE_ALL] if c.get("unique") == "all" else [])
                             + ([UNIQUE_P1] if c.get("unique") == "player1" else []))
@@ -267,6 +290,7 @@ class GameConcept:
             return (f"Write down a two-player game with {m} actions for Player 1 and {n} for "
                     f"Player 2 that illustrates {self.phrase}. Requirements: {asks}\n"
                     f"{output_format(m, n, 1, 'the game', plus)}")
+        d = self._edit_data(item)
         game = Game.from_json(d["game"])
         m, n = game.shape
         goal, make = self.goal(d["claim"], d["make_instance"]), d["make_instance"]
@@ -295,17 +319,18 @@ class GameConcept:
         game = _read(reply)
         if isinstance(game, Graded):
             return game
-        d = item.data
         if item.kind == "generate":
-            return self._grade_generated(game, d["constraints"])
+            return self._grade_generated(game, self._generate_data(item)["constraints"])
+        d = self._edit_data(item)
         old = Game.from_json(d["game"])
         if game.shape != old.shape:
-            return Graded(0.0, "wrong", {"game": game.to_json(), "changed": None},
+            unchanged: EditedGame = {"game": game.to_json(), "changed": None}
+            return Graded(0.0, "wrong", unchanged,
                           f"the edited matrix is {game.shape[0]}x{game.shape[1]}, the original "
                           f"{old.shape[0]}x{old.shape[1]}")
         changed = sum(a != b for r, s in zip(old.cells, game.cells, strict=True)
                       for a, b in zip(r, s, strict=True))
-        parsed = {"game": game.to_json(), "changed": changed}
+        parsed: EditedGame = {"game": game.to_json(), "changed": changed}
         if not _integral(game):
             return Graded(0.0, "wrong", parsed, "the payoffs are not all integers")
         if self.holds(game, d["claim"]) != d["make_instance"]:
@@ -318,14 +343,14 @@ class GameConcept:
         shown game changed so that the claim holds (or fails), in the paper's output format."""
         if item.kind == "classify":
             return yes_no_reference(item)
-        d = item.data
         if item.kind == "generate":
-            game = self.example(np.random.default_rng(0), d["constraints"])
+            game = self.example(np.random.default_rng(0), self._generate_data(item)["constraints"])
         else:
+            d = self._edit_data(item)
             game = self.edited(Game.from_json(d["game"]), d["claim"], d["make_instance"])
         return f"<OUTPUT>\n{game.python_literal()}"
 
-    def edited(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    def edited(self, game: Game, claim: ClaimT, want: bool) -> Game:
         """`edit`'s game, checked; should it miss, the first game a bounded search finds."""
         out = self.edit(game, claim, want)
         if self.holds(out, claim) == want:
@@ -335,15 +360,15 @@ class GameConcept:
             raise RuntimeError(f"{self.key}: no edit makes the claim {want}: {game.to_json()}")
         return found
 
-    def _grade_generated(self, game: Game, c: dict[str, Any]) -> Graded:
-        m, n = c["shape"]
+    def _grade_generated(self, game: Game, c: ConstraintsT) -> Graded:
+        m, n = shape_of(c)
         reason: str | None = None
         if game.shape != (m, n):
             reason = f"the matrix is {game.shape[0]}x{game.shape[1]}, not {m}x{n}"
         elif not _integral(game):
             reason = "the payoffs are not all integers"
         else:
-            reason = _unique_unmet(game, c.get("unique")) or self.unmet(game, c)
+            reason = _unique_unmet(game, unique_of(c)) or self.unmet(game, c)
         if reason:
             return Graded(0.0, "wrong", game.to_json(), reason)
         return Graded(1.0, "correct", game.to_json())

@@ -10,7 +10,8 @@ Negatives are near misses (generate.py).
 
 from __future__ import annotations
 
-from typing import Any
+from fractions import Fraction
+from typing import Literal, TypedDict, TypeVar
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from verstehen.domains.game_theory.generate import (
     random_shape,
 )
 from verstehen.domains.game_theory.tasks.base import GameConcept, label
+from verstehen.domains.game_theory.tasks.data import GameConstraints, shape_of
 
 IESDS = "iterated elimination of strictly dominated strategies (domination by pure strategies)"
 
@@ -49,11 +51,48 @@ def payoff_clause(player: int, which: str, values: list[int]) -> str:
             f"player takes the corresponding actions (in order).")
 
 
-def _numbers(values: list[Any]) -> str:
+class PlayerClaim(TypedDict):
+    """Player `player` (1 or 2) has a strictly (weakly) dominant strategy."""
+
+    player: int
+
+
+class DominanceConstraints(GameConstraints):
+    """A dominant strategy for `player` whose own payoffs are `payoffs`, and one for the other
+    player too ("both") or not ("one")."""
+
+    players: Literal["both", "one"]
+    player: int
+    payoffs: list[int]
+
+
+class WeakDominanceConstraints(DominanceConstraints):
+    """Weak dominance's, which may also ask that the dominant strategy not be strict."""
+
+    not_strict: bool
+
+
+class SurvivorsClaim(TypedDict):
+    """IESDS leaves exactly rows `rows` of player 1 and columns `cols` of player 2."""
+
+    rows: list[int]
+    cols: list[int]
+
+
+class IesdsConstraints(GameConstraints):
+    """A game of shape `shape` that IESDS shrinks to shape `end` ([c, d])."""
+
+    end: list[int]
+
+
+DominanceConstraintsT = TypeVar("DominanceConstraintsT", bound=DominanceConstraints)
+
+
+def _numbers(values: list[Fraction]) -> str:
     return "[" + ", ".join(fraction_text(v) for v in values) + "]"
 
 
-class _Dominance(GameConcept):
+class _Dominance(GameConcept[PlayerClaim, DominanceConstraintsT]):
     adverb: str  # "strictly" or "weakly"
 
     def _dominant(self, game: Game, player: int) -> int | None:
@@ -62,37 +101,37 @@ class _Dominance(GameConcept):
         found = weakly_dominant(game, player)
         return found[0] if found else None
 
-    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+    def holds(self, game: Game, claim: PlayerClaim) -> bool:
         return self._dominant(game, claim["player"]) is not None
 
-    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    def edit(self, game: Game, claim: PlayerClaim, want: bool) -> Game:
         k = claim["player"]
         if want:
             return make_dominant(game, k)
         return break_strict(game, k) if self.adverb == "strictly" else break_weak(game, k)
 
-    def question(self, claim: dict[str, Any]) -> str:
+    def question(self, claim: PlayerClaim) -> str:
         return f"Does Player {claim['player']} have a {self.adverb} dominant strategy?"
 
-    def goal(self, claim: dict[str, Any], want: bool) -> str:
+    def goal(self, claim: PlayerClaim, want: bool) -> str:
         k = claim["player"]
         return (f"Player {k} has a {self.adverb} dominant strategy" if want
                 else f"Player {k} has no {self.adverb} dominant strategy")
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+    def _dominance_constraints(self, rng: np.random.Generator) -> DominanceConstraints:
         m, n = random_shape(rng)
         k = int(rng.integers(1, 3))
         return {"shape": [m, n], "players": "both" if rng.random() < 0.5 else "one",
                 "player": k, "payoffs": payoff_list(rng, n if k == 1 else m), "unique": None}
 
-    def describe(self, c: dict[str, Any]) -> list[str]:
+    def describe(self, c: DominanceConstraintsT) -> list[str]:
         k = c["player"]
         who = ("both players" if c["players"] == "both"
                else f"only one player, Player {k} (Player {3 - k} must have none)")
         return [f"In the game, there must be a {self.adverb} dominant strategy for {who}.",
                 payoff_clause(k, f"that is {self.adverb} dominant for Player {k}", c["payoffs"])]
 
-    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+    def unmet(self, game: Game, c: DominanceConstraintsT) -> str | None:
         k, other = c["player"], 3 - c["player"]
         s = self._dominant(game, k)
         if s is None:
@@ -109,55 +148,56 @@ class _Dominance(GameConcept):
         return None
 
 
-class StrictDominance(_Dominance):
+class StrictDominance(_Dominance[DominanceConstraints]):
     """Does Player k have a strictly dominant strategy?"""
 
     key, name, adverb = "game-theory/strict-dominance", "Strict Dominance", "strictly"
     phrase = "strict dominance"
     instance_test = staticmethod(instances.strictly_dominant_somewhere)
 
-    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
+    def constraints(self, rng: np.random.Generator) -> DominanceConstraints:
+        return self._dominance_constraints(rng)
+
+    def example(self, rng: np.random.Generator, c: DominanceConstraints) -> Game:
         k = c["player"]
         kinds: dict[int, DominanceKind] = {
             k: "strict", 3 - k: "strict" if c["players"] == "both" else "no-strict"}
-        return dominance_game(rng, tuple(c["shape"]), kinds[1], kinds[2],
-                              top=(k, c["payoffs"]))
+        return dominance_game(rng, shape_of(c), kinds[1], kinds[2], top=(k, c["payoffs"]))
 
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, PlayerClaim]:
         k = int(rng.integers(1, 3))
         kinds: dict[int, DominanceKind] = {k: "strict" if positive else "no-strict", 3 - k: "free"}
         return dominance_game(rng, random_shape(rng), kinds[1], kinds[2]), {"player": k}
 
 
-class WeakDominance(_Dominance):
+class WeakDominance(_Dominance[WeakDominanceConstraints]):
     """Does Player k have a weakly dominant strategy? (optionally: one that is not strict)"""
 
     key, name, adverb = "game-theory/weak-dominance", "Weak Dominance", "weakly"
     phrase = "weak dominance"
     instance_test = staticmethod(instances.weakly_dominant_somewhere)
 
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, PlayerClaim]:
         k = int(rng.integers(1, 3))
         kinds: dict[int, DominanceKind] = {k: "weak" if positive else "no-weak", 3 - k: "free"}
         return dominance_game(rng, random_shape(rng), kinds[1], kinds[2]), {"player": k}
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
-        return {**super().constraints(rng), "not_strict": bool(rng.random() < 0.5)}
+    def constraints(self, rng: np.random.Generator) -> WeakDominanceConstraints:
+        return {**self._dominance_constraints(rng), "not_strict": bool(rng.random() < 0.5)}
 
-    def describe(self, c: dict[str, Any]) -> list[str]:
+    def describe(self, c: WeakDominanceConstraints) -> list[str]:
         extra = ([f"Player {c['player']}'s weakly dominant strategy must not be strictly "
                   f"dominant."] if c["not_strict"] else [])
         return super().describe(c) + extra
 
-    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
+    def example(self, rng: np.random.Generator, c: WeakDominanceConstraints) -> Game:
         k = c["player"]
         either: DominanceKind = ("weak", "strict")[int(rng.integers(2))]
         kinds: dict[int, DominanceKind] = {k: "weak" if c["not_strict"] else either,
                                            3 - k: either if c["players"] == "both" else "no-weak"}
-        return dominance_game(rng, tuple(c["shape"]), kinds[1], kinds[2],
-                              top=(k, c["payoffs"]))
+        return dominance_game(rng, shape_of(c), kinds[1], kinds[2], top=(k, c["payoffs"]))
 
-    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+    def unmet(self, game: Game, c: WeakDominanceConstraints) -> str | None:
         if c["not_strict"] and strictly_dominant(game, c["player"]) is not None:
             return f"Player {c['player']}'s dominant strategy is strictly dominant"
         return super().unmet(game, c)
@@ -168,7 +208,7 @@ def _survivors(rows: list[int], cols: list[int]) -> str:
             f"and {{{', '.join(label(2, j) for j in cols)}}} for Player 2")
 
 
-class IteratedDominance(GameConcept):
+class IteratedDominance(GameConcept[SurvivorsClaim, IesdsConstraints]):
     """Does IESDS leave exactly these strategies? Generate: an a x b game that IESDS shrinks
     to c x d (the reply is the starting matrix)."""
 
@@ -184,7 +224,7 @@ class IteratedDominance(GameConcept):
             if (c, d) != (a, b):
                 return (a, b), (c, d)
 
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, SurvivorsClaim]:
         start, end = self._shapes(rng)
         if positive:
             game = iesds_game(rng, start, end)
@@ -194,35 +234,36 @@ class IteratedDominance(GameConcept):
             game, rows, cols = iesds_near_miss(rng, start, end)
         return game, {"rows": list(rows), "cols": list(cols)}
 
-    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+    def holds(self, game: Game, claim: SurvivorsClaim) -> bool:
         left = iesds(game)
         return list(left.rows) == claim["rows"] and list(left.cols) == claim["cols"]
 
-    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    def edit(self, game: Game, claim: SurvivorsClaim, want: bool) -> Game:
         make = make_survivors if want else break_survivors
         return make(game, claim["rows"], claim["cols"])
 
-    def question(self, claim: dict[str, Any]) -> str:
+    def question(self, claim: SurvivorsClaim) -> str:
         return f"Does {IESDS} leave {_survivors(claim['rows'], claim['cols'])}?"
 
-    def goal(self, claim: dict[str, Any], want: bool) -> str:
+    def goal(self, claim: SurvivorsClaim, want: bool) -> str:
         return (f"{IESDS} {'leaves' if want else 'does not leave'} "
                 f"{_survivors(claim['rows'], claim['cols'])}")
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+    def constraints(self, rng: np.random.Generator) -> IesdsConstraints:
         start, end = self._shapes(rng)
         return {"shape": list(start), "end": list(end), "unique": None}
 
-    def describe(self, c: dict[str, Any]) -> list[str]:
+    def describe(self, c: IesdsConstraints) -> list[str]:
         (a, b), (e, f) = c["shape"], c["end"]
         return [f"Start with a {a}x{b} matrix and end with a {e}x{f} matrix: {IESDS} must "
                 f"leave exactly {e} of Player 1's actions and {f} of Player 2's. Give the "
                 f"starting {a}x{b} matrix."]
 
-    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
-        return iesds_game(rng, tuple(c["shape"]), tuple(c["end"]))
+    def example(self, rng: np.random.Generator, c: IesdsConstraints) -> Game:
+        end_rows, end_cols = c["end"]
+        return iesds_game(rng, shape_of(c), (end_rows, end_cols))
 
-    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+    def unmet(self, game: Game, c: IesdsConstraints) -> str | None:
         got = iesds(game).shape
         if list(got) != c["end"]:
             return (f"iterated elimination leaves a {got[0]}x{got[1]} game, not "

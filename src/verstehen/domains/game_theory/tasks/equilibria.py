@@ -9,7 +9,7 @@ count: every maximizer is a best response). Probabilities are fraction strings.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -44,64 +44,111 @@ from verstehen.domains.game_theory.tasks.base import (
     mix_text,
     prob_text,
 )
+from verstehen.domains.game_theory.tasks.data import GameConstraints, shape_of
 from verstehen.domains.game_theory.tasks.dominance import payoff_clause
 
 NICE = (*DECIMALS, Fraction(1, 3), Fraction(2, 3), Fraction(1, 4), Fraction(3, 4))
+
+
+class CellClaim(TypedDict):
+    """A claim about the outcome (Ri, Cj), as [i, j]."""
+
+    cell: list[int]
+
+
+class NashConstraints(GameConstraints):
+    """A pure Nash equilibrium (the only one, when `only`) in a row (player 1) or column
+    (player 2) where `player` receives `payoffs`."""
+
+    player: int
+    only: bool
+    payoffs: list[int]
+
+
+class MixedProfileClaim(TypedDict):
+    """Player 1 mixes `x` over the rows and player 2 `y` over the columns (fraction strings)."""
+
+    x: list[str]
+    y: list[str]
+
+
+class MixedNashConstraints(GameConstraints):
+    """A 2x2 game with a Nash equilibrium where `player` takes action 1 with probability `p`
+    (a fraction string)."""
+
+    player: int
+    p: str
+
+
+class BestResponseClaim(TypedDict):
+    """`strategy` is a best response of `player` to the opponent's `mix` (fraction strings)."""
+
+    player: int
+    mix: list[str]
+    strategy: int
+
+
+class BestResponseConstraints(GameConstraints):
+    """Against the opponent's 3-action `mix`, `strategy` is `player`'s only best response."""
+
+    player: int
+    mix: list[str]
+    strategy: int
 
 
 def _fracs(values: list[str]) -> list[Fraction]:
     return [Fraction(v) for v in values]
 
 
-class PureNash(GameConcept):
+class PureNash(GameConcept[CellClaim, NashConstraints]):
     """Is (Ri, Cj) a pure-strategy Nash equilibrium?"""
 
     key, name = "game-theory/pure-nash", "Pure Nash Equilibrium"
     phrase = "a pure-strategy Nash equilibrium"
     instance_test = staticmethod(instances.has_pure_nash)
 
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, CellClaim]:
         m, n = random_shape(rng)
         cell = (int(rng.integers(m)), int(rng.integers(n)))
         return pure_nash_game(rng, (m, n), cell, positive=positive), {"cell": list(cell)}
 
-    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+    def holds(self, game: Game, claim: CellClaim) -> bool:
         return is_pure_nash(game, *claim["cell"])
 
-    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    def edit(self, game: Game, claim: CellClaim, want: bool) -> Game:
         return (make_pure_nash if want else break_pure_nash)(game, *claim["cell"])
 
-    def _cell(self, claim: dict[str, Any]) -> str:
+    def _cell(self, claim: CellClaim) -> str:
         i, j = claim["cell"]
         return f"({label(1, i)}, {label(2, j)})"
 
-    def question(self, claim: dict[str, Any]) -> str:
+    def question(self, claim: CellClaim) -> str:
         return f"Is {self._cell(claim)} a pure-strategy Nash equilibrium?"
 
-    def goal(self, claim: dict[str, Any], want: bool) -> str:
+    def goal(self, claim: CellClaim, want: bool) -> str:
         return f"{self._cell(claim)} {'is' if want else 'is not'} a pure-strategy Nash equilibrium"
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+    def constraints(self, rng: np.random.Generator) -> NashConstraints:
         m, n = random_shape(rng)
         k, unique = int(rng.integers(1, 3)), bool(rng.random() < 0.5)
         return {"shape": [m, n], "player": k, "only": bool(rng.random() < 0.5),
                 "payoffs": payoff_list(rng, n if k == 1 else m, distinct=unique),
                 "unique": "all" if unique else None}
 
-    def describe(self, c: dict[str, Any]) -> list[str]:
+    def describe(self, c: NashConstraints) -> list[str]:
         k = c["player"]
         which = f"that contains {'the' if c['only'] else 'a'} pure strategy Nash equilibrium"
         return ([payoff_clause(k, which, c["payoffs"])]
                 + (["The game must have exactly one pure strategy Nash equilibrium."]
                    if c["only"] else []))
 
-    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
-        m, n = c["shape"]
+    def example(self, rng: np.random.Generator, c: NashConstraints) -> Game:
+        m, n = shape_of(c)
         cell = (int(rng.integers(m)), int(rng.integers(n)))
         return pure_nash_game(rng, (m, n), cell, payoffs=(c["player"], c["payoffs"]),
                               only=c["only"], unique=c["unique"] == "all")
 
-    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+    def unmet(self, game: Game, c: NashConstraints) -> str | None:
         found, k = pure_nash(game), c["player"]
         if not found:
             return "the game has no pure-strategy Nash equilibrium"
@@ -115,14 +162,15 @@ class PureNash(GameConcept):
         return None
 
 
-class MixedNash(GameConcept):
+class MixedNash(GameConcept[MixedProfileClaim, MixedNashConstraints]):
     """Is this fully mixed profile of a 2x2 game a Nash equilibrium?"""
 
     key, name = "game-theory/mixed-nash", "Mixed Strategy Nash Equilibrium"
     phrase = "a mixed-strategy Nash equilibrium"
     instance_test = staticmethod(instances.has_mixed_nash)
 
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool
+               ) -> tuple[Game, MixedProfileClaim]:
         p, q = (NICE[int(k)] for k in rng.integers(len(NICE), size=2))
         at = (p, q)
         while not positive and at == (p, q):
@@ -134,42 +182,42 @@ class MixedNash(GameConcept):
         return game, {"x": [fraction_text(p), fraction_text(1 - p)],
                       "y": [fraction_text(q), fraction_text(1 - q)]}
 
-    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+    def holds(self, game: Game, claim: MixedProfileClaim) -> bool:
         return is_nash(game, _fracs(claim["x"]), _fracs(claim["y"]))
 
-    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    def edit(self, game: Game, claim: MixedProfileClaim, want: bool) -> Game:
         if want:
             return make_indifferent(game, _fracs(claim["x"]), _fracs(claim["y"]))
         return raise_first(game)
 
-    def _profile(self, claim: dict[str, Any]) -> str:
+    def _profile(self, claim: MixedProfileClaim) -> str:
         return (f"{mix_text(1, _fracs(claim['x']))}, while "
                 f"{mix_text(2, _fracs(claim['y']))}")
 
-    def question(self, claim: dict[str, Any]) -> str:
+    def question(self, claim: MixedProfileClaim) -> str:
         return f"Is it a Nash equilibrium that {self._profile(claim)}?"
 
-    def goal(self, claim: dict[str, Any], want: bool) -> str:
+    def goal(self, claim: MixedProfileClaim, want: bool) -> str:
         return (f"it {'is' if want else 'is not'} a Nash equilibrium that "
                 f"{self._profile(claim)}")
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+    def constraints(self, rng: np.random.Generator) -> MixedNashConstraints:
         p = DECIMALS[int(rng.integers(len(DECIMALS)))]
         return {"shape": [2, 2], "player": int(rng.integers(1, 3)), "p": fraction_text(p),
                 "unique": None}
 
-    def describe(self, c: dict[str, Any]) -> list[str]:
+    def describe(self, c: MixedNashConstraints) -> list[str]:
         p = Fraction(c["p"])
         return [f"In the mixed strategy Nash equilibrium, Player {c['player']} should take "
                 f"Action 1 with a probability of {prob_text(p)} and Action 2 with a probability "
                 f"of {prob_text(1 - p)}."]
 
-    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
+    def example(self, rng: np.random.Generator, c: MixedNashConstraints) -> Game:
         p, other = Fraction(c["p"]), DECIMALS[int(rng.integers(len(DECIMALS)))]
         return mixed_nash_game(rng, p, other) if c["player"] == 1 else mixed_nash_game(
             rng, other, p)
 
-    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+    def unmet(self, game: Game, c: MixedNashConstraints) -> str | None:
         p = Fraction(c["p"])
         if nash_partner(game, c["player"], (p, 1 - p)) is None:
             return (f"no Nash equilibrium has Player {c['player']} take Action 1 with "
@@ -177,7 +225,7 @@ class MixedNash(GameConcept):
         return None
 
 
-class BestResponse(GameConcept):
+class BestResponse(GameConcept[BestResponseClaim, BestResponseConstraints]):
     """Given the opponent's mix, is this strategy a best response?"""
 
     key, name = "game-theory/best-response", "Best Response"
@@ -185,7 +233,8 @@ class BestResponse(GameConcept):
     untested_because = ("a best response is relative to the other player's strategy, which a "
                         "game alone does not give")
 
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool
+               ) -> tuple[Game, BestResponseClaim]:
         m, n = random_shape(rng)
         k = int(rng.integers(1, 3))
         mix = decimal_mix(rng, n if k == 1 else m)
@@ -193,24 +242,24 @@ class BestResponse(GameConcept):
         game = best_response_game(rng, (m, n), k, mix, s, positive=positive)
         return game, {"player": k, "mix": [fraction_text(p) for p in mix], "strategy": s}
 
-    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+    def holds(self, game: Game, claim: BestResponseClaim) -> bool:
         return claim["strategy"] in best_responses(game, claim["player"], _fracs(claim["mix"]))
 
-    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    def edit(self, game: Game, claim: BestResponseClaim, want: bool) -> Game:
         return set_best_response(game, claim["player"], _fracs(claim["mix"]),
                                  claim["strategy"], want)
 
-    def question(self, claim: dict[str, Any]) -> str:
+    def question(self, claim: BestResponseClaim) -> str:
         k = claim["player"]
         return (f"{mix_text(3 - k, _fracs(claim['mix']))}. Is {label(k, claim['strategy'])} a "
                 f"best response for Player {k}?")
 
-    def goal(self, claim: dict[str, Any], want: bool) -> str:
+    def goal(self, claim: BestResponseClaim, want: bool) -> str:
         k = claim["player"]
         return (f"{label(k, claim['strategy'])} {'is' if want else 'is not'} a best response "
                 f"for Player {k} when {mix_text(3 - k, _fracs(claim['mix']))}")
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+    def constraints(self, rng: np.random.Generator) -> BestResponseConstraints:
         mixer = 1 if rng.random() < 0.75 else 2  # the paper always mixes player 1
         size = int(rng.integers(3, 5))
         mix = decimal_mix(rng, 3)
@@ -218,7 +267,7 @@ class BestResponse(GameConcept):
                 "mix": [fraction_text(p) for p in mix], "strategy": int(rng.integers(3)),
                 "unique": "all" if rng.random() < 0.5 else None}
 
-    def describe(self, c: dict[str, Any]) -> list[str]:
+    def describe(self, c: BestResponseConstraints) -> list[str]:
         k, mix = c["player"], [prob_text(Fraction(p)) for p in c["mix"]]
         return [f"In the game, imagine Player {3 - k} chooses the first action with a "
                 f"probability of {mix[0]}, the second action with a probability of {mix[1]}, "
@@ -226,11 +275,11 @@ class BestResponse(GameConcept):
                 f"response to this should be the {ORDINALS[c['strategy']]} action, and no "
                 f"other action of Player {k} may be a best response."]
 
-    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
-        return best_response_game(rng, tuple(c["shape"]), c["player"], _fracs(c["mix"]),
+    def example(self, rng: np.random.Generator, c: BestResponseConstraints) -> Game:
+        return best_response_game(rng, shape_of(c), c["player"], _fracs(c["mix"]),
                                   c["strategy"], only=True, unique=c["unique"] == "all")
 
-    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+    def unmet(self, game: Game, c: BestResponseConstraints) -> str | None:
         found = best_responses(game, c["player"], _fracs(c["mix"]))
         if found != [c["strategy"]]:
             names = ", ".join(ORDINALS[s] for s in found)

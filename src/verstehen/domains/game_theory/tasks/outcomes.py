@@ -9,7 +9,7 @@ symmetric concept asks instead that player 1's payoffs all differ.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -39,9 +39,30 @@ from verstehen.domains.game_theory.generate_outcomes import (
     zero_sum_near_miss,
 )
 from verstehen.domains.game_theory.tasks.base import ORDINALS, GameConcept, label
+from verstehen.domains.game_theory.tasks.data import GameConstraints, Unique, shape_of
+from verstehen.domains.game_theory.tasks.equilibria import CellClaim
 
 
-class Pareto(GameConcept):
+class ParetoConstraints(GameConstraints):
+    """A game (3x3) with exactly `count` Pareto-optimal cells."""
+
+    count: int
+
+
+class WholeGameClaim(TypedDict):
+    """No parameters: the claim is that the whole game is zero-sum (symmetric)."""
+
+
+class PayoffRowConstraints(GameConstraints):
+    """A zero-sum (symmetric) game where action `action` of `player` pays them `payoffs`
+    against the other player's actions in order."""
+
+    player: int
+    action: int
+    payoffs: list[int]
+
+
+class Pareto(GameConcept[CellClaim, ParetoConstraints]):
     """Is the outcome (Ri, Cj) Pareto optimal?"""
 
     key, name = "game-theory/pareto-optimality", "Pareto Optimality"
@@ -49,46 +70,46 @@ class Pareto(GameConcept):
     untested_because = ("every finite game has a Pareto-optimal cell, so only a claim about a "
                         "given cell can be tested")
 
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, CellClaim]:
         game, cell = pareto_cell_game(rng, random_shape(rng), positive)
         return game, {"cell": list(cell)}
 
-    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+    def holds(self, game: Game, claim: CellClaim) -> bool:
         return is_pareto_optimal(game, *claim["cell"])
 
-    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    def edit(self, game: Game, claim: CellClaim, want: bool) -> Game:
         return (make_pareto if want else break_pareto)(game, *claim["cell"])
 
-    def _cell(self, claim: dict[str, Any]) -> str:
+    def _cell(self, claim: CellClaim) -> str:
         i, j = claim["cell"]
         return f"the outcome ({label(1, i)}, {label(2, j)})"
 
-    def question(self, claim: dict[str, Any]) -> str:
+    def question(self, claim: CellClaim) -> str:
         return f"Is {self._cell(claim)} Pareto optimal?"
 
-    def goal(self, claim: dict[str, Any], want: bool) -> str:
+    def goal(self, claim: CellClaim, want: bool) -> str:
         return f"{self._cell(claim)} {'is' if want else 'is not'} Pareto optimal"
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+    def constraints(self, rng: np.random.Generator) -> ParetoConstraints:
         return {"shape": [3, 3], "count": int(rng.integers(1, 6)),
                 "unique": "all" if rng.random() < 0.5 else None}
 
-    def describe(self, c: dict[str, Any]) -> list[str]:
+    def describe(self, c: ParetoConstraints) -> list[str]:
         e = c["count"]
         return [f"You must generate a 3x3 matrix where there are exactly {e} distinct Pareto "
                 f"optimal outcome{'s' if e > 1 else ''} (cells of the matrix)."]
 
-    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
-        return pareto_game(rng, tuple(c["shape"]), c["count"], unique=c["unique"] == "all")
+    def example(self, rng: np.random.Generator, c: ParetoConstraints) -> Game:
+        return pareto_game(rng, shape_of(c), c["count"], unique=c["unique"] == "all")
 
-    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+    def unmet(self, game: Game, c: ParetoConstraints) -> str | None:
         found = len(pareto_optimal(game))
         if found != c["count"]:
             return f"the game has {found} Pareto-optimal outcomes, not {c['count']}"
         return None
 
 
-class _PayoffRowClass(GameConcept):
+class _PayoffRowClass(GameConcept[WholeGameClaim, PayoffRowConstraints]):
     """A class of games (zero-sum, symmetric) with Table 5's given payoff row."""
 
     adjective: str
@@ -99,31 +120,31 @@ class _PayoffRowClass(GameConcept):
     def _make(self, game: Game) -> Game:
         raise NotImplementedError
 
-    def edit(self, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    def edit(self, game: Game, claim: WholeGameClaim, want: bool) -> Game:
         return self._make(game) if want else nudge_corner(game)
 
-    def holds(self, game: Game, claim: dict[str, Any]) -> bool:
+    def holds(self, game: Game, claim: WholeGameClaim) -> bool:
         return self._check(game)
 
-    def question(self, claim: dict[str, Any]) -> str:
+    def question(self, claim: WholeGameClaim) -> str:
         return f"Is this game {self.adjective}?"
 
-    def goal(self, claim: dict[str, Any], want: bool) -> str:
+    def goal(self, claim: WholeGameClaim, want: bool) -> str:
         return f"the game {'is' if want else 'is not'} {self.adjective}"
 
-    def _row(self, rng: np.random.Generator, shape: tuple[int, int],
-             distinct: bool) -> dict[str, Any]:
+    def _row(self, rng: np.random.Generator, shape: tuple[int, int], distinct: bool,
+             unique: Unique) -> PayoffRowConstraints:
         k = int(rng.integers(1, 3))
         own, opp = shape if k == 1 else shape[::-1]
         return {"shape": list(shape), "player": k, "action": int(rng.integers(own)),
-                "payoffs": payoff_list(rng, opp, distinct=distinct)}
+                "payoffs": payoff_list(rng, opp, distinct=distinct), "unique": unique}
 
-    def describe(self, c: dict[str, Any]) -> list[str]:
+    def describe(self, c: PayoffRowConstraints) -> list[str]:
         return [f"If Player {c['player']} takes the {ORDINALS[c['action']]} action, they should "
                 f"receive a payoff of {c['payoffs']} if the other player takes the "
                 f"corresponding actions (in order)."]
 
-    def unmet(self, game: Game, c: dict[str, Any]) -> str | None:
+    def unmet(self, game: Game, c: PayoffRowConstraints) -> str | None:
         if not self._check(game):
             return f"the game is not {self.adjective}"
         got = own_payoffs(game, c["player"])[c["action"]]
@@ -147,16 +168,16 @@ class ZeroSum(_PayoffRowClass):
     def _make(self, game: Game) -> Game:
         return make_zero_sum(game)
 
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, WholeGameClaim]:
         shape = random_shape(rng)
         return (zero_sum_game(rng, shape) if positive else zero_sum_near_miss(rng, shape)), {}
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+    def constraints(self, rng: np.random.Generator) -> PayoffRowConstraints:
         unique = bool(rng.random() < 0.5)
-        return {**self._row(rng, random_shape(rng), unique), "unique": "all" if unique else None}
+        return self._row(rng, random_shape(rng), unique, "all" if unique else None)
 
-    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
-        return zero_sum_game(rng, tuple(c["shape"]), unique=c["unique"] == "all",
+    def example(self, rng: np.random.Generator, c: PayoffRowConstraints) -> Game:
+        return zero_sum_game(rng, shape_of(c), unique=c["unique"] == "all",
                              payoffs=(c["player"], c["action"], c["payoffs"]))
 
 
@@ -173,14 +194,14 @@ class Symmetric(_PayoffRowClass):
     def _make(self, game: Game) -> Game:
         return make_symmetric(game)
 
-    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, dict[str, Any]]:
+    def sample(self, rng: np.random.Generator, positive: bool) -> tuple[Game, WholeGameClaim]:
         n = int(rng.integers(2, 5))
         return (symmetric_game(rng, n) if positive else symmetric_near_miss(rng, n)), {}
 
-    def constraints(self, rng: np.random.Generator) -> dict[str, Any]:
+    def constraints(self, rng: np.random.Generator) -> PayoffRowConstraints:
         n, distinct = int(rng.integers(2, 5)), bool(rng.random() < 0.5)
-        return {**self._row(rng, (n, n), distinct), "unique": "player1" if distinct else None}
+        return self._row(rng, (n, n), distinct, "player1" if distinct else None)
 
-    def example(self, rng: np.random.Generator, c: dict[str, Any]) -> Game:
+    def example(self, rng: np.random.Generator, c: PayoffRowConstraints) -> Game:
         return symmetric_game(rng, c["shape"][0], distinct=c["unique"] == "player1",
                               payoffs=(c["player"], c["action"], c["payoffs"]))
