@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from verstehen.cli.batch import batch, load_prompts
+from verstehen.cli.batch import (
+    RESUMED,
+    BatchConfig,
+    BatchRecord,
+    ResumedConfig,
+    batch,
+    load_prompts,
+    resumed_config,
+)
 from verstehen.engine.session import RunSettings
 from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed, UserError
@@ -148,3 +156,23 @@ def test_failed_calls_are_counted_and_exit_1(cli: Cli, tmp_path: Path) -> None:
     # the resume must repeat where the calls went: a run folder never chooses (issue 29)
     assert lines[-1] == (f"2 calls failed; to retry them, type: verstehen batch --resume {run}"
                          f" --base-url {url}")
+
+
+def test_records_and_config_hold_the_keys_their_types_declare(tmp_path: Path) -> None:
+    """Every record of a batch (answered or failed) holds exactly `BatchRecord`'s keys, run.json's
+    config exactly `BatchConfig`'s, and a resume checks (`RESUMED`) and takes exactly
+    `ResumedConfig`'s: all of BatchConfig's but the prompts file's SHA-256, which runs made
+    before it was kept lack."""
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("a\nb\n")
+    settings = RunSettings(runs_dir=tmp_path / "runs", cache=tmp_path / "calls.sqlite")
+    failing = ScriptedModel(script=lambda p, a: CallFailed("down") if p == "b" else None)
+    done = asyncio.run(batch(failing, prompts, GenerateParams(), settings=settings))
+    records = list(RunStore(done.run_dir).records())
+    assert sorted(r["error"] or "answered" for r in records) == ["answered", "down"]
+    assert all(set(r) == set(BatchRecord.__annotations__) for r in records)
+    config = RunStore(done.run_dir).info()["config"]
+    assert set(config) == set(BatchConfig.__annotations__)
+    resumed = set(BatchConfig.__annotations__) - {"prompts_sha256"}
+    assert set(RESUMED) == set(ResumedConfig.__annotations__) == resumed
+    assert set(resumed_config(RunStore(done.run_dir))) == resumed

@@ -1,5 +1,6 @@
 """How results reach the cache file: committed on the event loop that stored them, many to a
-commit, each caller told once its row is in; the key recipe unchanged for files already made."""
+commit, each caller told once its row is in; the key recipe unchanged for files already made;
+the stored values of the shapes their types declare."""
 
 from __future__ import annotations
 
@@ -11,8 +12,16 @@ import threading
 from pathlib import Path
 
 from verstehen.engine.cache import Cache, call_key
+from verstehen.engine.cache.values import (
+    GenerationValue,
+    LogprobsValue,
+    UsageCounts,
+    checked_logprobs,
+    completion_value,
+)
 from verstehen.engine.runner import Runner
 from verstehen.models import GenerateParams, user
+from verstehen.models.base import Completion, Usage
 from verstehen.testing.scripted import ScriptedModel
 
 
@@ -99,3 +108,16 @@ def test_the_key_recipe_is_the_documented_one():
                            sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert call_key(identity, "generate", request) == hashlib.sha256(
         canonical.encode("utf-8")).hexdigest()
+
+
+def test_stored_values_hold_the_keys_their_types_declare():
+    """`GenerationValue`, `UsageCounts` and `LogprobsValue` name every key a stored value
+    holds, and no other: a value with reasoning and reasoning tokens holds all of them, one
+    without holds all but those two (optional, so that older rows stay readable)."""
+    full = completion_value(Completion("t", "stop", Usage(1, 2, 3), "why"))
+    plain = completion_value(Completion("t", None, Usage(1, 2, 0), None))
+    assert set(full) == set(GenerationValue.__annotations__)
+    assert set(plain) == set(GenerationValue.__annotations__) - {"reasoning"}
+    assert set(full["usage"]) == set(UsageCounts.__annotations__)
+    assert set(plain["usage"]) == set(UsageCounts.__annotations__) - {"reasoning_tokens"}
+    assert set(checked_logprobs({"logprobs": [-1.0]}, 1)) == set(LogprobsValue.__annotations__)

@@ -20,11 +20,11 @@ import asyncio
 import json
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from verstehen.cli.basic import params_from
 from verstehen.cli.flags import (
@@ -51,7 +51,7 @@ from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL
-from verstehen.models.base import GenerateParams, Model
+from verstehen.models.base import GenerateParams, Message, Model
 from verstehen.models.remote import without_credentials
 from verstehen.models.served_at import has_url
 from verstehen.report.tables import plural
@@ -59,13 +59,60 @@ from verstehen.report.terminal import terminal_line
 from verstehen.results import JsonForm, json_key
 
 NONE = type(None)
-# the config keys a resume takes from run.json, and the types `batch` writes them with
+# the config keys a resume takes from run.json (`ResumedConfig`), and the types `batch` writes
+# them with
 RESUMED: dict[str, type | tuple[type, ...]] = {
     "model": str, "prompts": str, "samples": int, "temperature": (int, float, NONE),
     "max_tokens": (int, NONE), "seed": (int, NONE), "base_url": (str, list, NONE)}
 # calls under way at once: a few per connection (so that none idles while results are written),
 # at least a few dozen, and never so many that their tasks alone fill memory
 WINDOW_PER_CONNECTION, WINDOW_MIN, WINDOW_MAX = 4, 32, 16_384
+
+
+class ResumedConfig(TypedDict):
+    """The settings a resume takes from a batch run's run.json (`RESUMED` checks them)."""
+
+    model: str
+    prompts: str
+    samples: int
+    temperature: float | None
+    max_tokens: int | None
+    seed: int | None
+    base_url: str | list[str] | None
+
+
+class BatchConfig(TypedDict):
+    """A batch run's config in run.json (runs made before `prompts_sha256` was kept lack it)."""
+
+    model: str
+    prompts: str
+    prompts_sha256: str
+    samples: int
+    temperature: float
+    max_tokens: int
+    seed: int
+    base_url: str | None
+
+
+class AnswerUsage(TypedDict):
+    """An answer's token counts in its record."""
+
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class BatchRecord(TypedDict):
+    """One line of a batch run's records.jsonl: a prompt's sample, answered or failed (then
+    `text`, `finish_reason` and `usage` are null and `error` says why)."""
+
+    id: str
+    sample: int
+    model: str
+    messages: list[Message]
+    text: str | None
+    finish_reason: str | None
+    usage: AnswerUsage | None
+    error: str | None
 
 
 @dataclass(frozen=True)
@@ -98,7 +145,7 @@ def check_unchanged(store: RunStore, prompts: Path) -> None:
                         "the original file, or start a new run")
 
 
-def resumed_config(store: RunStore) -> dict[str, Any]:
+def resumed_config(store: RunStore) -> ResumedConfig:
     """The settings a batch run was made with, from its run.json (UserError naming the file
     when it is not a batch run's)."""
     info = store.info()
@@ -121,14 +168,18 @@ def resumed_config(store: RunStore) -> dict[str, Any]:
     if config["samples"] < 1:
         raise UserError(f"{where}: config 'samples' is {config['samples']}, not at least 1: it "
                         "was edited; start a new run")
-    return config
+    return ResumedConfig(model=config["model"], prompts=config["prompts"],
+                         samples=config["samples"], temperature=config["temperature"],
+                         max_tokens=config["max_tokens"], seed=config["seed"],
+                         base_url=config["base_url"])
 
 
-def record_problem(ids: AbstractSet[str], samples: int) -> Callable[[dict[str, Any]], str | None]:
+def record_problem(ids: AbstractSet[str], samples: int
+                   ) -> Callable[[Mapping[str, object]], str | None]:
     """What makes a batch record unusable on resume (None: a finished answer, or a recorded
     failure with its error, which is asked again)."""
 
-    def problem(record: dict[str, Any]) -> str | None:
+    def problem(record: Mapping[str, object]) -> str | None:
         rid, sample = record.get("id"), record.get("sample")
         if not isinstance(rid, str):
             return 'no "id" string'
@@ -181,7 +232,7 @@ async def run_batch(runner: Runner, model: Model, prompts: PromptsFile, store: R
     async def answer(item: PromptItem, sample: int) -> None:
         result = await runner.generate(model, item.messages, params, sample_index=sample)
         out = result.value
-        store.append({
+        record: BatchRecord = {
             "id": item.id,
             "sample": sample,
             "model": model.name,
@@ -191,7 +242,8 @@ async def run_batch(runner: Runner, model: Model, prompts: PromptsFile, store: R
             "usage": {"prompt_tokens": out.usage.prompt_tokens,
                       "completion_tokens": out.usage.completion_tokens} if result.ok else None,
             "error": result.error,
-        })
+        }
+        store.append(record)
 
     stopping = asyncio.Event()
 
@@ -234,11 +286,14 @@ async def batch(model_name: str | Model, prompts: Path, params: GenerateParams, 
 
     async def body(session: Session) -> RunStore:
         model = session.open_model(model_name, base_url=base_url)
-        store = resume or settings.create_run("batch", {
+        config: BatchConfig = {
             "model": label, "prompts": str(prompts.resolve()),
             "prompts_sha256": checked.sha256, "samples": samples,
             "temperature": params.temperature, "max_tokens": params.max_tokens,
-            "seed": params.seed, "base_url": base_url}, params.seed, [model.identity()])
+            "seed": params.seed, "base_url": base_url}
+        # the run folder takes the config of any method
+        store = resume or settings.create_run("batch", config, params.seed,
+                                              [model.identity()])
         if resume is not None and settings.announce:
             print(f"run folder: {store.path}", file=sys.stderr)
         await run_batch(session.runner, model, checked, store, params, samples,
@@ -280,8 +335,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
         check_destinations(RunStore.existing(args.resume), config, args)
         check_folder_cache(RunStore.existing(args.resume), args.cache)
         store = RunStore.open(args.resume)
-        for name in RESUMED:
-            setattr(args, name, config[name])
+        for name, value in config.items():
+            setattr(args, name, value)
     elif args.model is None or args.prompts is None:
         raise UserError("batch needs MODEL and PROMPTS, or --resume RUN_FOLDER")
     result = asyncio.run(batch(args.model, Path(args.prompts), params_from(args),
@@ -290,7 +345,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return finish(args, result, lambda done: print_json(done.to_dict()))
 
 
-def check_destinations(store: RunStore, config: dict[str, Any], args: argparse.Namespace
+def check_destinations(store: RunStore, config: ResumedConfig, args: argparse.Namespace
                        ) -> None:
     """Refuse, in one line, a resume whose typed command does not repeat where the run's calls
     went (its --base-url, a model given NAME@URL): a run folder is data and never chooses them.

@@ -13,7 +13,7 @@ import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeGuard
 
 from verstehen.errors import UserError
 from verstehen.textfiles import read_text
@@ -96,7 +96,7 @@ def _load_jsonl(path: Path) -> list[MCQItem]:
     return items
 
 
-def _kind(row: Any, path: Path, n: int) -> str:
+def _kind(row: object, path: Path, n: int) -> str:
     if isinstance(row, dict) and isinstance(row.get("question"), dict):
         return "csqa"
     if isinstance(row, dict) and isinstance(row.get("question"), str) and "choices" in row:
@@ -110,7 +110,7 @@ def _letter(label: str, numeric: bool) -> str:
     return LETTERS[int(label) - 1] if numeric else label.upper()
 
 
-def _csqa_item(row: dict[str, Any], path: Path, n: int) -> MCQItem:
+def _csqa_item(row: dict[str, object], path: Path, n: int) -> MCQItem:
     """A CSQA or ARC row; ARC's numeric labels 1..n become A.. (the answer key with them)."""
     where = f"{path}:{n}"
     q = row.get("question")
@@ -145,10 +145,11 @@ def _csqa_item(row: dict[str, Any], path: Path, n: int) -> MCQItem:
     return MCQItem(str(ident), q["stem"], letters, [c["text"] for c in raw], answer)
 
 
-def _mmlu_json_item(row: dict[str, Any], path: Path, n: int, index: int) -> MCQItem:
+def _mmlu_json_item(row: dict[str, object], path: Path, n: int, index: int) -> MCQItem:
     """A normalized MMLU row {"subject", "split", "idx", "question", "choices", "answer"}."""
     where = f"{path}:{n}"
-    if not _text(row.get("question")):
+    question = row.get("question")
+    if not _text(question):
         raise UserError(f"{where}: missing question")
     choices = row.get("choices")
     if not isinstance(choices, list) or len(choices) < 2 or len(choices) > len(LETTERS) or \
@@ -160,15 +161,16 @@ def _mmlu_json_item(row: dict[str, Any], path: Path, n: int, index: int) -> MCQI
         answer = labels[answer]
     if not isinstance(answer, str) or answer.strip().upper() not in labels:
         raise UserError(f"{where}: answer {answer!r} is not one of {', '.join(labels)}")
-    subject = row.get("subject") if isinstance(row.get("subject"), str) else None
+    named = row.get("subject")
+    subject = named if isinstance(named, str) else None
     if subject and isinstance(row.get("split"), str) and isinstance(row.get("idx"), int):
         ident = f"{subject}_{row['split']}:{row['idx']}"  # the id of the same row read from csv
     else:
         ident = str(row.get("id", f"{path.name.split('.')[0]}:{index}"))
-    return MCQItem(ident, row["question"], labels, choices, answer.strip().upper(), subject)
+    return MCQItem(ident, question, labels, choices, answer.strip().upper(), subject)
 
 
-def _text(value: Any) -> bool:
+def _text(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 

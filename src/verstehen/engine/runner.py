@@ -12,9 +12,18 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from verstehen.engine.batching import LogprobBatcher
-from verstehen.engine.cache import Cache, CacheUnwritable, call_key
+from verstehen.engine.cache import (
+    Cache,
+    CacheUnwritable,
+    GenerateRequest,
+    LogprobsRequest,
+    call_key,
+)
 from verstehen.engine.cache.values import (
     BadValue,
+    CachedValue,
+    GenerationValue,
+    LogprobsValue,
     checked_generation,
     checked_logprobs,
     completion_value,
@@ -138,19 +147,19 @@ def sample_seed(seed: int, sample_index: int) -> int:
 
 # What a call asks the model, given its arguments: a plain function and a tuple, not a closure
 # per call (4000 calls waiting for a slot each held one, and the garbage collector walked them)
-Asker = Callable[..., Awaitable[dict[str, Any]]]
+Asker = Callable[..., Awaitable[CachedValue]]
 
 
 async def _ask_generate(model: Model, messages: list[Message], params: GenerateParams
-                        ) -> dict[str, Any]:
+                        ) -> GenerationValue:
     return completion_value(await model.generate(messages, params))
 
 
-def _check_generation(value: Any, args: tuple[Any, ...]) -> tuple[dict[str, Any], bool]:
+def _check_generation(value: Any, args: tuple[Any, ...]) -> tuple[GenerationValue, bool]:
     return checked_generation(value)
 
 
-def _check_logprobs(value: Any, args: tuple[Any, ...]) -> tuple[dict[str, Any], bool]:
+def _check_logprobs(value: Any, args: tuple[Any, ...]) -> tuple[LogprobsValue, bool]:
     return checked_logprobs(value, len(args[2])), False  # args: model, context, continuations
 
 
@@ -215,7 +224,8 @@ class Runner:
         """A chat completion; at temperature > 0 each sample index is its own cache entry."""
         params = params or GenerateParams()
         index = sample_index if params.temperature > 0 else 0
-        request = {"messages": messages, "params": params.as_dict(), "sample": index}
+        request: GenerateRequest = {"messages": messages, "params": params.as_dict(),
+                                    "sample": index}
         if model.capabilities.generation:
             request["generation"] = model.capabilities.generation
         key = call_key(model.identity(), "generate", request)
@@ -231,7 +241,7 @@ class Runner:
 
     async def logprobs(self, model: Model, context: str, continuations: list[str]) -> CallResult:
         """Log-probabilities of continuations; UnsupportedCapability propagates."""
-        request: dict[str, Any] = {"context": context, "continuations": continuations}
+        request: LogprobsRequest = {"context": context, "continuations": continuations}
         if model.capabilities.scoring:
             request["scoring"] = model.capabilities.scoring
         batched = model.capabilities.logprobs_batch > 1 and isinstance(model, BatchLogprobs)
@@ -245,7 +255,7 @@ class Runner:
         return result
 
     async def _ask_logprobs(self, model: Model, context: str, continuations: list[str],
-                            batched: bool) -> dict[str, Any]:
+                            batched: bool) -> LogprobsValue:
         if batched:
             return {"logprobs": await self._batcher(model).submit(context, continuations)}
         return {"logprobs": await model.logprobs(context, continuations)}

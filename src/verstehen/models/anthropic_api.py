@@ -11,7 +11,7 @@ gives no count of its own for it, so `Usage.reasoning_tokens` stays 0.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Literal, TypedDict
 
 import anthropic
 
@@ -37,6 +37,35 @@ from verstehen.models.replies import (
     token_count,
 )
 from verstehen.models.transport import bounded_client
+
+
+class Thinking(TypedDict):
+    """Extended thinking on, with its budget (at least MIN_THINKING_BUDGET tokens)."""
+
+    type: Literal["enabled"]
+    budget_tokens: int
+
+
+class SamplingBody(TypedDict, total=False):
+    """The sampling fields sent in the body: thinking, or else the temperature asked."""
+
+    temperature: float
+    thinking: Thinking
+
+
+class Sampling(TypedDict):
+    """A request's `max_tokens` and the sampling fields the SDK sends as `extra_body`."""
+
+    max_tokens: int
+    extra_body: SamplingBody
+
+
+class SystemAndStops(TypedDict, total=False):
+    """A request's system text and stop sequences, sent only when there are some."""
+
+    system: str
+    stop_sequences: list[str]
+
 
 REDACTED = "[redacted thinking]"  # stands for a redacted_thinking block in the reasoning text
 
@@ -98,13 +127,13 @@ class AnthropicModel:
         """What a run's reader must know about how this model is asked (its fixed temperature)."""
         return self._notes
 
-    def _sampling(self, params: GenerateParams) -> dict[str, Any]:
+    def _sampling(self, params: GenerateParams) -> Sampling:
         """max_tokens and the body's sampling fields: thinking, or the temperature asked."""
         if not self.reasoning_budget:
             # SDK 1.0 dropped `temperature` from the signature; the API still takes it
             return {"max_tokens": params.max_tokens,
                     "extra_body": {"temperature": params.temperature}}
-        thinking = {"type": "enabled", "budget_tokens": self.reasoning_budget}
+        thinking: Thinking = {"type": "enabled", "budget_tokens": self.reasoning_budget}
         return {"max_tokens": params.max_tokens + self.reasoning_budget,
                 "extra_body": {"thinking": thinking}}
 
@@ -113,17 +142,16 @@ class AnthropicModel:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         turns = [{"role": m["role"], "content": m["content"]} for m in messages
                  if m["role"] != "system"]
-        extra: dict[str, object] = {}
+        extra: SystemAndStops = {}
         if system:
             extra["system"] = system
         if params.stop:
             extra["stop_sequences"] = list(params.stop)
         try:
-            # the SDK's overloads want each keyword spelled out (and its own TypedDicts for the
-            # messages); these come unpacked from dicts built above
-            raw = await self._client.messages.with_raw_response.create(  # type: ignore[call-overload]
+            raw = await self._client.messages.with_raw_response.create(
                 model=self.model,
-                messages=turns,
+                # the SDK wants its own message TypedDicts (which differ between its versions)
+                messages=turns,  # type: ignore[arg-type]
                 **self._sampling(params),
                 **extra,
             )
@@ -143,7 +171,7 @@ class AnthropicModel:
         await self._client.close()
 
 
-def message_of(reply: dict[str, Any]) -> Completion:
+def message_of(reply: dict[str, object]) -> Completion:
     """The completion a Messages API reply (its JSON object) holds: the text blocks' text, the
     thinking apart, the token counts; TransientError for a reply of another shape."""
     content = reply.get("content")
@@ -163,7 +191,7 @@ def message_of(reply: dict[str, Any]) -> Completion:
     )
 
 
-def thinking_of(blocks: list[dict[str, Any]]) -> str | None:
+def thinking_of(blocks: list[dict[str, object]]) -> str | None:
     """The thinking blocks' text, in order (a redacted block as REDACTED); None without any."""
     parts = [text_of(block.get("thinking"), "a thinking block's thinking")
              if block["type"] == "thinking" else REDACTED

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+from typing import Literal, Protocol, TypedDict, runtime_checkable
 
 Role = Literal["system", "user", "assistant"]
 
@@ -16,6 +16,15 @@ class Message(TypedDict):
     content: str
 
 
+class ParamsDict(TypedDict):
+    """`GenerateParams` as JSON (in every generation's cache key)."""
+
+    temperature: float
+    max_tokens: int
+    seed: int
+    stop: list[str]
+
+
 @dataclass(frozen=True)
 class GenerateParams:
     """Every parameter that shapes a generation; all of it goes into the cache key."""
@@ -25,7 +34,7 @@ class GenerateParams:
     seed: int = 0
     stop: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ParamsDict:
         """The parameters as a JSON-ready dict."""
         return {"temperature": self.temperature, "max_tokens": self.max_tokens,
                 "seed": self.seed, "stop": list(self.stop)}

@@ -17,7 +17,7 @@ import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TypedDict
 from urllib.parse import urlparse
 
 import openai
@@ -78,6 +78,21 @@ NO_LOGPROBS = (
     "that echoes them on /completions (vLLM, llama.cpp server), or local/ with a GGUF file"
 )
 UNSUPPORTED_STATUS = {400, 404, 405, 422, 501}
+
+
+class TokenBudget(TypedDict, total=False):
+    """The cap and temperature of a chat request: `max_completion_tokens` alone for a
+    reasoning model, `max_tokens` and `temperature` for another."""
+
+    max_completion_tokens: int
+    max_tokens: int
+    temperature: float
+
+
+class StopWords(TypedDict, total=False):
+    """A chat request's stop sequences, sent only when there are some."""
+
+    stop: list[str]
 
 
 class Client:
@@ -189,7 +204,7 @@ class OpenAIModel:
         self._notes.append(line)
         note(line)
 
-    def _budget(self, params: GenerateParams, reasoning: bool) -> dict[str, Any]:
+    def _budget(self, params: GenerateParams, reasoning: bool) -> TokenBudget:
         """The cap and temperature of one request, as a reasoning model or a chat model takes
         them."""
         cap = params.max_tokens + (self.reasoning_budget or 0)
@@ -200,9 +215,9 @@ class OpenAIModel:
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
         """One chat completion; a 400 refusing chat parameters switches to reasoning ones and
         sends the call again at once (a refused call costs nothing and counts as no failure)."""
-        extra: dict[str, Any] = {"stop": list(params.stop)} if params.stop else {}
+        extra: StopWords = {"stop": list(params.stop)} if params.stop else {}
 
-        async def on(endpoint: Endpoint[Client]) -> Any:
+        async def on(endpoint: Endpoint[Client]) -> Completion:
             client = endpoint.client
             while True:
                 reasoning = self.reasoning_parameters
@@ -291,7 +306,7 @@ class OpenAIModel:
         return await self._pool.call(on)
 
     async def _complete(self, endpoint: Endpoint[Client], prompt: str, kind: str
-                        ) -> dict[str, Any]:
+                        ) -> dict[str, object]:
         """The reply of /completions with the prompt echoed and its log-probabilities."""
         client = endpoint.client
         extra = {"prompt_logprobs": 1, "return_token_ids": True} if kind == "vllm" else None
@@ -335,7 +350,7 @@ class OpenAIModel:
             await endpoint.client.sdk.close()
 
 
-def completion_of(reply: dict[str, Any]) -> Completion:
+def completion_of(reply: dict[str, object]) -> Completion:
     """The answer of a chat completion (its JSON object), the reasoning a server gave apart
     (`reasoning_content` of vLLM and SGLang, `reasoning` of newer vLLM) and its token counts,
     reasoning tokens from `usage.completion_tokens_details` (OpenAI); TransientError for a

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from verstehen.errors import TransientError
 from verstehen.models.limits import MAX_TOKEN_COUNT
@@ -23,7 +22,7 @@ def malformed(reason: str) -> TransientError:
     return TransientError(f"malformed reply: {reason}")
 
 
-def reply_object(body: bytes) -> dict[str, Any]:
+def reply_object(body: bytes) -> dict[str, object]:
     """The JSON object a reply's body holds; TransientError for anything else (truncated or
     not JSON, nested past the parser's depth, not an object)."""
     try:
@@ -40,19 +39,20 @@ def _where(exc: ValueError) -> str:
     return f"byte {position}" if position is not None else "its start"
 
 
-def as_object(value: object, what: str) -> dict[str, Any]:
-    """`value` when it is a JSON object; TransientError naming `what` otherwise."""
+def as_object(value: object, what: str) -> dict[str, object]:
+    """`value` when it is a JSON object; TransientError naming `what` otherwise. Its values
+    are unchecked (`object`) until read through the functions below."""
     if not isinstance(value, dict):
         raise malformed(f"{what} is {kind_of(value)}, not an object")
     return value
 
 
-def optional_object(value: object, what: str) -> dict[str, Any]:
+def optional_object(value: object, what: str) -> dict[str, object]:
     """An object, or {} for null/absent."""
     return {} if value is None else as_object(value, what)
 
 
-def first_of(value: object, what: str) -> dict[str, Any]:
+def first_of(value: object, what: str) -> dict[str, object]:
     """The first element of a non-empty list of objects (a reply's `choices`)."""
     if not isinstance(value, list) or not value:
         raise malformed(f"{what} is {kind_of(value)}, not a list with an entry")

@@ -25,7 +25,6 @@ import threading
 import zlib
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 from verstehen.testing.loop_thread import LoopThreadServer
 from verstehen.testing.stub_server import chat_answer, read_request
@@ -194,7 +193,7 @@ class HostileServer(LoopThreadServer):
             except ValueError as exc:
                 return await self._send(writer, 404, {"error": {"message": str(exc)}})
             return await self._send(writer, 200, {"mode": self.mode})
-        payload: dict[str, Any] = json.loads(body) if body else {}
+        payload: dict[str, object] = json.loads(body) if body else {}  # what a client sent
         if path.endswith("/models"):
             self.requests["models"] += 1
             return await self._send(writer, 200, models_answer())

@@ -22,7 +22,7 @@ default).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from verstehen.testing.stub_endpoints import prompt_of
 
@@ -83,11 +83,26 @@ def o_series_refusal(payload: dict) -> dict | None:
     return None
 
 
+class ReasoningDetails(TypedDict):
+    """OpenAI's `usage.completion_tokens_details`: the hidden reasoning's tokens."""
+
+    reasoning_tokens: int
+
+
+class ChatUsage(TypedDict):
+    """A chat completion's `usage`, as OpenAI sends it."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    completion_tokens_details: NotRequired[ReasoningDetails]
+
+
 def _chat_reply(payload: dict, message: dict, finish: str, completion: int,
-                details: dict | None = None) -> dict:
+                details: ReasoningDetails | None = None) -> dict:
     prompt = _prompt_tokens(payload)
-    usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                             "total_tokens": prompt + completion}
+    usage: ChatUsage = {"prompt_tokens": prompt, "completion_tokens": completion,
+                        "total_tokens": prompt + completion}
     if details is not None:
         usage["completion_tokens_details"] = details
     return {"id": "chatcmpl-stub", "object": "chat.completion", "created": 0,

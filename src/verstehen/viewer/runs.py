@@ -3,6 +3,7 @@ models, status and a one-line summary of what it found."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,9 +41,10 @@ def _models(info: dict[str, Any]) -> tuple[str, ...]:
         (config["model"],) if isinstance(config.get("model"), str) else ())
 
 
-def _full_name(identity: dict[str, Any]) -> str:
+def _full_name(identity: Mapping[str, object]) -> str:
     """A model identity's name as it is typed: `provider/model` (local identities carry
-    the provider in the name already, served ones apart)."""
+    the provider in the name already, served ones apart). Read from run.json, whose values
+    may have been edited."""
     model, provider = str(identity.get("model", "")), identity.get("provider")
     return model if not model or "/" in model or not provider else f"{provider}/{model}"
 

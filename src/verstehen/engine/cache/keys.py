@@ -6,7 +6,28 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
+
+from verstehen.models.base import Message, ParamsDict
+
+
+class GenerateRequest(TypedDict):
+    """What names a generation in its key: the messages, every parameter, the sample index
+    (0 at temperature 0), and how the model ends a reply where that is its own."""
+
+    messages: list[Message]
+    params: ParamsDict
+    sample: int
+    generation: NotRequired[str]
+
+
+class LogprobsRequest(TypedDict):
+    """What names a likelihood call in its key: the context and continuations, and how the
+    model computes likelihoods where that is its own."""
+
+    context: str
+    continuations: list[str]
+    scoring: NotRequired[str]
 
 
 def default_cache_path() -> Path:
@@ -29,7 +50,7 @@ RESPONSE_JSON = json.JSONEncoder(ensure_ascii=False)
 _ASCII_JSON = json.JSONEncoder()
 
 
-def escaped_json(text: str, response: Any) -> str:
+def escaped_json(text: str, response: object) -> str:
     """`text`, the response's JSON, when it is valid UTF-8; else the response's JSON with every
     character beyond ASCII escaped (a lone surrogate as \\udXXX, read back as it was)."""
     try:
@@ -39,7 +60,8 @@ def escaped_json(text: str, response: Any) -> str:
     return text
 
 
-def call_key(identity: dict[str, str], kind: str, request: dict[str, Any]) -> str:
+def call_key(identity: dict[str, str], kind: str,
+             request: GenerateRequest | LogprobsRequest) -> str:
     """SHA-256 of the model's identity, the kind of call and the full request."""
     payload = _KEY_JSON.encode({"model": identity, "kind": kind, "request": request})
     # surrogatepass: a request holding a lone surrogate gets a key, not an encoding error

@@ -15,16 +15,34 @@ import json
 import sqlite3
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from verstehen.engine.cache.keys import cache_file, checksum
 from verstehen.engine.cache.schema import is_busy, migrate, user_error, warn
+from verstehen.engine.cache.values import CachedValue
 from verstehen.engine.cache.writes import Writes
 from verstehen.errors import UserError
 from verstehen.report.tables import plural
 
 BUSY_TIMEOUT = 30.0  # seconds of a locked file before the run says so; also the wait at close
 READ_TIMEOUT = 0.1  # a read waits this long on a lock (on the event loop), then is a miss
+
+
+class ModelEntries(TypedDict):
+    """How many entries one model has of one kind of call."""
+
+    model: str
+    kind: str
+    entries: int
+
+
+class CacheStats(TypedDict):
+    """The cache file, its size in bytes (with its WAL file), and its entries."""
+
+    path: str
+    bytes: int
+    entries: int
+    by_model: list[ModelEntries]
 
 
 class Cache:
@@ -66,14 +84,15 @@ class Cache:
             if not is_busy(exc):
                 raise
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> dict[str, object] | None:
         """The stored response for a key (written or still in memory), or None.
 
-        A row that is locked, unreadable, fails its checksum or does not parse is None too.
+        A row that is locked, unreadable, fails its checksum or does not parse is None too. A
+        row is any JSON object until the runner checks its shape (`values`).
         """
         entry = self._writes.waiting(key)
         if entry is not None:
-            response: dict[str, Any] = json.loads(entry.text)
+            response: dict[str, object] = json.loads(entry.text)
             return response
         try:
             row = self._db.execute(
@@ -108,7 +127,7 @@ class Cache:
         if (failure := self._writes.unwritable()) is not None:
             raise failure
 
-    def put(self, key: str, model: str, kind: str, response: dict[str, Any]) -> Future[bool]:
+    def put(self, key: str, model: str, kind: str, response: CachedValue) -> Future[bool]:
         """Store a response: in memory at once, in the file as soon as the writer can.
 
         The future is True once the row is committed, False when the first try failed (the
@@ -116,7 +135,7 @@ class Cache:
         """
         return self._writes.put(key, model, kind, response)
 
-    def store(self, key: str, model: str, kind: str, response: dict[str, Any]
+    def store(self, key: str, model: str, kind: str, response: CachedValue
               ) -> asyncio.Future[bool]:
         """`put` from a coroutine: await the future for the first write attempt, which never
         blocks the event loop (the rows of one loop are committed on it, many to a commit)."""
@@ -126,7 +145,7 @@ class Cache:
         """How many results are in memory, not yet written to the file."""
         return self._writes.pending()
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> CacheStats:
         """Entries per model and kind, and the file's size."""
         try:
             rows = self._db.execute(

@@ -1,16 +1,17 @@
 """The values a call may store: checked before a row is written and again when one is read.
 
-A generation is `{"text", "finish_reason", "usage", ["reasoning"]}` and a likelihood call
-`{"logprobs": [...]}`. Whatever model produced it (a server, the local model, a plugin), a
-value of another shape is a `BadValue`: a failed attempt (retried like any transient fault),
-never a row; a row of another shape (written by an older version) is a miss. Lone surrogates
-in a reply's strings are replaced by U+FFFD, so that no write can fail on encoding.
+A generation is `{"text", "finish_reason", "usage", ["reasoning"]}` (`GenerationValue`) and
+a likelihood call `{"logprobs": [...]}` (`LogprobsValue`). Whatever model produced it (a
+server, the local model, a plugin), a value of another shape is a `BadValue`: a failed
+attempt (retried like any transient fault), never a row; a row of another shape (written by
+an older version) is a miss. Lone surrogates in a reply's strings are replaced by U+FFFD, so
+that no write can fail on encoding.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Literal, NotRequired, TypedDict, overload
 
 from verstehen.errors import TransientError
 from verstehen.models.base import Completion, Usage
@@ -23,11 +24,39 @@ LOGPROB_SLACK = 1e-4
 USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens")
 
 
+class UsageCounts(TypedDict):
+    """A generation's token counts as stored; `reasoning_tokens` only when there are some."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    reasoning_tokens: NotRequired[int]
+
+
+class GenerationValue(TypedDict):
+    """A generation's stored value; rows written before reasoning was kept have no
+    `reasoning`."""
+
+    text: str
+    finish_reason: str | None
+    usage: UsageCounts
+    reasoning: NotRequired[str | None]
+
+
+class LogprobsValue(TypedDict):
+    """A likelihood call's stored value: one log-probability per continuation."""
+
+    logprobs: list[float]
+
+
+# what the cache stores for a call of either kind
+CachedValue = GenerationValue | LogprobsValue
+
+
 class BadValue(TransientError):
     """A value no call may return or store; the message says what is wrong with it."""
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else f"{text[:37]}..."
 
@@ -44,14 +73,20 @@ def storable(text: str) -> tuple[str, bool]:
     return text, False
 
 
-def _count(name: str, value: Any) -> int:
+def _count(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
         raise BadValue(f"reply's {name} is {_shown(value)}, not a whole number from 0 to "
                        f"{MAX_TOKENS:,}")
     return value
 
 
-def _text(name: str, value: Any, *, optional: bool) -> tuple[str | None, bool]:
+@overload
+def _text(name: str, value: object, *, optional: Literal[False]) -> tuple[str, bool]: ...
+@overload
+def _text(name: str, value: object, *, optional: bool) -> tuple[str | None, bool]: ...
+
+
+def _text(name: str, value: object, *, optional: bool) -> tuple[str | None, bool]:
     if value is None and optional:
         return None, False
     if not isinstance(value, str):
@@ -60,23 +95,24 @@ def _text(name: str, value: Any, *, optional: bool) -> tuple[str | None, bool]:
     return storable(value)
 
 
-def completion_value(out: Any) -> dict[str, Any]:
+def completion_value(out: object) -> GenerationValue:
     """A model's Completion as the value stored for it (BadValue when it is not one)."""
     if not isinstance(out, Completion) or not isinstance(out.usage, Usage):
         what = out if not isinstance(out, Completion) else out.usage
         raise BadValue(f"the model returned {type(what).__name__} {_shown(what)}, not a "
                        f"{'Completion' if what is out else 'Usage'}")
-    usage = {"prompt_tokens": out.usage.prompt_tokens,
-             "completion_tokens": out.usage.completion_tokens}
+    usage: UsageCounts = {"prompt_tokens": out.usage.prompt_tokens,
+                          "completion_tokens": out.usage.completion_tokens}
     if out.usage.reasoning_tokens:  # stored only when there are some: older rows have none
         usage["reasoning_tokens"] = out.usage.reasoning_tokens
-    stored = {"text": out.text, "finish_reason": out.finish_reason, "usage": usage}
+    stored: GenerationValue = {"text": out.text, "finish_reason": out.finish_reason,
+                               "usage": usage}
     if out.reasoning is not None:
         stored["reasoning"] = out.reasoning
     return stored
 
 
-def checked_generation(value: Any) -> tuple[dict[str, Any], bool]:
+def checked_generation(value: object) -> tuple[GenerationValue, bool]:
     """A generation's value made storable, and whether surrogates were replaced in it;
     BadValue when it is not of the shape above."""
     if not isinstance(value, dict) or not isinstance(value.get("usage"), dict):
@@ -90,7 +126,11 @@ def checked_generation(value: Any) -> tuple[dict[str, Any], bool]:
     counts = {name: _count(name, usage[name]) for name in USAGE_FIELDS if name in usage}
     if not {"prompt_tokens", "completion_tokens"} <= counts.keys():
         raise BadValue("reply's usage lacks prompt_tokens or completion_tokens")
-    checked: dict[str, Any] = {"text": text, "finish_reason": finish, "usage": counts}
+    checked_usage: UsageCounts = {"prompt_tokens": counts["prompt_tokens"],
+                                  "completion_tokens": counts["completion_tokens"]}
+    if "reasoning_tokens" in counts:
+        checked_usage["reasoning_tokens"] = counts["reasoning_tokens"]
+    checked: GenerationValue = {"text": text, "finish_reason": finish, "usage": checked_usage}
     bad_reasoning = False
     if "reasoning" in value:
         checked["reasoning"], bad_reasoning = _text("reasoning", value["reasoning"],
@@ -98,7 +138,7 @@ def checked_generation(value: Any) -> tuple[dict[str, Any], bool]:
     return checked, bad_text or bad_finish or bad_reasoning
 
 
-def checked_logprobs(value: Any, expected: int) -> dict[str, list[float]]:
+def checked_logprobs(value: object, expected: int) -> LogprobsValue:
     """A likelihood call's value, one finite log-probability <= 0 for each of `expected`
     continuations (float error just above 0 made 0); BadValue otherwise."""
     scores = value.get("logprobs") if isinstance(value, dict) else None

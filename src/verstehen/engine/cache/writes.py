@@ -22,12 +22,11 @@ import threading
 import time
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
 
 from verstehen.engine.cache.keys import RESPONSE_JSON, checksum, escaped_json
 from verstehen.engine.cache.pending import Entry, Waiter, settle, write_rows
 from verstehen.engine.cache.schema import is_busy, migrate, warn
-from verstehen.engine.cache.values import storable
+from verstehen.engine.cache.values import CachedValue, storable
 from verstehen.report.tables import plural
 
 WRITE_ATTEMPT_TIMEOUT = 0.2  # sqlite's busy wait in one write attempt (writer thread)
@@ -135,7 +134,7 @@ class Writes:
             raise
         return db
 
-    def put(self, key: str, model: str, kind: str, response: dict[str, Any]) -> Future[bool]:
+    def put(self, key: str, model: str, kind: str, response: CachedValue) -> Future[bool]:
         """Store a response: in memory at once, in the file as soon as the writer can.
 
         The future is True once the row is committed, False when the first try failed (the
@@ -145,7 +144,7 @@ class Writes:
         self._put(key, model, kind, response, done)
         return done
 
-    def _put(self, key: str, model: str, kind: str, response: dict[str, Any],
+    def _put(self, key: str, model: str, kind: str, response: CachedValue,
              done: Waiter, *, on_loop: bool = False) -> None:
         text = RESPONSE_JSON.encode(response)
         if not text.isascii():  # no write may fail on encoding (a lone surrogate)
@@ -168,7 +167,7 @@ class Writes:
             elif idle:  # a writer with work pending wakes on its own time: waking it per row
                 self._cond.notify_all()  # made it fight the event loop for the GIL
 
-    def store(self, key: str, model: str, kind: str, response: dict[str, Any]
+    def store(self, key: str, model: str, kind: str, response: CachedValue
               ) -> asyncio.Future[bool]:
         """`put` from a coroutine: await the future for the first write attempt, which never
         blocks the event loop (the rows of one loop are committed on it, many to a commit)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
 
 from verstehen.domains.base import Item
 from verstehen.domains.game_theory.game import Game
@@ -58,7 +58,7 @@ def right_answer(scope: Scope, question: Question) -> Answer:
         item = scope.item_of(question)
         return concept_answer(scope, item, scope.tasks.reference(item))
     if isinstance(scope, ArithmeticScope):
-        return number_answer(question.data, scope.exact_answer(question))
+        return number_answer(question, scope.exact_answer(question))
     if isinstance(scope, MCQScope):
         return choice_answer(scope.reference(question))
     raise ValueError(f"no reference answers for scope {getattr(scope, 'name', scope)!r}")
@@ -78,7 +78,7 @@ def concept_answer(scope: ConceptScope, item: Item, reply: str) -> Answer:
     if item.kind == "edit":
         return Answer("fill", reply, "Here is the text for the blank:")
     kind: Kind = "word" if isinstance(tasks, PairConcept) else "poem" if "\n" in reply else "line"
-    return Answer(kind, reply, *_poem_lead(tasks, item.data))
+    return Answer(kind, reply, *_poem_lead(tasks, item))
 
 
 def matrix_answer(game: Game) -> Answer:
@@ -87,7 +87,8 @@ def matrix_answer(game: Game) -> Answer:
                   game=game)
 
 
-def _poem_lead(tasks: Any, data: dict[str, Any]) -> tuple[str, str]:
+def _poem_lead(tasks: object, item: Item) -> tuple[str, str]:
+    data = item.data
     word = data.get("word", "")
     if isinstance(tasks, PairConcept):
         how = "rhymes perfectly with" if isinstance(tasks, PerfectRhyme) else "slant-rhymes with"
@@ -100,8 +101,10 @@ def _poem_lead(tasks: Any, data: dict[str, Any]) -> tuple[str, str]:
     return f'Here is a {form} using the word "{word}":', f"The {word.capitalize()}"
 
 
-def number_answer(data: dict[str, Any], value: Fraction) -> Answer:
-    """A number, with a calculation that ends in it (operands as the question prints them)."""
+def number_answer(question: Question, value: Fraction) -> Answer:
+    """A number, with a calculation that ends in it (operands as the arithmetic question
+    prints them)."""
+    data = question.data
     # the operands as printed: a float's shortest repr is its decimal ("950463.7")
     a, b, op = Fraction(repr(data["a"])), Fraction(repr(data["b"])), data["op"]
     text = number_text(value)

@@ -78,7 +78,7 @@ def _candidates(scope: Scope, question: Question, right: Answer) -> Iterator[Ans
                      else _poems(scope.tasks, item, right, rng))
             yield from (concept_answer(scope, item, t) for t in texts)
     elif isinstance(scope, ArithmeticScope):
-        yield from (number_answer(question.data, x)
+        yield from (number_answer(question, x)
                     for x in _slips(scope.exact_answer(question), question.data["op"]))
     elif isinstance(scope, MCQScope):
         yield from (choice_answer(label) for label in question.data["labels"]
