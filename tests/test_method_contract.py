@@ -7,7 +7,6 @@ left out in one line each."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib.metadata
 import json
 from collections.abc import Iterator
@@ -16,11 +15,10 @@ from typing import Any
 
 import pytest
 from toy_method.method import METHOD as ECHO
-from toy_method.run import run_echo
+from toy_method.run import echo
 
 from verstehen.cli.flags import Parser
 from verstehen.cli.resume import RESUMABLE
-from verstehen.engine.session import RunSettings
 from verstehen.methods import registry
 from verstehen.methods.contract import Method, RunKind
 from verstehen.testing.stub_endpoints import StubEndpoints, prompt_of
@@ -133,9 +131,8 @@ def test_without_the_line_the_method_is_nowhere(cli: Cli, cli_env: dict[str, str
     """An echo run folder made from Python (no registration needed to run the procedure) is
     unknown to every command when the method is not registered."""
     with StubEndpoints(1, route=number_varies) as stub:
-        result = asyncio.run(run_echo("openai/stub", 2, base_url=stub.urls[0],
-                                      settings=RunSettings(runs_dir=cli_env["VERSTEHEN_RUNS_DIR"],
-                                                           cache=cli_env["VERSTEHEN_CACHE"])))
+        result = echo("openai/stub", prompts=2, base_url=stub.urls[0],
+                      runs_dir=cli_env["VERSTEHEN_RUNS_DIR"], cache=cli_env["VERSTEHEN_CACHE"])
     assert result.identical == 1  # "Name a colour." the same twice, the number prompt not
     assert "echo" not in commands(cli) and ("echo",) not in RESUMABLE
     refused = cli(["echo", "--model", "openai/stub"])

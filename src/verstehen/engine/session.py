@@ -57,12 +57,12 @@ class RunSettings(EngineSettings):
         chosen = (engine or EngineSettings()).with_keywords(keywords or {})
         return cls(**chosen.engine_fields(), resume=resume, announce=announce, argv=tuple(argv))
 
-    def create_run(self, command: str, config: dict[str, Any], seed: int,
+    def create_run(self, command: str, config: Mapping[str, object], seed: int,
                    models: list[dict[str, str]]) -> RunStore:
         """A new run folder under runs_dir, or the one to resume (announced on stderr when
         asked)."""
         runs_dir = Path(self.runs_dir or default_runs_dir())
-        config = without_credentials(config)
+        config = without_credentials(dict(config))
         earlier = self.resume if self.resume is not None else (
             RunStore.matching(runs_dir, command=command, config=config)
             if self.reuse_runs else None)

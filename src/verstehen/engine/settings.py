@@ -14,7 +14,7 @@ from typing import Any, TypedDict
 from verstehen.errors import UserError
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class EngineSettings:
     """How calls are made and where run folders go, the same for the CLI and the API.
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import argparse
 
     from verstehen.cli.flags import Parser
+    from verstehen.methods.options import Options
     from verstehen.report.html import Page
 
 R = TypeVar("R")
@@ -42,7 +43,9 @@ class RunKind(Generic[R]):
     `drawn_as` names, from a folder's run.json, the kind it is read as when an older version
     wrote another kind's folders under this command (None: always this kind). `inner_runs`
     gives the run folders kept inside one folder, which the report draws after it, each by
-    its own kind's section (None: none).
+    its own kind's section (None: none). `options` is the class declaring the command's
+    parameters (`verstehen.methods.options`) and `api` the Python function made from it
+    (None: a command whose parameters are not declared so).
     """
 
     words: tuple[str, ...]
@@ -53,6 +56,8 @@ class RunKind(Generic[R]):
     resumable: bool = True
     drawn_as: Callable[[Mapping[str, Any]], str] | None = None
     inner_runs: Callable[[Path], Sequence[Path]] | None = None
+    options: type[Options] | None = None
+    api: Callable[..., object] | None = None
 
     def __post_init__(self) -> None:
         if not self.words or any(not w or "-" in w or " " in w for w in self.words):

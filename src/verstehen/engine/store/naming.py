@@ -11,6 +11,7 @@ import re
 import secrets
 import shlex
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +44,12 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
-def without_secrets(config: dict[str, Any]) -> dict[str, Any]:
+def without_secrets(config: Mapping[str, object]) -> dict[str, object]:
     """The config with any field that names a key, token, secret or password removed."""
     return {k: v for k, v in config.items() if not SECRET_NAME.search(k)}
 
 
-def as_stored(config: dict[str, Any]) -> dict[str, Any]:
+def as_stored(config: Mapping[str, object]) -> dict[str, Any]:
     """The config as run.json holds it (secrets left out, through JSON), to compare with one."""
     stored: dict[str, Any] = json.loads(json.dumps(without_secrets(config)))
     return stored

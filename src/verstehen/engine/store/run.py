@@ -18,7 +18,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,7 +123,7 @@ class RunStore:
         *,
         command: str,
         argv: list[str],
-        config: dict[str, Any],
+        config: Mapping[str, object],
         seed: int,
         models: list[dict[str, str]],
         cache: str | None = None,
@@ -181,7 +181,7 @@ class RunStore:
         return store
 
     @classmethod
-    def resume(cls, path: Path, *, command: str, config: dict[str, Any]) -> RunStore:
+    def resume(cls, path: Path, *, command: str, config: Mapping[str, object]) -> RunStore:
         """Go on with a run folder made by `command` with this `config`: its records move to
         records.before-resume.jsonl (appended to) and the run is asked again, each finished
         call coming from the cache; UserError in one line when the run is another's."""
@@ -207,7 +207,7 @@ class RunStore:
         return store
 
     @classmethod
-    def matching(cls, runs_dir: Path, *, command: str, config: dict[str, Any]) -> Path | None:
+    def matching(cls, runs_dir: Path, *, command: str, config: Mapping[str, object]) -> Path | None:
         """The newest run folder under runs_dir made by `command` with this `config` (the
         step of a resumed job that was started before), if there is one."""
         given = as_stored(config)
@@ -263,7 +263,7 @@ class RunStore:
         self._info = info
         return dict(info)
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: Mapping[str, object]) -> None:
         """Add one record; it is in the file (the OS's page cache) when this returns. A write
         that fails (disk full) leaves no part of the line and is re-raised."""
         line = json.dumps(record, ensure_ascii=False) + "\n"
@@ -317,12 +317,12 @@ class RunStore:
         return Repair(tuple(line.record for line in kept if line.record is not None),
                       tuple(dropped))
 
-    def rewrite(self, records: list[dict[str, Any]], name: str = "records.jsonl") -> None:
+    def rewrite(self, records: Sequence[Mapping[str, object]], name: str = "records.jsonl") -> None:
         """Replace a JSONL file of the run (records.jsonl unless named) with rows, atomically."""
         replace_atomically(self.path / name, "".join(
             json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8"))
 
-    def write_summary(self, summary: dict[str, Any]) -> None:
+    def write_summary(self, summary: Mapping[str, object]) -> None:
         """Write summary.json (replacing it atomically); a run this process was making is
         marked done."""
         self._write_json("summary.json", summary)
@@ -369,7 +369,7 @@ class RunStore:
             os.close(fd)
         return False
 
-    def _write_json(self, name: str, value: dict[str, Any]) -> None:
+    def _write_json(self, name: str, value: Mapping[str, object]) -> None:
         """Replace a JSON file of the folder atomically (as it was, if the write fails)."""
         text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
         replace_atomically(self.path / name, text.encode("utf-8"))
