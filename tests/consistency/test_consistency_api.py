@@ -125,7 +125,7 @@ def test_loaded_inputs_give_the_same_numbers(tmp_path, data):
     ({"limit": 0}, "limit"), ({"resamples": 0}, "resamples"),
     ({"relations": "IsA,Bogus"}, "Bogus"), ({"relations": []}, "no relations"),
     ({"relations": ["IsA", "has property"]}, "no question template for relation 'HasProperty'"),
-    ({"question_style": "odd"}, "question style"), ({"max_path_length": 0}, "max_path_length"),
+    ({"question_style": "odd"}, "question_style"), ({"max_path_length": 0}, "max_path_length"),
     ({"max_tokens": 0}, "max_tokens"), ({"kb": "none.tsv"}, "none.tsv"),
     ({"model": "x/y"}, "x/y"), ({"max_attempts": 0}, "max_attempts")])
 def test_bad_input_raises_before_any_call(tmp_path, data, kwargs, needle):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from verstehen.engine.store import RunStore
 from verstehen.methods.consistency.breakdowns import CCEntry, RateEntry, concepts_in_facts
+from verstehen.methods.consistency.records import AnchorRecord, FactRecord, Record, typed
 from verstehen.methods.consistency.report import base_rate_warning, concept_selection
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import (
@@ -23,7 +23,6 @@ from verstehen.methods.consistency.summary import read_results
 from verstehen.report.html import Page, RecordView, esc, figure, num, rate, table
 from verstehen.results import load_result
 
-Record = dict[str, Any]
 GRADES = {True: "right", False: "wrong", None: "unanswered"}
 
 
@@ -53,7 +52,7 @@ def _failed(error: object) -> str:
     return f"(the call failed: {error})"
 
 
-def anchor_view(r: Record) -> RecordView:
+def anchor_view(r: AnchorRecord) -> RecordView:
     """An anchor question: its stem (and choices), the chosen label, right or wrong, and its
     concepts and background facts."""
     question = r["stem"]
@@ -73,7 +72,7 @@ def anchor_view(r: Record) -> RecordView:
     return RecordView(f"anchor {r['id']}", question, answer, GRADES[r["correct"]], why)
 
 
-def fact_view(r: Record) -> RecordView:
+def fact_view(r: FactRecord) -> RecordView:
     """A background fact: the yes/no question, what the model said, right or wrong against
     whether the fact is true, and the relation."""
     if r.get("error"):
@@ -82,8 +81,8 @@ def fact_view(r: Record) -> RecordView:
         answer = "no answer (the votes tied or none parsed)"
     else:
         answer = "said yes" if r["said_yes"] else "said no"
-    if r.get("combos"):
-        answer += f" ({sum(r['combos'])} of {len(r['combos'])} combos favour yes)"
+    if combos := r["combos"]:
+        answer += f" ({sum(combos)} of {len(combos)} combos favour yes)"
     elif r.get("votes"):
         answer += " (votes: " + ", ".join({True: "yes", False: "no", None: "?"}[v]
                                           for v in r["votes"]) + ")"
@@ -101,15 +100,18 @@ class Run:
 
     def __init__(self, page: Page, run: Path) -> None:
         self.page, self.run = page, run
-        self.anchor_lines: dict[str, tuple[int, Record]] = {}
-        self.fact_lines: dict[str, tuple[int, Record]] = {}
-        for line, r in enumerate(RunStore(run).records()):
+        self.anchor_lines: dict[str, tuple[int, AnchorRecord]] = {}
+        self.fact_lines: dict[str, tuple[int, FactRecord]] = {}
+        for line, raw in enumerate(RunStore(run).records()):
+            if (r := typed(raw)) is None:
+                continue
             if r["kind"] == "anchor":
                 self.anchor_lines[r["id"]] = (line, r)
             elif r["kind"] == "fact":
                 self.fact_lines[r["key"]] = (line, r)
-        self.anchors, self.facts = read_results(
-            [r for _, r in (*self.fact_lines.values(), *self.anchor_lines.values())])
+        latest: list[Record] = [r for _, r in self.fact_lines.values()]
+        latest += [r for _, r in self.anchor_lines.values()]
+        self.anchors, self.facts = read_results(latest)
         scored, _, _ = scored_anchors(self.anchors, self.facts)
         self.scored = [a.id for a, _ in scored]
 

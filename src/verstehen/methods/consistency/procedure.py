@@ -17,7 +17,6 @@ import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from verstehen.data.mcq import MCQItem
 from verstehen.engine.runner import Runner
@@ -34,6 +33,12 @@ from verstehen.methods.consistency.knowledge import (
     RELATIONS_14,
     KnowledgeBase,
     normalize_relation,
+)
+from verstehen.methods.consistency.records import (
+    AnchorRecord,
+    AnchorReply,
+    FactRecord,
+    FactReply,
 )
 from verstehen.methods.consistency.stats import LABEL_PAIRS, majority_answer, vote_answer
 from verstehen.methods.consistency.templates import (
@@ -125,7 +130,7 @@ def combo_contexts(question: str) -> dict[str, list[str]]:
 
 
 async def _facts_by_likelihood(runner: Runner, model: Model, questions: dict[str, str]
-                               ) -> dict[str, dict[str, Any]]:
+                               ) -> dict[str, FactReply]:
     """Majority-vote answers of every fact question, by key.
 
     The calls go out prompt-template-major (every fact's first prompt, then every fact's
@@ -144,7 +149,7 @@ async def _facts_by_likelihood(runner: Runner, model: Model, questions: dict[str
             continue
         scored[key].update({(context, label): lp
                             for label, lp in zip(labels, result.value, strict=True)})
-    answers: dict[str, dict[str, Any]] = {}
+    answers: dict[str, FactReply] = {}
     for key, question in questions.items():
         if key in errors:
             answers[key] = {"said_yes": None, "combos": None, "error": errors[key]}
@@ -159,7 +164,7 @@ async def _facts_by_likelihood(runner: Runner, model: Model, questions: dict[str
 
 
 async def _fact_by_generation(runner: Runner, model: Model, question: str,
-                              params: GenerateParams) -> dict[str, Any]:
+                              params: GenerateParams) -> FactReply:
     """A fact's answer without log-probabilities: the majority of the parsed yes/no replies."""
     asks = [render_meta(m, question, LABEL_PAIRS[0]) for m in meta_prompts()]
     results = await asyncio.gather(*(runner.generate(model, user(a), params) for a in asks))
@@ -170,7 +175,7 @@ async def _fact_by_generation(runner: Runner, model: Model, question: str,
 
 
 async def _anchor(runner: Runner, model: Model, item: MCQItem, likelihood: bool,
-                  params: GenerateParams) -> dict[str, Any]:
+                  params: GenerateParams) -> AnchorReply:
     """The anchor's chosen label: the likeliest choice text, or the choice a reply names."""
     if likelihood:
         out = await runner.logprobs(model, f"Question: {item.stem}\nAnswer:",
@@ -233,16 +238,19 @@ async def ask_anchors(runner: Runner, model: Model, anchors: Sequence[Anchor],
                   for q in questions.values())),
                 strict=True))
         for key, f in facts.items():
-            store.append({"kind": "fact", "key": key, "relation": f.relation, "c1": f.c1,
-                          "c2": f.c2, "positive": f.positive, "question": questions[key],
-                          "method": method, **answers[key]})
+            record: FactRecord = {"kind": "fact", "key": key, "relation": f.relation,
+                                  "c1": f.c1, "c2": f.c2, "positive": f.positive,
+                                  "question": questions[key], "method": method,
+                                  **answers[key]}
+            store.append(record)
 
     async def anchor(a: Anchor) -> None:
         answer = await _anchor(runner, model, a.item, likelihood, plan.reply_params())
         correct = None if answer["chosen"] is None else answer["chosen"] == a.item.answer
-        store.append({"kind": "anchor", "id": a.item.id, "stem": a.item.stem,
-                      "answer": a.item.answer, "concepts": list(a.concepts),
-                      "facts": [f.key for f in a.facts], "method": method,
-                      "correct": correct, **answer})
+        record: AnchorRecord = {"kind": "anchor", "id": a.item.id, "stem": a.item.stem,
+                                "answer": a.item.answer, "concepts": list(a.concepts),
+                                "facts": [f.key for f in a.facts], "method": method,
+                                "correct": correct, **answer}
+        store.append(record)
 
     await asyncio.gather(ask_facts(), *(anchor(a) for a in anchors))

@@ -13,7 +13,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from verstehen.data.mcq import MCQItem, load_mcq
-from verstehen.engine.session import RunSettings, Session, in_session
+from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.consistency.knowledge import KnowledgeBase, load_knowledge
@@ -26,7 +27,7 @@ from verstehen.methods.consistency.procedure import (
 )
 from verstehen.methods.consistency.report import write_figures
 from verstehen.methods.consistency.results import ConsistencyResult
-from verstehen.methods.consistency.summary import ConsistencySummary, summarize_consistency
+from verstehen.methods.consistency.summary import summarize_consistency
 from verstehen.models import Model, model_name, split_name
 from verstehen.report.tables import plural
 
@@ -70,23 +71,26 @@ async def run_consistency(model: str | Model, questions: Path | str | Sequence[M
               f"({sum(len(a.facts) for a in anchors)} over the anchors)", file=sys.stderr)
     name = model_name(model)
 
-    async def body(session: Session) -> tuple[RunStore, ConsistencySummary, tuple[Path, Path]]:
+    async def start(session: Session) -> Started[tuple[Model, str]]:
         opened = session.open_model(model, base_url=base_url)
         # settled before the run folder is made: a refusal leaves none behind
         method = await answering_method(opened, plan.answer_by)
-        store = settings.create_run("consistency", {
-            "model": name, "questions": _source(questions), "kb": _source(kb), "limit": limit,
-            "base_url": base_url, **asdict(plan)}, plan.seed, [opened.identity()])
-        await ask_anchors(session.runner, opened, anchors, plan, store, method)
-        summary = summarize_consistency(store.records(), resamples=resamples, seed=plan.seed)
-        return store, summary, write_figures(summary, store.path)
+        config = {"model": name, "questions": _source(questions), "kb": _source(kb),
+                  "limit": limit, "base_url": base_url, **asdict(plan)}
+        return Started(config, plan.seed, [opened], (opened, method))
 
-    timed = await in_session(settings, f"consistency {name}", body)
-    store, summary, (relations_png, bias_png) = timed.value
-    result = ConsistencyResult(**vars(summary), run_dir=store.path, relations_png=relations_png,
-                               bias_png=bias_png, seconds=timed.seconds, usage=timed.usage)
-    store.write_summary(result.to_dict())
-    return result
+    async def ask(session: Session, store: RunStore, state: tuple[Model, str]) -> None:
+        await ask_anchors(session.runner, state[0], anchors, plan, store, state[1])
+
+    def finish(store: RunStore, _: object, made: Made) -> ConsistencyResult:
+        summary = summarize_consistency(store.records(), resamples=resamples, seed=plan.seed)
+        relations_png, bias_png = write_figures(summary, store.path)
+        return ConsistencyResult(**vars(summary), run_dir=made.run_dir,
+                                 relations_png=relations_png, bias_png=bias_png,
+                                 seconds=made.seconds, usage=made.usage)
+
+    return await run_method(settings, command="consistency", label=f"consistency {name}",
+                            start=start, ask=ask, finish=finish)
 
 
 def _source(data: object) -> str | None:

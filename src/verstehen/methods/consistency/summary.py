@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +16,7 @@ from verstehen.methods.consistency.breakdowns import (
     concept_breakdown,
     yes_no_bias,
 )
+from verstehen.methods.consistency.records import Record, read_records
 from verstehen.methods.consistency.stats import AnchorResult, Consistency, FactAnswer, consistency
 from verstehen.results import JsonForm
 
@@ -41,7 +42,7 @@ class ConsistencySummary(JsonForm):
     concepts: ConceptCounts | None = field(default=None, kw_only=True)
 
 
-def read_results(records: Iterable[dict[str, Any]]
+def read_results(records: Iterable[Record]
                  ) -> tuple[list[AnchorResult], dict[str, FactAnswer]]:
     """The anchors and facts of a run's records (the last record of a fact or anchor wins)."""
     records = list(records)
@@ -54,10 +55,10 @@ def read_results(records: Iterable[dict[str, Any]]
     return list(anchors.values()), facts
 
 
-def summarize_consistency(records: Iterable[dict[str, Any]], *, resamples: int = 1000,
+def summarize_consistency(lines: Iterable[Mapping[str, Any]], *, resamples: int = 1000,
                           seed: int = 0) -> ConsistencySummary:
     """CC with its interval, S_B, S_A, per relation and concept, the yes/no bias, counts."""
-    records = [r for r in records if r["kind"] in ("fact", "anchor")]
+    records = read_records(lines)
     anchors, facts = read_results(records)
     methods = Counter(r["method"] for r in records)
     concepts, counts = concept_breakdown(anchors, facts, seed=seed)
