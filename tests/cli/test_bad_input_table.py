@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sqlite3
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ import pytest
 
 from verstehen.cli import flags
 from verstehen.cli.main import build_parser
+from verstehen.cli.options import NumberReader
 from verstehen.testing.ports import free_port
 
 from conftest import Cli, Server, cli_error
@@ -37,6 +39,27 @@ BAD_VALUES: dict[Callable[[str], Any], list[str]] = {
 }
 
 
+def declared_bad_values(reader: NumberReader) -> list[str]:
+    """The values a declared parameter's reader must refuse: just outside each end of its
+    range (at an open end, the end itself), nan, inf, a huge number."""
+    assert reader.bounds is not None
+    low, high = reader.bounds.low, reader.bounds.high
+    step = 1 if reader.kind is int else 0.5
+    below = [] if low == -math.inf else [str(low if reader.bounds.low_open else low - step)]
+    above = [] if high == math.inf else [str(high if reader.bounds.high_open else high + step)]
+    return [_number(v, reader.kind) for v in below + above] + ["nan", "inf", HUGE_INT]
+
+
+def _number(text: str, kind: type) -> str:
+    """A bound as the kind's text ("1", not "1.0", for an int flag)."""
+    return str(int(float(text))) if kind is int else text
+
+
+def bad_values(kind: Callable[[str], Any]) -> list[str]:
+    """The values a flag's type must refuse."""
+    return declared_bad_values(kind) if isinstance(kind, NumberReader) else BAD_VALUES[kind]
+
+
 def numeric_flags() -> Iterator[tuple[tuple[str, ...], str, Callable[[str], Any]]]:
     """(subcommand path, flag, type) for every flag whose value is a number."""
     def walk(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> Iterator[Any]:
@@ -45,6 +68,7 @@ def numeric_flags() -> Iterator[tuple[tuple[str, ...], str, Callable[[str], Any]
                 for name, sub in action.choices.items():
                     yield from walk(sub, (*path, name))
             elif action.option_strings and (action.type in BAD_VALUES
+                                            or isinstance(action.type, NumberReader)
                                             or action.type in (int, float)):
                 yield path, action.option_strings[-1], action.type
     yield from walk(build_parser(), ())
@@ -91,7 +115,8 @@ def complete_command(path: tuple[str, ...], url: str, work: Path) -> list[str]:
 
 def test_every_numeric_flag_has_a_checked_type() -> None:
     """No flag reads a bare int or float: each has a type that knows its range."""
-    raw = [(path, flag) for path, flag, kind in ROWS if kind in (int, float)]
+    raw = [(path, flag) for path, flag, kind in ROWS if kind in (int, float)
+           or (isinstance(kind, NumberReader) and kind.bounds is None)]
     assert raw == []
     assert len(ROWS) > 100  # the walk found the flags (about 150 today)
 
@@ -103,7 +128,7 @@ def test_out_of_range_value_is_refused_before_any_call(
         kind: Callable[[str], Any]) -> None:
     """Each bad value: exit 2, one line naming the flag, no traceback, no call, no run folder."""
     before = paid(stub)
-    for bad in BAD_VALUES[kind]:
+    for bad in bad_values(kind):
         cli_error(cli, [*complete_command(path, stub.url, tmp_path), f"{flag}={bad}"], flag)
     assert paid(stub) == before
     assert not (tmp_path / "runs").exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -14,6 +15,7 @@ from verstehen.methods.options import (
     API_ONLY,
     Option,
     Options,
+    Range,
     help_text,
     parameters,
 )
@@ -26,29 +28,39 @@ def flag_name(field: dataclasses.Field[Any], meta: Option) -> str:
     return meta.flag or "--" + field.name.replace("_", "-")
 
 
+class NumberReader:
+    """A flag type reading a `kind` number (int or float) that lies in `bounds` (None: any
+    finite number); a bad text is an argparse error naming the flag (exit 2)."""
+
+    def __init__(self, kind: type[int] | type[float], bounds: Range | None) -> None:
+        self.kind, self.bounds = kind, bounds
+        self.__name__ = kind.__name__  # argparse names the type in its messages
+
+    def __call__(self, text: str) -> int | float:
+        """The number the text says, checked."""
+        try:
+            value = self.kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {'an integer' if self.kind is int else 'a number'}") from None
+        if self.bounds is not None and (why := self.bounds.problem(value)):
+            raise argparse.ArgumentTypeError(why)
+        if self.bounds is None and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        return value
+
+
 def reader(field: dataclasses.Field[Any], meta: Option) -> Callable[[str], object] | None:
-    """How the flag's text becomes the value: the declared reader, or the kind (the default's
-    type when not declared) with the range checked (an error names the flag, exit 2)."""
+    """How the flag's text becomes the value: the declared reader, else a number of the
+    declared kind (or the default's type) checked against its range, else the kind itself
+    (Path, str) or the text as given."""
     if meta.read is not None:
         return meta.read
     kind = meta.kind or (type(field.default) if isinstance(field.default, (int, float))
                          and not isinstance(field.default, bool) else None)
-    if kind is None:
-        return None
-    checked = meta.range
-
-    def read(text: str) -> object:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
-        if checked is not None and (why := checked.problem(value)):
-            raise argparse.ArgumentTypeError(why)
-        return value
-
-    read.__name__ = kind.__name__
-    return read
+    if kind is int or kind is float:
+        return NumberReader(kind, meta.range)
+    return kind
 
 
 def add_options(parser: argparse.ArgumentParser, options: type[Options]) -> None:
@@ -58,8 +70,12 @@ def add_options(parser: argparse.ArgumentParser, options: type[Options]) -> None
             continue
         name = flag_name(field, meta)
         keywords: dict[str, Any] = {"help": help_text(field, meta), "dest": field.name}
-        if isinstance(field.default, bool) and field.default is False and meta.kind is None:
-            parser.add_argument(name, action="store_true", **keywords)
+        if isinstance(field.default, bool) and meta.kind is None:  # a switch
+            if field.default is True and not name.startswith("--no-"):
+                raise TypeError(f"{field.name}: a switch that is on by default is declared "
+                                "with its negated flag, e.g. flag='--no-shuffle'")
+            action = "store_false" if field.default else "store_true"
+            parser.add_argument(name, action=action, **keywords)
             continue
         if (read := reader(field, meta)) is not None:
             keywords["type"] = read
@@ -67,6 +83,8 @@ def add_options(parser: argparse.ArgumentParser, options: type[Options]) -> None
             keywords["choices"] = meta.choices
         if meta.metavar is not None:
             keywords["metavar"] = meta.metavar
+        if meta.nargs is not None:
+            keywords["nargs"] = meta.nargs
         if meta.many:
             keywords["action"] = "append"
         required = field.default is dataclasses.MISSING or meta.required

@@ -85,8 +85,10 @@ class Option:
     the commands share supplies it (its dest is the field's name); API_ONLY: no flag.
     `kind` is the type a flag's text is read as (None: the default's type, else str), `read`
     a reader of the text of its own; `range` and `choices` limit the value on both faces.
-    `many`: the flag may be given several times (a list). `required`: the CLI asks for the
-    flag although the API has a default (the API's default is a loaded value).
+    `many`: the flag may be given several times (a list); `nargs` (argparse's, e.g. "+"):
+    several values after one flag. A bool parameter that defaults to True has a negated
+    switch (`flag="--no-shuffle"` sets it False). `required`: the CLI asks for the flag
+    although the API has a default (the API's default is a loaded value).
     """
 
     help: str
@@ -96,6 +98,7 @@ class Option:
     range: Range | None = None
     choices: tuple[str, ...] | None = None
     many: bool = False
+    nargs: str | None = None
     metavar: str | None = None
     shown: str | None = None
     required: bool = False
@@ -108,13 +111,13 @@ class Option:
 def option(default: Any = dataclasses.MISSING, *, help: str, flag: str | None = None,
            kind: type | None = None, read: Callable[[str], object] | None = None,
            range: Range | None = None, choices: Sequence[str] | None = None,
-           many: bool = False, metavar: str | None = None, shown: str | None = None,
-           required: bool = False, kw_only: bool = True) -> Any:
+           many: bool = False, nargs: str | None = None, metavar: str | None = None,
+           shown: str | None = None, required: bool = False, kw_only: bool = True) -> Any:
     """A dataclass field declaring one parameter (no default: the parameter is required;
     `kw_only=False`: the API takes it by position too)."""
     meta = Option(help=help, flag=flag, kind=kind, read=read, range=range,
                   choices=tuple(choices) if choices is not None else None, many=many,
-                  metavar=metavar, shown=shown, required=required)
+                  nargs=nargs, metavar=metavar, shown=shown, required=required)
     if isinstance(default, (list, dict, set)):
         raise TypeError("a parameter's default is immutable: use a tuple")
     return dataclasses.field(default=default, metadata={KEY: meta}, kw_only=kw_only)
@@ -146,7 +149,7 @@ def default_text(field: dataclasses.Field[Any], meta: Option) -> str | None:
     if meta.shown is not None:
         return meta.shown
     value = field.default
-    if value is dataclasses.MISSING or value is None or value is False:
+    if value is dataclasses.MISSING or value is None or isinstance(value, bool):
         return None
     if isinstance(value, tuple):
         return ",".join(str(v) for v in value)
@@ -163,7 +166,8 @@ def help_text(field: dataclasses.Field[Any], meta: Option) -> str:
 
 def problem(name: str, value: object, meta: Option) -> str | None:
     """Why a parameter's value is refused ("questions must be at least 1, not 0"), or None."""
-    values = value if meta.many and isinstance(value, (list, tuple)) else (value,)
+    several = meta.many or meta.nargs is not None
+    values = value if several and isinstance(value, (list, tuple)) else (value,)
     for one in values:
         if meta.choices is not None and isinstance(one, str) and one not in meta.choices:
             return f"{name} must be one of {', '.join(meta.choices)}, not {one!r}"
