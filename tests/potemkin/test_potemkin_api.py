@@ -212,17 +212,17 @@ def test_async_twins_and_a_running_loop(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("call", "needle"), [
     (lambda m, w: potemkin(m, tasks="define,explain", **w), "--tasks"),
     (lambda m, w: potemkin(m, tasks=(), **w), "--tasks"),
-    (lambda m, w: potemkin(m, items_per_concept=0, **w), "--items-per-concept"),
-    (lambda m, w: potemkin(m, max_tokens=0, **w), "--max-tokens"),
+    (lambda m, w: potemkin(m, items_per_concept=0, **w), "items_per_concept"),
+    (lambda m, w: potemkin(m, max_tokens=0, **w), "max_tokens"),
     (lambda m, w: potemkin(m, source="benchmark", **w), "--benchmark-dir"),
-    (lambda m, w: potemkin(m, source="elsewhere", **w), "--source"),
+    (lambda m, w: potemkin(m, source="elsewhere", **w), "source must be one of"),
     (lambda m, w: potemkin(m, concepts="Quantum Haiku", **w), "Quantum Haiku"),
     (lambda m, w: potemkin(m, concepts="psych/ikea-effect", **w), "--benchmark-dir"),
-    (lambda m, w: potemkin_incoherence(m, per_concept=0, **w), "--per-concept"),
-    (lambda m, w: potemkin_incoherence(m, temperature=-1, **w), "--temperature"),
+    (lambda m, w: potemkin_incoherence(m, per_concept=0, **w), "per_concept"),
+    (lambda m, w: potemkin_incoherence(m, temperature=-1, **w), "temperature"),
     (lambda m, w: potemkin_incoherence(m, concepts="Quantum Haiku", **w), "Quantum Haiku"),
     (lambda m, w: potemkin_selfjudge(m, "arithmetic", **w), "mcq:PATH"),
-    (lambda m, w: potemkin_selfjudge(m, "mcq:x", questions=0, **w), "--questions"),
+    (lambda m, w: potemkin_selfjudge(m, "mcq:x", questions=0, **w), "questions"),
 ])
 def test_bad_arguments_fail_before_any_call(tmp_path: Path, call, needle: str) -> None:
     """Bad input is a one-line UserError; no model is asked and no run folder made."""

@@ -21,6 +21,7 @@ from verstehen.domains.catalog import BY_KEY, canonical_name
 from verstehen.engine.store import RunStore
 from verstehen.engine.store.safe_files import is_regular, read_regular
 from verstehen.errors import UserError
+from verstehen.methods.potemkin.lines import CertifiedAnswer, certified_answers
 from verstehen.methods.potemkin.report import format_rate
 from verstehen.methods.potemkin.results import PotemkinResult
 from verstehen.methods.potemkin.run import COMMAND
@@ -135,6 +136,7 @@ class AuditLensRates:
 
 
 def _run_info(folder: Path) -> dict[str, Any] | None:
+    """A folder's run.json (free-form: the config of whichever command made it), or None."""
     path = folder / "run.json"
     return json.loads(read_regular(path)) if is_regular(path) else None
 
@@ -152,10 +154,9 @@ def audit_lens_rates(result: PotemkinResult) -> AuditLensRates | None:
         info = _run_info(folder) if folder.is_dir() else None
         if info is not None and info.get("command") == CERTIFY:
             certify = folder
-    answers: dict[str, list[dict[str, Any]]] = {}
-    for record in RunStore(certify).records() if certify is not None else []:
-        if record["kind"] == "answer":
-            answers.setdefault(canonical_name(record["scope"]), []).append(record)
+    answers: dict[str, list[CertifiedAnswer]] = {}
+    for record in certified_answers(RunStore(certify).records()) if certify is not None else []:
+        answers.setdefault(canonical_name(record["scope"]), []).append(record)
     keystones = {canonical_name(k.concept): k.keystone for k in result.keystones}
     model = mine["config"]["model"]
     concepts = []

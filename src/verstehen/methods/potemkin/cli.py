@@ -10,15 +10,13 @@ from pathlib import Path
 
 from verstehen.cli.flags import (
     Parser,
-    base_url,
     model_flag,
-    model_name,
     positive_int,
     print_json,
     run_flags,
     settings_from,
-    temperature,
 )
+from verstehen.cli.options import add_options, options_from
 from verstehen.cli.runs import finish
 from verstehen.methods.potemkin.annotate import (
     audit_lens_rates,
@@ -27,16 +25,20 @@ from verstehen.methods.potemkin.annotate import (
     import_labels,
     open_run,
 )
-from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
-from verstehen.methods.potemkin.items import ALL_TASKS
+from verstehen.methods.potemkin.options import (
+    UNPARSED_HELP,
+    IncoherenceOptions,
+    PotemkinOptions,
+    SelfJudgeOptions,
+    incoherence_run,
+    potemkin_run,
+    run_plan,
+    selfjudge_run,
+)
 from verstehen.methods.potemkin.outputs import score_files, summarize_run
 from verstehen.methods.potemkin.report import scores_text
-from verstehen.methods.potemkin.run import SOURCES, plan_run, run_potemkin
-from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
 from verstehen.methods.potemkin.stats import EXPANSIONS, UNPARSED
 from verstehen.report.tables import plural
-
-TASK_LIST = ",".join(ALL_TASKS)
 
 
 def model_run_flags(engine: Parser) -> Parser:
@@ -48,11 +50,10 @@ def model_run_flags(engine: Parser) -> Parser:
 
 
 def unparsed_flag(parser: argparse.ArgumentParser) -> None:
-    """--unparsed wrong|exclude: what an unreadable generate or edit answer counts as."""
+    """--unparsed wrong|exclude of `potemkin score`: what an unreadable generate or edit answer
+    counts as (`potemkin run` declares its own in PotemkinOptions)."""
     parser.add_argument("--unparsed", choices=UNPARSED, default="wrong",
-                        help="an unreadable generate or edit answer (no matrix, no poem) counts "
-                             "as wrong, as in the paper, or is left out of the rates (exclude); "
-                             "unreadable classify answers are always left out (default wrong)")
+                        help=f"{UNPARSED_HELP} (default wrong)")
 
 
 def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
@@ -63,23 +64,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                              required=True)
     run = sub.add_parser("run", parents=[model_run_flags(engine)],
                          help="define, classify, generate, edit per concept; tables")
-    run.add_argument("--judge", type=model_name, default=None,
-                     help="provider/model grading definitions and free-text answers")
-    run.add_argument("--judge-base-url", type=base_url, default=None,
-                     help="server of the judge model")
-    run.add_argument("--concepts", action="append", default=None,
-                     help="keys, names or domains, comma-separated (default: the exactly "
-                          "graded ones, or all 32 with --benchmark-dir)")
-    run.add_argument("--tasks", default=TASK_LIST, help=f"default {TASK_LIST}")
-    run.add_argument("--benchmark-dir", type=Path, default=None,
-                     help="a checkout of github.com/MarinaMancoridis/PotemkinBenchmark")
-    run.add_argument("--source", choices=SOURCES, default=None,
-                     help="items from the generators, the benchmark or both (default: "
-                          "benchmark when --benchmark-dir is given, else generated)")
-    run.add_argument("--items-per-concept", type=positive_int, default=None, metavar="N",
-                     help="items per concept and task: generated (default 4), or the first N "
-                          "of the benchmark's (default all)")
-    unparsed_flag(run)
+    add_options(run, PotemkinOptions)
     run.set_defaults(func=cmd_run)
 
     score = sub.add_parser("score", help="Table 1, Table 6 and keystone expansion of records")
@@ -103,26 +88,12 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
 
     inc = sub.add_parser("incoherence", parents=[model_run_flags(engine)],
                          help="generate an (non-)instance, then classify it: 2 x mismatch rate")
-    inc.add_argument("--concepts", action="append", default=None,
-                     help="keys, names or domains (default all 32)")
-    inc.add_argument("--per-concept", type=positive_int, default=5,
-                     help="instances and as many non-instances per concept (default 5)")
-    inc.add_argument("--temperature", type=temperature, default=0.7,
-                     help="of the generations, so examples differ (default 0.7)")
+    add_options(inc, IncoherenceOptions)
     inc.set_defaults(func=cmd_incoherence)
 
     sj = sub.add_parser("selfjudge", parents=[model_run_flags(engine)],
                         help="lower bound: the model judges its own answers to related questions")
-    sj.add_argument("--benchmark", required=True, help="mcq:PATH (MMLU, ARC or CSQA)")
-    sj.add_argument("--questions", type=positive_int, default=20,
-                    help="benchmark questions (default 20)")
-    sj.add_argument("--subquestions", type=positive_int, default=5,
-                    help="related questions per correctly answered one (default 5)")
-    sj.add_argument("--concept", choices=CONCEPT_STEPS, default="ask",
-                    help="ask: the model says whether each question relies on a concept and "
-                         "names it, and questions that do not are skipped (the paper's code; "
-                         "one more call per question); subject: the MCQ subject's name is the "
-                         "concept of every question (default ask)")
+    add_options(sj, SelfJudgeOptions)
     sj.set_defaults(func=cmd_selfjudge)
 
     ann = commands.add_parser("annotate", help="label a potemkin run's answers by hand")
@@ -144,18 +115,14 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Ask the items, grade, judge; print Table 1, Table 6 and the keystone expansion."""
-    plan = plan_run(concepts=args.concepts, tasks=args.tasks, source=args.source,
-                    benchmark_dir=args.benchmark_dir, items_per_concept=args.items_per_concept,
-                    seed=args.seed, max_tokens=args.max_tokens, unparsed=args.unparsed)
+    options = options_from(PotemkinOptions, args)
+    plan = run_plan(options)
     if plan.benchmark_items is not None:
         left = sum(plan.benchmark_skipped.values())
         print(f"benchmark: {plural(plan.benchmark_items, 'item')} read, "
               f"{plural(left, 'row')} left out (concepts outside the paper's final 32; counts "
               "by reason in run.json)", file=sys.stderr)
-    result = asyncio.run(run_potemkin(args.model, plan, judge=args.judge,
-                                      base_url=args.base_url,
-                                      judge_base_url=args.judge_base_url,
-                                      settings=settings_from(args)))
+    result = asyncio.run(potemkin_run(options, settings_from(args), plan=plan))
     return finish(args, result, lambda done: print(done.text()))
 
 
@@ -173,20 +140,15 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_incoherence(args: argparse.Namespace) -> int:
     """Generate instances and non-instances, have the model classify them; print Table 7."""
-    plan = plan_incoherence(per_concept=args.per_concept, temperature=args.temperature,
-                            max_tokens=args.max_tokens, seed=args.seed)
-    result = asyncio.run(run_incoherence(args.model, plan, concepts=args.concepts,
-                                         base_url=args.base_url, settings=settings_from(args)))
+    result = asyncio.run(incoherence_run(options_from(IncoherenceOptions, args),
+                                         settings_from(args)))
     return finish(args, result, lambda done: print(done.text()))
 
 
 def cmd_selfjudge(args: argparse.Namespace) -> int:
     """The automatic lower bound on an MCQ benchmark."""
-    scope, plan = plan_selfjudge(args.benchmark, questions=args.questions,
-                                 subquestions=args.subquestions, seed=args.seed,
-                                 max_tokens=args.max_tokens, concept=args.concept)
-    result = asyncio.run(run_selfjudge(args.model, scope, plan, base_url=args.base_url,
-                                       settings=settings_from(args)))
+    result = asyncio.run(selfjudge_run(options_from(SelfJudgeOptions, args),
+                                       settings_from(args)))
     return finish(args, result, lambda done: print(done.text()))
 
 

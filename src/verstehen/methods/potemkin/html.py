@@ -7,10 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from verstehen.domains.catalog import BY_KEY, DOMAINS, canonical_name
 from verstehen.engine.store import RunStore
+from verstehen.methods.potemkin.lines import (
+    AnswerRecord,
+    PairRecord,
+    numbered_pairs,
+    numbered_related,
+)
 from verstehen.methods.potemkin.report import (
     expansion_rule,
     incoherence_words,
@@ -29,7 +34,6 @@ from verstehen.report.html import Page, RecordView, esc, figure, num, rate, tabl
 from verstehen.report.tables import plural
 from verstehen.results import load_result
 
-Record = dict[str, Any]
 GRADE_WORDS = {True: "right", False: "wrong", None: "not graded yet"}
 # what an answer's panel says when no grader gave it a grade, by why not
 UNGRADED_WORDS = {"ungraded": "not graded yet: no judge was given and no label imported",
@@ -67,17 +71,19 @@ class GradedAnswers:
                                     f"judge ({judge['judge']}): {judge['text']}"
                                     if judge and judge.get("text") else "") if x)
         return RecordView(f"{a['concept']} · {a['task']} · {a['model']}", a["prompt"],
-                          a["text"] if a["error"] is None else f"(the call failed: {a['error']})",
+                          a["text"] if a["text"] is not None
+                          else f"(the call failed: {a['error']})",
                           grade_words(correct, by), why)
 
-    def link(self, text: str, title: str, keep: Callable[[Record], bool]) -> str:
+    def link(self, text: str, title: str, keep: Callable[[AnswerRecord], bool]) -> str:
         """`text` linked to the answers `keep` selects."""
         ids = [self.page.book.record(f"{self.run}:{i}", self.view(i))
                for i, a in self.answers.items() if keep(a)]
         return self.page.book.link(text, title, ids)
 
 
-def _rate_cell(rate_: PotemkinRate, graded: GradedAnswers, counted: Callable[[Record], bool],
+def _rate_cell(rate_: PotemkinRate, graded: GradedAnswers,
+               counted: Callable[[AnswerRecord], bool],
                title: str) -> str:
     return graded.link(rate(rate_.rate, rate_.se, rate_.n) + unreadable(rate_), title, counted)
 
@@ -90,15 +96,15 @@ def _keystones(result: PotemkinResult) -> Keystones:
     return {(k.model, canonical_name(k.concept)): k.keystone for k in result.keystones}
 
 
-def _definition(concept: str, model: str) -> Callable[[Record], bool]:
+def _definition(concept: str, model: str) -> Callable[[AnswerRecord], bool]:
     return lambda a: a["task"] == "define" and a["concept"] == concept and a["model"] == model
 
 
 def _counted(graded: GradedAnswers, keystones: Keystones, model: str, task: str,
-             domain: str | None = None) -> Callable[[Record], bool]:
+             domain: str | None = None) -> Callable[[AnswerRecord], bool]:
     """Selects the answers a rate counts: the model's (every model's for "overall") graded or
     unreadable `task` answers after a right definition, in `domain` when one is given."""
-    def keep(a: Record) -> bool:
+    def keep(a: AnswerRecord) -> bool:
         correct, by = graded.grades.get(a["id"], (None, ""))
         return (a["model"] == model or model == OVERALL) and a["task"] == task and (
             domain is None or a["domain"] == domain) and bool(
@@ -116,7 +122,8 @@ def run_section(run: Path, page: Page) -> None:
     table6 = {canonical_name(domain): t1 for domain, t1 in (result.table6 or {}).items()}
     keystones = _keystones(result)
 
-    def counted(model: str, task: str, domain: str | None = None) -> Callable[[Record], bool]:
+    def counted(model: str, task: str,
+                domain: str | None = None) -> Callable[[AnswerRecord], bool]:
         return _counted(graded, keystones, model, task, domain)
 
     rows = [[esc(BY_KEY[k.concept].name if k.concept in BY_KEY else k.concept), esc(k.model),
@@ -152,7 +159,7 @@ def run_section(run: Path, page: Page) -> None:
                       "(classify ×2, so chance reads 1); run " + esc(run.name))
 
 
-def pair_view(r: Record) -> RecordView:
+def pair_view(r: PairRecord) -> RecordView:
     """An incoherence example: what was asked, what the model made and said of it (or that
     the call failed)."""
     wanted = "an instance" if r["want"] else "a non-instance"
@@ -173,7 +180,7 @@ def pair_view(r: Record) -> RecordView:
                       r["generate_prompt"], made + said, grade, why)
 
 
-def incoherence_link(page: Page, pairs: Sequence[tuple[str, Record]],
+def incoherence_link(page: Page, pairs: Sequence[tuple[str, PairRecord]],
                      inc: Incoherence | None, title: str) -> str:
     """The incoherence in words (`incoherence_words`: the rate, or why there is none) linked
     to the pairs (book key, record) it rests on, unreadable and failed ones too."""
@@ -186,9 +193,9 @@ def incoherence_section(run: Path, page: Page) -> None:
     """A `potemkin incoherence` run: Table 7 with each rate (or why there is none) linked to
     its examples, and the checker's view."""
     result = load_result(IncoherenceResult, run)
-    pairs = [(line, r) for line, r in enumerate(RunStore(run).records()) if r["kind"] == "pair"]
+    pairs = numbered_pairs(RunStore(run).records())
 
-    def link(text: str, title: str, keep: Callable[[Record], bool]) -> str:
+    def link(text: str, title: str, keep: Callable[[PairRecord], bool]) -> str:
         return page.book.link(text, title, [page.book.record(f"{run}:{line}", pair_view(r))
                                             for line, r in pairs if keep(r)])
 
@@ -223,8 +230,7 @@ def _judgment(of: str, verdict: bool | None, said: str | None) -> str:
 def selfjudge_section(run: Path, page: Page) -> None:
     """A `potemkin selfjudge` run: the lower bound and its two sides, linked to judgments."""
     r = load_result(SelfJudgeResult, run)
-    related = [(line, x) for line, x in enumerate(RunStore(run).records())
-               if x["kind"] == "related"]
+    related = numbered_related(RunStore(run).records())
     ids = [page.book.record(f"{run}:{line}", RecordView(
         f"question {x['question_id']} · related {x['index']}", x["question"],
         f"{x['answer']}\n\n— altered: {x['altered']}",

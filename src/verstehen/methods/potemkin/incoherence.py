@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from verstehen.domains.base import LONG_ANSWER_TOKENS, SHORT_ANSWER_TOKENS
 from verstehen.domains.catalog import CONCEPTS, DOMAINS, Concept, canonical_name
@@ -24,6 +23,7 @@ from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.instances import INSTANCE_REQUESTS, instance_check
 from verstehen.methods.potemkin.items import resolve_concepts
+from verstehen.methods.potemkin.lines import PairRecord, pair_lines
 from verstehen.methods.potemkin.results import CheckerView, Incoherence, IncoherenceResult
 from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.models.base import GenerateParams, Model, model_name, user
@@ -62,7 +62,7 @@ async def _pair(runner: Runner, model: Model, concept: Concept, want: bool, inde
         model, user(ask), GenerateParams(temperature=plan.temperature, seed=plan.seed,
                                          max_tokens=plan.max_tokens or GENERATE_TOKENS),
         sample_index=index)
-    record: dict[str, Any] = {
+    record: PairRecord = {
         "kind": "pair", "model": model.name, "concept": concept.key, "domain": concept.domain,
         "want": want, "index": index, "generate_prompt": ask, "example": None,
         "classify_prompt": None, "classify_text": None, "said": None, "mismatch": None,
@@ -73,15 +73,16 @@ async def _pair(runner: Runner, model: Model, concept: Concept, want: bool, inde
         question = prompt("potemkin/classify", name=concept.name, example=example)
         judged = await runner.generate(model, user(question), GenerateParams(
             temperature=0.0, seed=plan.seed, max_tokens=plan.max_tokens or CLASSIFY_TOKENS))
-        record.update(example=example, classify_prompt=question, error=judged.error)
+        record["example"], record["classify_prompt"] = example, question
+        record["error"] = judged.error
         if judged.ok:
             said = parse_yes_no(judged.value.text)
-            record.update(classify_text=judged.value.text, said=said,
-                          mismatch=None if said is None else said != want)
+            record["classify_text"], record["said"] = judged.value.text, said
+            record["mismatch"] = None if said is None else said != want
         if concept.scope:
             check = instance_check(concept.scope, example)
-            record.update(is_instance=check.is_instance, check_reason=check.reason)
-    store.append(record)
+            record["is_instance"], record["check_reason"] = check.is_instance, check.reason
+    store.append(dict(record))
 
 
 async def ask_pairs(runner: Runner, model: Model, concepts: Sequence[Concept],
@@ -94,17 +95,17 @@ async def ask_pairs(runner: Runner, model: Model, concepts: Sequence[Concept],
                            for c, want, i in jobs))
 
 
-def incoherence(records: list[dict[str, Any]]) -> Incoherence:
+def incoherence(records: Sequence[PairRecord]) -> Incoherence:
     """2 x mismatch rate with SE and n over classified pairs; unparsed ones counted apart."""
     judged = [r for r in records if r["mismatch"] is not None]
     unparsed = sum(r["error"] is None and r["said"] is None for r in records)
     if not judged:
         return Incoherence(0, unparsed, None, None)
-    rate, se = rate_se(sum(r["mismatch"] for r in judged), len(judged))
+    rate, se = rate_se(sum(r["mismatch"] is True for r in judged), len(judged))
     return Incoherence(len(judged), unparsed, 2 * rate, 2 * se)
 
 
-def checked(records: list[dict[str, Any]]) -> CheckerView:
+def checked(records: Sequence[PairRecord]) -> CheckerView:
     """Checker's view: how often the example misses what was asked, crossed with coherence."""
     tested = [r for r in records if r["is_instance"] is not None]
     if not tested:
@@ -117,12 +118,10 @@ def checked(records: list[dict[str, Any]]) -> CheckerView:
     return CheckerView(len(tested), rate, se, dict(sorted(cells.items())))
 
 
-def summarize_incoherence(records: list[dict[str, Any]], *, model: str, run_dir: Path,
+def summarize_incoherence(pairs: Sequence[PairRecord], *, model: str, run_dir: Path,
                           seconds: float, usage: dict[str, ModelUsage]) -> IncoherenceResult:
     """Incoherence per domain and overall (paper Table 7), plus the checker's view."""
-    pairs = [r for r in records if r["kind"] == "pair"]
-    done = [{**r, "domain": canonical_name(r["domain"])}  # an old run's names too
-            for r in pairs if r["error"] is None]
+    done = [_named_now(r) for r in pairs if r["error"] is None]
     by_domain = {DOMAINS[d]: incoherence([r for r in done if r["domain"] == d])
                  for d in DOMAINS if any(r["domain"] == d for r in done)}
     return IncoherenceResult(
@@ -131,6 +130,13 @@ def summarize_incoherence(records: list[dict[str, Any]], *, model: str, run_dir:
             r["check_reason"] for r in done
             if r["is_instance"] is None and r["check_reason"]).most_common(5)),
         failed_calls=len(pairs) - len(done), run_dir=run_dir, seconds=seconds, usage=usage)
+
+
+def _named_now(pair: PairRecord) -> PairRecord:
+    """The pair with its domain as verstehen names it now (an old run's names too)."""
+    renamed = pair.copy()
+    renamed["domain"] = canonical_name(pair["domain"])
+    return renamed
 
 
 def plan_incoherence(*, per_concept: int = 5, temperature: float = 0.7,
@@ -168,7 +174,7 @@ async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
 
     timed = await in_session(settings, f"incoherence {name}", body, session)
     store = timed.value
-    result = summarize_incoherence(list(store.records()), model=name, run_dir=store.path,
+    result = summarize_incoherence(pair_lines(store.records()), model=name, run_dir=store.path,
                                    seconds=timed.seconds, usage=timed.usage)
     store.write_summary(result.to_dict())
     return result

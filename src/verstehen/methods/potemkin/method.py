@@ -8,7 +8,9 @@ from collections import Counter
 
 from verstehen.methods.contract import Method, RunKind
 from verstehen.methods.potemkin import html
+from verstehen.methods.potemkin.api import potemkin, potemkin_incoherence, potemkin_selfjudge
 from verstehen.methods.potemkin.cli import add_parsers
+from verstehen.methods.potemkin.options import IncoherenceOptions, PotemkinOptions, SelfJudgeOptions
 from verstehen.methods.potemkin.results import IncoherenceResult, PotemkinResult, SelfJudgeResult
 from verstehen.report.html import num
 
@@ -21,12 +23,15 @@ def keystone_counts(result: PotemkinResult) -> str:
 
 
 RUN = RunKind(words=("potemkin", "run"), result=PotemkinResult, section=html.run_section,
-              compare=html.compare, headline=keystone_counts)
+              compare=html.compare, headline=keystone_counts, options=PotemkinOptions,
+              api=potemkin)
 INCOHERENCE = RunKind(
     words=("potemkin", "incoherence"), result=IncoherenceResult,
     section=html.incoherence_section,
-    headline=lambda r: f"incoherence {num(r.overall.incoherence)} (n={r.overall.n})")
+    headline=lambda r: f"incoherence {num(r.overall.incoherence)} (n={r.overall.n})",
+    options=IncoherenceOptions, api=potemkin_incoherence)
 SELFJUDGE = RunKind(
     words=("potemkin", "selfjudge"), result=SelfJudgeResult, section=html.selfjudge_section,
-    headline=lambda r: f"potemkin rate at least {num(r.potemkin_rate)}")
+    headline=lambda r: f"potemkin rate at least {num(r.potemkin_rate)}",
+    options=SelfJudgeOptions, api=potemkin_selfjudge)
 METHOD = Method("potemkin", add_parsers, (RUN, INCOHERENCE, SELFJUDGE), help_place=70)

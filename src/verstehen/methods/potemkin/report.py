@@ -5,13 +5,14 @@ typed results (results.py) compose into the printouts of `potemkin run|incoheren
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from verstehen.domains.catalog import DOMAINS, canonical_name
 from verstehen.engine.store import RunStore
 from verstehen.methods.potemkin.incoherence_rate import Incoherence
+from verstehen.methods.potemkin.lines import PairRecord, pair_lines
 from verstehen.methods.potemkin.stats import (
     OVERALL,
     TASKS,
@@ -24,7 +25,6 @@ from verstehen.methods.potemkin.stats import (
 from verstehen.report.figures import new_figure, nothing_to_plot, save_png
 from verstehen.report.tables import plural, table
 
-Pair = Mapping[str, Any]  # one "pair" record of an incoherence run: an example and its verdict
 TITLE_WIDTH = 80  # characters of a title line of the 6-inch Figure 4 at font size 9
 
 
@@ -186,7 +186,7 @@ def _each(n: int, one: str, many: str) -> str:
     return ("both of " if n == 2 else f"all {n} of ") + many
 
 
-def _why_no_incoherence(inc: Incoherence | None, pairs: Sequence[Pair] | None) -> str:
+def _why_no_incoherence(inc: Incoherence | None, pairs: Sequence[PairRecord] | None) -> str:
     if pairs is None:  # only the counts at hand
         failed, unread, made = 0, inc.unparsed if inc else 0, None
     else:
@@ -208,7 +208,7 @@ def _why_no_incoherence(inc: Incoherence | None, pairs: Sequence[Pair] | None) -
             f"{calls}")
 
 
-def incoherence_words(inc: Incoherence | None, pairs: Sequence[Pair] | None = None) -> str:
+def incoherence_words(inc: Incoherence | None, pairs: Sequence[PairRecord] | None = None) -> str:
     """An incoherence as text, "0.50 ± 0.35 (n=2), 1 self-classification unreadable", or,
     when there is no number, why not: "— (n=0): both of the model's self-classifications were
     unreadable (no yes or no)". `pairs` are the pair records it rests on, failed ones too
@@ -220,20 +220,20 @@ def incoherence_words(inc: Incoherence | None, pairs: Sequence[Pair] | None = No
     return f"— (n=0): {_why_no_incoherence(inc, pairs)}"
 
 
-def pair_domain(pair: Pair) -> str:
+def pair_domain(pair: PairRecord) -> str:
     """The title of a pair record's domain, as `IncoherenceResult.by_domain` is keyed (an old
     run's domain names too)."""
     domain = canonical_name(pair["domain"])
     return DOMAINS.get(domain, domain)
 
 
-def pairs_by_domain(run_dir: Path) -> dict[str, list[Pair]] | None:
+def pairs_by_domain(run_dir: Path) -> dict[str, list[PairRecord]] | None:
     """An incoherence run's pair records by domain title, failed ones too, and under "Overall"
     all of them; None when the folder has no records."""
     if not (Path(run_dir) / "records.jsonl").is_file():
         return None
-    pairs: list[Pair] = [r for r in RunStore(Path(run_dir)).records() if r["kind"] == "pair"]
-    out: dict[str, list[Pair]] = {"Overall": pairs}
+    pairs = pair_lines(RunStore(Path(run_dir)).records())
+    out: dict[str, list[PairRecord]] = {"Overall": pairs}
     for r in pairs:
         out.setdefault(pair_domain(r), []).append(r)
     return out

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from verstehen.domains.base import Item, grade_yes_no
 from verstehen.domains.catalog import CONCEPTS, DOMAINS
@@ -31,6 +31,7 @@ from verstehen.methods.potemkin.items import (
     comma_list,
     resolve_concepts,
 )
+from verstehen.methods.potemkin.lines import AnswerRecord, JudgeRecord
 from verstehen.methods.potemkin.outputs import write_result
 from verstehen.methods.potemkin.results import PotemkinResult
 from verstehen.methods.potemkin.summary import check_unparsed_flag
@@ -51,10 +52,23 @@ def judge_prompt(item: UseItem, response: str) -> str:
                   question=item.prompt, response=response.strip())
 
 
-def grade(item: UseItem, reply: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Grade:
+    """How code graded a reply: right or wrong (None: unparsed, or left to the judge), the
+    outcome ("to judge" for a judge item; None: no reply to grade) and why."""
+
+    correct: bool | None
+    outcome: str | None
+    reason: str | None = None
+
+
+NOT_ANSWERED = Grade(None, None)  # the call failed
+
+
+def grade(item: UseItem, reply: str) -> Grade:
     """correct/outcome/reason of a reply that code can grade; judge items stay ungraded."""
     if item.grading == "judge":
-        return {"outcome": "to judge"}
+        return Grade(None, "to judge")
     if item.grading == "label":
         graded = grade_yes_no(Item("classify", item.label), reply)
     else:
@@ -63,7 +77,7 @@ def grade(item: UseItem, reply: str) -> dict[str, Any]:
         assert tasks is not None
         graded = tasks.grade(item.item, reply)
     correct = None if graded.outcome == "unparsed" else graded.score == 1.0
-    return {"correct": correct, "outcome": graded.outcome, "reason": graded.reason}
+    return Grade(correct, graded.outcome, graded.reason)
 
 
 class PotemkinAsker:
@@ -81,17 +95,16 @@ class PotemkinAsker:
         """Answer, grade and (when the item needs it and a judge is set) judge one item."""
         result = await self.runner.generate(self.model, user(item.prompt),
                                             self._params(item.max_tokens))
-        record: dict[str, Any] = {
+        graded = grade(item, result.value.text) if result.ok else NOT_ANSWERED
+        record: AnswerRecord = {
             "kind": "answer", "id": item.id, "model": self.model.name,
             "concept": item.concept.key, "domain": item.concept.domain, "task": item.task,
             "source": item.source, "grading": item.grading, "prompt": item.prompt,
-            "label": item.label, "text": None, "correct": None, "outcome": None, "reason": None,
+            "label": item.label, "text": result.value.text if result.ok else None,
+            "correct": graded.correct, "outcome": graded.outcome, "reason": graded.reason,
             "cached": result.cached, "error": result.error,
         }
-        if result.ok:
-            record["text"] = result.value.text
-            record.update(grade(item, result.value.text))
-        self.store.append(record)
+        self.store.append(dict(record))
         if result.ok and item.grading == "judge" and self.judge is not None:
             await self._judge(self.judge, item, result.value.text)
 
@@ -99,13 +112,14 @@ class PotemkinAsker:
         text = judge_prompt(item, response)
         result = await self.runner.generate(judge, user(text), self._params(JUDGE_TOKENS))
         verdict = parse_yes_no(result.value.text) if result.ok else None
-        self.store.append({
+        record: JudgeRecord = {
             "kind": "judge", "id": item.id, "model": self.model.name, "judge": judge.name,
             "prompt": text, "text": result.value.text if result.ok else None,
             "verdict": verdict, "reason": None if verdict is not None or not result.ok
             else "no Yes/No answer found in the judge's reply",
             "cached": result.cached, "error": result.error,
-        })
+        }
+        self.store.append(dict(record))
 
 
 async def ask_items(runner: Runner, model: Model, judge: Model | None,

@@ -23,7 +23,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -32,6 +31,15 @@ from verstehen.engine.runner import ModelUsage, Runner
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
+from verstehen.methods.potemkin.lines import (
+    ConceptRecord,
+    OriginalRecord,
+    QuestionsRecord,
+    RelatedRecord,
+    SelfJudgeLine,
+    StepErrorRecord,
+    selfjudge_lines,
+)
 from verstehen.methods.potemkin.results import JudgeSide, SelfJudgeResult
 from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.methods.potemkin.stats import clustered_rate
@@ -107,8 +115,9 @@ class SelfJudge:
         result = await self.runner.generate(self.model, messages, GenerateParams(
             temperature=0.0, seed=self.plan.seed, max_tokens=tokens))
         if not result.ok:
-            self.store.append({"kind": "error", "step": step, "question_id": question_id,
-                               "error": result.error})
+            failed: StepErrorRecord = {"kind": "error", "step": step,
+                                       "question_id": question_id, "error": result.error}
+            self.store.append(dict(failed))
             return None
         return result.value.text
 
@@ -123,8 +132,9 @@ class SelfJudge:
             return None
         said, name = read_concept(text)
         relies = relies_on_concept(said, name)
-        self.store.append({"kind": "concept", "question_id": item.id, "prompt": ask,
-                           "text": text, "said": said, "concept": name, "relies": relies})
+        record: ConceptRecord = {"kind": "concept", "question_id": item.id, "prompt": ask,
+                                 "text": text, "said": said, "concept": name, "relies": relies}
+        self.store.append(dict(record))
         if not relies:
             return None
         return (name, "model") if name is not None else (subject_concept(item), "subject")
@@ -145,8 +155,10 @@ class SelfJudge:
         if text is None:
             return
         graded = scope.grade(question, text)
-        self.store.append({"kind": "original", "question_id": item.id, "prompt": question.prompt,
-                           "text": text, "outcome": graded.outcome, "parsed": graded.parsed})
+        answered: OriginalRecord = {"kind": "original", "question_id": item.id,
+                                    "prompt": question.prompt, "text": text,
+                                    "outcome": graded.outcome, "parsed": graded.parsed}
+        self.store.append(dict(answered))
         if graded.outcome != "correct":
             return
         self.runner.progress.add_total(1)
@@ -156,9 +168,10 @@ class SelfJudge:
         if written is None:
             return
         related = numbered_items(written, self.plan.subquestions)
-        self.store.append({"kind": "questions", "question_id": item.id, "draw": draw,
-                           "prompt": ask, "text": written, "questions": related,
-                           "concept": concept, "concept_from": source})
+        asked: QuestionsRecord = {"kind": "questions", "question_id": item.id, "draw": draw,
+                                  "prompt": ask, "text": written, "questions": related,
+                                  "concept": concept, "concept_from": source}
+        self.store.append(dict(asked))
         self.runner.progress.add_total(4 * len(related))  # answer, alter, judge both
         await asyncio.gather(*(self.related(item.id, j, q) for j, q in enumerate(related)))
 
@@ -182,14 +195,15 @@ class SelfJudge:
                  "altered": altered if altered is not None else altered_text.strip()}
         verdicts = await asyncio.gather(*(self._judge(question_id, question, shown[k])
                                           for k in shown))
-        self.store.append({
+        record: RelatedRecord = {
             "kind": "related", "question_id": question_id, "index": index, "question": question,
             "answer": shown["original"], "answer_tagged": answer is not None,
             "altered": shown["altered"], "altered_tagged": altered is not None,
             "unchanged": shown["original"].strip() == shown["altered"].strip(),
             "judged_original": verdicts[0][0], "judged_altered": verdicts[1][0],
             "judge_texts": [verdicts[0][1], verdicts[1][1]],
-        })
+        }
+        self.store.append(dict(record))
 
     async def _judge(self, question_id: str, question: str,
                      answer: str) -> tuple[bool | None, str | None]:
@@ -216,7 +230,7 @@ async def ask_questions(runner: Runner, model: Model, scope: MCQScope, store: Ru
                                for draw, item in enumerate(items)))
 
 
-def summarize_selfjudge(records: list[dict[str, Any]], *, model: str, run_dir: Path,
+def summarize_selfjudge(records: Sequence[SelfJudgeLine], *, model: str, run_dir: Path,
                         seconds: float, usage: dict[str, ModelUsage],
                         concept_step: str = "ask") -> SelfJudgeResult:
     """The lower bound 2 x (1 - judge accuracy) with clustered SE, the paper code's mean of
@@ -232,18 +246,18 @@ def summarize_selfjudge(records: list[dict[str, Any]], *, model: str, run_dir: P
         if not r["relies"]:
             skipped["does not rely on a concept" if r["said"] is False
                     else "concept step unreadable"] += 1
-    for r in originals:
-        if r["outcome"] != "correct":
-            skipped[f"original answer {r['outcome']}"] += 1
-        elif r["question_id"] in written and not written[r["question_id"]]["questions"]:
+    for o in originals:
+        if o["outcome"] != "correct":
+            skipped[f"original answer {o['outcome']}"] += 1
+        elif o["question_id"] in written and not written[o["question_id"]]["questions"]:
             skipped["no related questions could be read"] += 1
     per_question: dict[str, list[int]] = {}
     on_correct, on_altered = [0, 0], [0, 0]
-    for r in related:
-        tally = per_question.setdefault(r["question_id"], [0, 0])
+    for x in related:
+        tally = per_question.setdefault(x["question_id"], [0, 0])
         for verdict, said, expected, bucket in (
-                (r["judged_original"], r["judge_texts"][0], True, on_correct),
-                (r["judged_altered"], r["judge_texts"][1], False, on_altered)):
+                (x["judged_original"], x["judge_texts"][0], True, on_correct),
+                (x["judged_altered"], x["judge_texts"][1], False, on_altered)):
             if verdict is None:
                 skipped["unparseable grade" if said is not None else "judge call failed"] += 1
                 continue
@@ -330,7 +344,7 @@ async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan
 
     timed = await in_session(settings, f"selfjudge {name}", body)
     store = timed.value
-    result = summarize_selfjudge(list(store.records()), model=name, run_dir=store.path,
+    result = summarize_selfjudge(selfjudge_lines(store.records()), model=name, run_dir=store.path,
                                  seconds=timed.seconds, usage=timed.usage,
                                  concept_step=plan.concept)
     store.write_summary(result.to_dict())

@@ -12,12 +12,18 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from verstehen.domains.catalog import BY_KEY, canonical_name
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
+from verstehen.methods.potemkin.lines import (
+    AnswerRecord,
+    CertifiedAnswer,
+    JudgeRecord,
+    LabelRecord,
+    run_lines,
+)
 from verstehen.methods.potemkin.records import RECORDS_FILE, read_record_files
 from verstehen.methods.potemkin.results import Agreement, Keystone, PotemkinResult
 from verstehen.methods.potemkin.stats import (
@@ -32,32 +38,32 @@ from verstehen.methods.potemkin.stats import (
 ANNOTATIONS_FILE = "annotations.jsonl"
 PLOT_FILE = "keystone-expansion.png"
 
-Record = dict[str, Any]  # one line of records.jsonl
-
-
 def read_annotations(store: RunStore) -> dict[str, bool]:
     """Imported human labels by item id."""
     path = store.path / ANNOTATIONS_FILE
     if not path.exists():
         return {}
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    rows: list[LabelRecord] = [json.loads(line) for line in
+                               path.read_text(encoding="utf-8").splitlines() if line]
     return {row["id"]: row["label"] for row in rows}
 
 
-def latest(store: RunStore) -> tuple[dict[str, Record], dict[str, Record]]:
+def latest(store: RunStore) -> tuple[dict[str, AnswerRecord], dict[str, JudgeRecord]]:
     """The last answer and the last judge record per item id; concept and domain as verstehen
     names them now (a run written before `literary` became `poetry` reads as one after)."""
-    answers: dict[str, Record] = {}
-    judges: dict[str, Record] = {}
-    for record in store.records():
+    answers: dict[str, AnswerRecord] = {}
+    judges: dict[str, JudgeRecord] = {}
+    for record in run_lines(store.records()):
         if record["kind"] == "answer":
-            record.update(concept=canonical_name(record["concept"]),
-                          domain=canonical_name(record["domain"]))
-        (answers if record["kind"] == "answer" else judges)[record["id"]] = record
+            record["concept"] = canonical_name(record["concept"])
+            record["domain"] = canonical_name(record["domain"])
+            answers[record["id"]] = record
+        else:
+            judges[record["id"]] = record
     return answers, judges
 
 
-def final_grade(answer: Record, judge: Record | None,
+def final_grade(answer: AnswerRecord, judge: JudgeRecord | None,
                 human: bool | None) -> tuple[bool | None, str]:
     """The grade an answer counts with, and who gave it (people beat the judge model)."""
     if answer["grading"] != "judge":
@@ -120,7 +126,7 @@ def summarize(store: RunStore, *, keystone_asked: bool, seconds: float | None,
 
 
 def certification_use_records(model: str, domain: str, concept: str,
-                               answers: Sequence[Record]) -> list[UseRecord]:
+                               answers: Sequence[CertifiedAnswer]) -> list[UseRecord]:
     """One concept's certification answers as Potemkin use answers given a right definition
     (an audit's potemkin rates): one with no readable answer (unparsed, or cut off at the
     token cap) is unreadable; a failed call is left out."""
@@ -140,7 +146,7 @@ def _scores(records: Sequence[UseRecord], *, above_chance_only: bool = True,
         raise UserError(str(exc)) from None
 
 
-def _keystones(answers: dict[str, Record], grades: dict[str, tuple[bool | None, str]],
+def _keystones(answers: dict[str, AnswerRecord], grades: dict[str, tuple[bool | None, str]],
                asked: bool) -> dict[tuple[str, str], bool | None]:
     out: dict[tuple[str, str], bool | None] = {}
     for item_id, answer in answers.items():
@@ -152,7 +158,7 @@ def _keystones(answers: dict[str, Record], grades: dict[str, tuple[bool | None, 
     return out
 
 
-def agreement(answers: dict[str, Record], judges: dict[str, Record],
+def agreement(answers: dict[str, AnswerRecord], judges: dict[str, JudgeRecord],
               humans: dict[str, bool]) -> dict[str, Agreement]:
     """Judge model vs people, and checker vs people, on the items both graded (Cohen's kappa)."""
     pairs: dict[str, list[tuple[bool, bool]]] = {"judge_vs_human": [], "checker_vs_human": []}

@@ -1,0 +1,150 @@
+"""The parameters of `potemkin run`, `potemkin incoherence` and `potemkin selfjudge`, each
+declared once (`verstehen.methods.options`), and the entry points that run them: the API
+functions (`api.py`) and the CLI handlers (`cli.py`) both call `potemkin_run`,
+`incoherence_run` and `selfjudge_run`, so their run folders are the same."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from verstehen.cli.flags import base_url, model_name
+from verstehen.engine.session import RunSettings
+from verstehen.methods.options import (
+    COUNT,
+    SEED,
+    SHARED,
+    Options,
+    Range,
+    option,
+    options_class,
+)
+from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
+from verstehen.methods.potemkin.items import ALL_TASKS
+from verstehen.methods.potemkin.results import (
+    IncoherenceResult,
+    PotemkinResult,
+    SelfJudgeResult,
+)
+from verstehen.methods.potemkin.run import SOURCES, RunPlan, plan_run, run_potemkin
+from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
+from verstehen.methods.potemkin.stats import UNPARSED
+from verstehen.models import Model
+from verstehen.scopes.mcq import MCQScope
+
+UNPARSED_HELP = ("an unreadable generate or edit answer (no matrix, no poem) counts as wrong, "
+                 "as in the paper, or is left out of the rates (exclude); unreadable classify "
+                 "answers are always left out")
+MODEL_HELP = "provider/model"
+SEED_HELP = ("seed of every draw the run makes (questions, their order, samples): the same "
+             "seed asks the same again")
+MAX_TOKENS_HELP = "every reply's token budget, in place of each prompt's own"
+TEMPERATURE = Range(0, 10)  # as the shared --temperature reads it
+
+
+@options_class
+class PotemkinOptions(Options):
+    """The parameters of `verstehen potemkin run` and `potemkin()`."""
+
+    model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
+    judge: str | Model | None = option(
+        default=None, read=model_name,
+        help="provider/model grading definitions and free-text answers")
+    judge_base_url: str | Sequence[str] | None = option(
+        default=None, read=base_url, help="server of the judge model")
+    concepts: str | Sequence[str] | None = option(
+        default=None, many=True,
+        help="keys, names or domains, comma-separated (default: the exactly graded ones, or "
+             "all 32 with --benchmark-dir)")
+    tasks: str | Sequence[str] = option(default=ALL_TASKS, help="default {default}")
+    benchmark_dir: Path | str | None = option(
+        default=None, read=Path,
+        help="a checkout of github.com/MarinaMancoridis/PotemkinBenchmark")
+    source: str | None = option(
+        default=None, choices=SOURCES,
+        help="items from the generators, the benchmark or both (default: benchmark when "
+             "--benchmark-dir is given, else generated)")
+    items_per_concept: int | None = option(
+        default=None, kind=int, range=COUNT, metavar="N",
+        help="items per concept and task: generated (default 4), or the first N of the "
+             "benchmark's (default all)")
+    unparsed: str = option(default="wrong", choices=UNPARSED, help=UNPARSED_HELP)
+    seed: int = option(default=0, flag=SHARED, range=SEED, help=SEED_HELP)
+    max_tokens: int | None = option(default=None, flag=SHARED, range=COUNT,
+                                    help=MAX_TOKENS_HELP)
+
+
+@options_class
+class IncoherenceOptions(Options):
+    """The parameters of `verstehen potemkin incoherence` and `potemkin_incoherence()`."""
+
+    model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
+    concepts: str | Sequence[str] | None = option(
+        default=None, many=True, help="keys, names or domains (default all 32)")
+    per_concept: int = option(default=5, range=COUNT,
+                              help="instances and as many non-instances per concept")
+    temperature: float = option(default=0.7, range=TEMPERATURE,
+                                help="of the generations, so examples differ")
+    seed: int = option(default=0, flag=SHARED, range=SEED, help=SEED_HELP)
+    max_tokens: int | None = option(default=None, flag=SHARED, range=COUNT,
+                                    help=MAX_TOKENS_HELP)
+
+
+@options_class
+class SelfJudgeOptions(Options):
+    """The parameters of `verstehen potemkin selfjudge` and `potemkin_selfjudge()`."""
+
+    model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
+    benchmark: str | MCQScope = option(help="mcq:PATH (MMLU, ARC or CSQA)", kw_only=False)
+    questions: int = option(default=20, range=COUNT, help="benchmark questions")
+    subquestions: int = option(default=5, range=COUNT,
+                               help="related questions per correctly answered one")
+    concept: str = option(
+        default="ask", choices=CONCEPT_STEPS,
+        help="ask: the model says whether each question relies on a concept and names it, and "
+             "questions that do not are skipped (the paper's code; one more call per "
+             "question); subject: the MCQ subject's name is the concept of every question")
+    seed: int = option(default=0, flag=SHARED, range=SEED, help=SEED_HELP)
+    max_tokens: int | None = option(default=None, flag=SHARED, range=COUNT,
+                                    help=MAX_TOKENS_HELP)
+
+
+def run_plan(options: PotemkinOptions) -> RunPlan:
+    """The checked plan of a `potemkin run`: every item built, no call made."""
+    return plan_run(concepts=options.concepts, tasks=options.tasks, source=options.source,
+                    benchmark_dir=options.benchmark_dir,
+                    items_per_concept=options.items_per_concept, seed=options.seed,
+                    max_tokens=options.max_tokens, unparsed=options.unparsed)
+
+
+async def potemkin_run(options: PotemkinOptions, settings: RunSettings, *,
+                       plan: RunPlan | None = None) -> PotemkinResult:
+    """Define each concept (the keystone), then classify, generate and edit; Tables 1 and 6 and
+    the keystone expansion once definitions are graded (by `judge`, or by people: see
+    `potemkin_export_labels`). Concepts default to the exactly graded ones; an unreadable
+    generate or edit answer counts as wrong (`unparsed="exclude"` leaves it out)."""
+    # `plan`: the options' plan, when the CLI made it first to say what a benchmark gave
+    return await run_potemkin(options.model, plan or run_plan(options), judge=options.judge,
+                              base_url=settings.base_url,
+                              judge_base_url=options.judge_base_url, settings=settings)
+
+
+async def incoherence_run(options: IncoherenceOptions,
+                          settings: RunSettings) -> IncoherenceResult:
+    """The model writes `per_concept` instances and as many non-instances of each concept (all
+    32 unless given), then classifies each: incoherence = 2 x mismatch rate (paper Table 7)."""
+    plan = plan_incoherence(per_concept=options.per_concept, temperature=options.temperature,
+                            max_tokens=options.max_tokens, seed=options.seed)
+    return await run_incoherence(options.model, plan, concepts=options.concepts,
+                                 base_url=settings.base_url, settings=settings)
+
+
+async def selfjudge_run(options: SelfJudgeOptions, settings: RunSettings) -> SelfJudgeResult:
+    """The automatic lower bound on a multiple-choice benchmark ("mcq:PATH"): the model says
+    which concept each question relies on (`concept="subject"`: the subject's name), then
+    judges its own answers to related questions, and altered versions of them."""
+    scope, plan = plan_selfjudge(options.benchmark, questions=options.questions,
+                                 subquestions=options.subquestions, seed=options.seed,
+                                 max_tokens=options.max_tokens, concept=options.concept)
+    return await run_selfjudge(options.model, scope, plan, base_url=settings.base_url,
+                               settings=settings)
