@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-import verstehen.methods.imagination.cli as imagine_cli
+import verstehen.methods.imagination.run as imagine_run
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.imagination.api import (
@@ -230,7 +230,7 @@ def test_the_cli_leaves_the_counts_to_the_paper(cli, monkeypatch):
         seen.append(plan)
         raise UserError("stop here")
 
-    monkeypatch.setattr(imagine_cli, "generate_questions", capture)
+    monkeypatch.setattr(imagine_run, "generate_questions", capture)
     cli(["imagine", "generate", "--kind", "direct,context,sequential", "--no-progress"])
     (plan,) = seen
     assert [plan.count(k) for k in plan.kinds] == [20, 20, 10]

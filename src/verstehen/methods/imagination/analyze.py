@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from verstehen.engine.store import default_runs_dir, new_run_id
 from verstehen.errors import UserError
 from verstehen.methods.imagination.plots import plot_length_ranks, plot_warmup
+from verstehen.methods.imagination.records import AnswerRecord, AnswerRunRecord, UsableQuestion
 from verstehen.methods.imagination.report import write_matrix
 from verstehen.methods.imagination.results import AnalyzeResult, MatrixResult, Pooling
 from verstehen.methods.imagination.runs import (
@@ -36,7 +36,8 @@ from verstehen.methods.imagination.stats import (
 SIMILARITY = (*METHODS, "none")
 
 
-def pooling(answers: Once, questions: Once | None = None) -> Pooling:
+def pooling(answers: Once[AnswerRunRecord], questions: Once[UsableQuestion] | None = None
+            ) -> Pooling:
     """The counts of pooled records: read, repeats counted once, unmatched answers."""
     return Pooling(answers=answers.read, repeated_answers=answers.repeats,
                    unmatched_answers=answers.unmatched,
@@ -71,7 +72,7 @@ def pool_matrix(runs: Sequence[Path], out: Path | None = None) -> MatrixResult:
                         pooling=pooling(records))
 
 
-def length_deciles(answers: list[dict[str, Any]]) -> tuple[DecileRates, ...]:
+def length_deciles(answers: list[AnswerRecord]) -> tuple[DecileRates, ...]:
     """κ and α by question length per (content, qtype), in ten parts (one a question when
     fewer)."""
     out: list[DecileRates] = []

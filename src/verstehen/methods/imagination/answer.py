@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from verstehen.engine.runner import CallResult, Runner
 from verstehen.engine.store import RunStore
@@ -26,6 +25,12 @@ from verstehen.methods.imagination.choices import (
     judge_prompt,
     letter_prompt,
     present,
+)
+from verstehen.methods.imagination.records import (
+    AnswerRecord,
+    FictionRecord,
+    UsableQuestion,
+    write_record,
 )
 from verstehen.methods.imagination.stats import length_rank
 from verstehen.models.base import GenerateParams, Model, user
@@ -88,15 +93,15 @@ def read_score(text: str) -> float | str:
 
 
 async def _generate(runner: Runner, model: Model, shown: Shown, plan: AnswerPlan,
-                    record: dict[str, Any]) -> None:
+                    record: AnswerRecord) -> None:
     ask = answer_prompt(shown, plan.variant)
     out = await runner.generate(model, user(ask),
                                 plan.params("cot" if plan.variant == "cot" else "answer"))
-    record.update(prompt=ask, error=out.error)
+    record.update({"prompt": ask, "error": out.error})
     if out.ok:
         chosen, kind = read_choice(out.value.text, shown, plan.variant == "cot")
-        record.update(reply=out.value.text, chosen=chosen,
-                      outcome=kind if chosen is None else _outcome(chosen, shown, plan))
+        record.update({"reply": out.value.text, "chosen": chosen,
+                       "outcome": kind if chosen is None else _outcome(chosen, shown, plan)})
 
 
 async def _scores(runner: Runner, model: Model, context: str, continuations: list[str]
@@ -110,18 +115,19 @@ async def _scores(runner: Runner, model: Model, context: str, continuations: lis
 
 
 async def _letter(runner: Runner, model: Model, shown: Shown, plan: AnswerPlan,
-                  record: dict[str, Any]) -> None:
+                  record: AnswerRecord) -> None:
     context = letter_prompt(shown)
     out = await _scores(runner, model, context, [f" {x}" for x in shown.letters])
-    record.update(prompt=context, error=out.error)
+    record.update({"prompt": context, "error": out.error})
     if out.ok:
         scores = list(out.value)
         chosen = shown.letters[scores.index(max(scores))]
-        record.update(logprobs=scores, chosen=chosen, outcome=_outcome(chosen, shown, plan))
+        record.update({"logprobs": scores, "chosen": chosen,
+                       "outcome": _outcome(chosen, shown, plan)})
 
 
 async def _perplexity(runner: Runner, model: Model, shown: Shown, plan: AnswerPlan,
-                      record: dict[str, Any]) -> None:
+                      record: AnswerRecord) -> None:
     turn = user(prompt("imagination/perplexity", stem=shown.stem))
     chat_text = getattr(model, "chat_text", None)
     rendered = await chat_text(turn) if chat_text is not None else None
@@ -131,39 +137,39 @@ async def _perplexity(runner: Runner, model: Model, shown: Shown, plan: AnswerPl
         context, framing = turn[0]["content"] + "\nAnswer:", "plain text"
     texts = [f" {c}" for c in shown.choices]
     out = await _scores(runner, model, context, texts)
-    record.update(prompt=context, framing=framing, error=out.error)
+    record.update({"prompt": context, "framing": framing, "error": out.error})
     if out.ok:
         per_byte = [lp / len(t.encode()) for lp, t in zip(out.value, texts, strict=True)]
         chosen = shown.letters[per_byte.index(max(per_byte))]
-        record.update(logprobs=list(out.value), chosen=chosen,
-                      outcome=_outcome(chosen, shown, plan))
+        record.update({"logprobs": list(out.value), "chosen": chosen,
+                       "outcome": _outcome(chosen, shown, plan)})
 
 
 async def _free(runner: Runner, model: Model, shown: Shown, plan: AnswerPlan,
-                record: dict[str, Any], question: dict[str, Any], judge: Model | None) -> None:
+                record: AnswerRecord, question: UsableQuestion, judge: Model | None) -> None:
     assert judge is not None
     ask = prompt("imagination/free_response", stem=shown.stem)
     out = await runner.generate(model, user(ask), plan.params("free"))
-    record.update(prompt=ask, error=out.error)
+    record.update({"prompt": ask, "error": out.error})
     if not out.ok:
         return
     graded = await runner.generate(judge, user(judge_prompt(question, out.value.text)),
                                    plan.params("judge"))
-    record.update(reply=out.value.text, error=graded.error)
+    record.update({"reply": out.value.text, "error": graded.error})
     if graded.ok:
         score = read_score(graded.value.text)
         record["judge_reply"] = graded.value.text
         if isinstance(score, float):
-            record.update(score=score, outcome="correct" if score > 50 else "wrong")
+            record.update({"score": score, "outcome": "correct" if score > 50 else "wrong"})
         else:
             record["outcome"] = score
 
 
-async def answer_one(runner: Runner, model: Model, question: dict[str, Any], plan: AnswerPlan,
-                     judge: Model | None = None) -> dict[str, Any]:
+async def answer_one(runner: Runner, model: Model, question: UsableQuestion, plan: AnswerPlan,
+                     judge: Model | None = None) -> AnswerRecord:
     """One AM's answer to one question, as a record; outcome "error" when a call failed."""
     shown = present(question, shuffle=plan.shuffle, choice_e=plan.choice_e, seed=plan.seed)
-    record: dict[str, Any] = {
+    record: AnswerRecord = {
         "kind": "answer", "question_id": question["id"], "qm": question["qm"],
         "am": am_label(model.name, method=plan.method, variant=plan.variant,
                        shuffle=plan.shuffle, choice_e=plan.choice_e),
@@ -185,9 +191,10 @@ async def answer_one(runner: Runner, model: Model, question: dict[str, Any], pla
     return record
 
 
-async def fiction_one(runner: Runner, model: Model, question: dict[str, Any],
-                      plan: AnswerPlan) -> dict[str, Any]:
+async def fiction_one(runner: Runner, model: Model, question: UsableQuestion,
+                      plan: AnswerPlan) -> FictionRecord:
     """Section 3.3: does the AM call the question's context paragraph real?"""
+    assert question["context"] is not None  # fiction_questions picks those with one
     ask = prompt("imagination/fiction", topic=question["topic"],
                  paragraph=question["context"]["paragraph"])
     out = await runner.generate(model, user(ask), plan.params("fiction"))
@@ -199,12 +206,12 @@ async def fiction_one(runner: Runner, model: Model, question: dict[str, Any],
             "reply": out.value.text if out.ok else None, "verdict": verdict, "error": out.error}
 
 
-def fiction_questions(questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def fiction_questions(questions: list[UsableQuestion]) -> list[UsableQuestion]:
     """The questions whose context paragraph is about a concept (not a story)."""
     return [q for q in questions if q["context"] and q["content"] == "knowledge"]
 
 
-async def run_answer(runner: Runner, models: list[Model], questions: list[dict[str, Any]],
+async def run_answer(runner: Runner, models: list[Model], questions: list[UsableQuestion],
                      plan: AnswerPlan, store: RunStore, judge: Model | None = None) -> None:
     """Every AM answers every question; with fictionality, also judges the paragraphs."""
     jobs = [(m, q) for m in models for q in questions]
@@ -212,11 +219,11 @@ async def run_answer(runner: Runner, models: list[Model], questions: list[dict[s
                ] if plan.fictionality else []
     runner.progress.add_total(len(jobs) * (2 if plan.method == "free" else 1) + len(fiction))
 
-    async def answer(model: Model, question: dict[str, Any]) -> None:
-        store.append(await answer_one(runner, model, question, plan, judge))
+    async def answer(model: Model, question: UsableQuestion) -> None:
+        write_record(store, await answer_one(runner, model, question, plan, judge))
 
-    async def ask_fiction(model: Model, question: dict[str, Any]) -> None:
-        store.append(await fiction_one(runner, model, question, plan))
+    async def ask_fiction(model: Model, question: UsableQuestion) -> None:
+        write_record(store, await fiction_one(runner, model, question, plan))
 
     await asyncio.gather(*(answer(m, q) for m, q in jobs),
                          *(ask_fiction(m, q) for m, q in fiction))

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from verstehen.methods.imagination.records import UsableQuestion
 from verstehen.prompts import prompt, template
 
 LETTERS = "ABCDE"
@@ -43,7 +43,7 @@ def shuffle_order(question_id: str, seed: int) -> list[int]:
     return [int(i) for i in np.random.default_rng([seed, key]).permutation(4)]
 
 
-def present(question: dict[str, Any], *, shuffle: bool, choice_e: bool, seed: int) -> Shown:
+def present(question: UsableQuestion, *, shuffle: bool, choice_e: bool, seed: int) -> Shown:
     """Shuffle (or not) the four choices and add the fifth "cannot be answered" one if asked."""
     key = question.get("stored_id", question["id"])
     order = shuffle_order(key, seed) if shuffle else [0, 1, 2, 3]
@@ -73,7 +73,7 @@ def letter_prompt(shown: Shown) -> str:
     return prompt("imagination/letter", stem=shown.stem, choices=choice_lines(shown, ":"))
 
 
-def judge_prompt(question: dict[str, Any], response: str) -> str:
+def judge_prompt(question: UsableQuestion, response: str) -> str:
     """Figure 21's judge prompt, with the choices in the QM's own order."""
     a, b, c, d = question["choices"]
     answer = question["answer"]

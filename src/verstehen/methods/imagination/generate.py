@@ -12,9 +12,7 @@ import asyncio
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
@@ -24,6 +22,12 @@ from verstehen.methods.imagination.parse import (
     parse_concept,
     parse_question,
     parse_questions,
+)
+from verstehen.methods.imagination.records import (
+    Context,
+    QuestionRecord,
+    UsableQuestion,
+    write_record,
 )
 from verstehen.methods.imagination.results import QuestionCounts
 from verstehen.models.base import GenerateParams, Message, Model, user
@@ -80,11 +84,14 @@ def qm_label(model: str, temperature: float) -> str:
     return model if temperature == 1.0 else f"{model} [T={temperature:g}]"
 
 
-def question_id(question: Mapping[str, Any]) -> str:
+def question_id(question: QuestionRecord | UsableQuestion) -> str:
     """A usable question's id, a hash of what it is: QM label, content, type, topic, position,
-    context, stem, choices and designated answer. Two different questions never share an id
-    (whatever seed or run wrote them); the same question written twice has one."""
-    key = json.dumps([question[k] for k in CONTENT_KEYS], sort_keys=True, ensure_ascii=False)
+    context, stem, choices and designated answer (CONTENT_KEYS). Two different questions never
+    share an id (whatever seed or run wrote them); the same question written twice has one."""
+    q = question
+    key = json.dumps([q["qm"], q["content"], q["qtype"], q["topic"], q["position"],
+                      q["context"], q["stem"], q["choices"], q["answer"]],
+                     sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
@@ -99,24 +106,24 @@ def slot_id(qm: str, plan: GeneratePlan, qtype: str, topic: str, index: int,
 def _record(model: Model, plan: GeneratePlan, qtype: str, topic: str, index: int,
             position: int | None, reply: str | None,
             parsed: ParsedQuestion | QuestionFailure | None, error: str | None,
-            context: dict[str, str] | None = None) -> dict[str, Any]:
+            context: Context | None = None) -> QuestionRecord:
     qm = qm_label(model.name, plan.temperature)
-    record: dict[str, Any] = {
+    record: QuestionRecord = {
         "kind": "question", "id": slot_id(qm, plan, qtype, topic, index, position),
         "qm": qm, "qtype": qtype, "content": plan.content, "topic": topic,
         "index": index, "position": position, "context": context, "reply": reply,
         "status": "error", "reason": error, "stem": None, "choices": None, "answer": None}
     if isinstance(parsed, ParsedQuestion):
-        record.update(status="ok", reason=None, stem=parsed.stem, choices=list(parsed.choices),
-                      answer=parsed.answer)
+        record.update({"status": "ok", "reason": None, "stem": parsed.stem,
+                       "choices": list(parsed.choices), "answer": parsed.answer})
         record["id"] = question_id(record)
     elif isinstance(parsed, QuestionFailure):
-        record.update(status="dropped", reason=parsed.reason)
+        record.update({"status": "dropped", "reason": parsed.reason})
     return record
 
 
 async def _direct(runner: Runner, model: Model, plan: GeneratePlan, topic: str,
-                  index: int) -> list[dict[str, Any]]:
+                  index: int) -> list[QuestionRecord]:
     name = "imagination/story_dq" if plan.content == "story" else "imagination/dq"
     out = await runner.generate(model, user(prompt(name, topic=topic)), plan.params("question"),
                                 sample_index=index)
@@ -127,7 +134,7 @@ async def _direct(runner: Runner, model: Model, plan: GeneratePlan, topic: str,
 
 
 async def _context(runner: Runner, model: Model, plan: GeneratePlan, topic: str,
-                   index: int) -> list[dict[str, Any]]:
+                   index: int) -> list[QuestionRecord]:
     story = plan.content == "story"
     first = prompt("imagination/story_context" if story else "imagination/cq_context",
                    topic=topic)
@@ -137,11 +144,10 @@ async def _context(runner: Runner, model: Model, plan: GeneratePlan, topic: str,
     if not out.ok:
         return [_record(model, plan, "CQ", topic, index, None, None, None, out.error)]
     written = out.value.text
-    context = {"concept": "", "paragraph": written.strip()} if story else parse_concept(written)
-    if isinstance(context, QuestionFailure):
-        return [_record(model, plan, "CQ", topic, index, None, written, context, None)]
-    if isinstance(context, tuple):
-        context = {"concept": context[0], "paragraph": context[1]}
+    read = ("", written.strip()) if story else parse_concept(written)
+    if isinstance(read, QuestionFailure):
+        return [_record(model, plan, "CQ", topic, index, None, written, read, None)]
+    context: Context = {"concept": read[0], "paragraph": read[1]}
     second = prompt("imagination/story_question" if story else "imagination/cq_question")
     messages: list[Message] = [*user(first), {"role": "assistant", "content": written},
                                *user(second)]
@@ -154,7 +160,7 @@ async def _context(runner: Runner, model: Model, plan: GeneratePlan, topic: str,
 
 
 async def _sequence(runner: Runner, model: Model, plan: GeneratePlan, topic: str,
-                    index: int) -> list[dict[str, Any]]:
+                    index: int) -> list[QuestionRecord]:
     out = await runner.generate(model, user(prompt("imagination/sequential", topic=topic)),
                                 plan.params("sequence"), sample_index=index)
     if not out.ok:
@@ -189,7 +195,8 @@ async def run_generate(runner: Runner, model: Model, plan: GeneratePlan,
             records = await _MAKERS[kind](runner, model, plan, topic,
                                           slot + attempt * plan.count(kind))
             for record in records:
-                store.append({**record, "slot": slot, "try": attempt + 1})
+                record["slot"], record["try"] = slot, attempt + 1
+                write_record(store, record)
             if any(r["status"] != "dropped" for r in records):
                 return  # kept, or a call failed (a rerun retries it)
 
@@ -197,7 +204,7 @@ async def run_generate(runner: Runner, model: Model, plan: GeneratePlan,
         await asyncio.gather(*(one(*job) for job in jobs))
 
 
-def count_questions(records: list[dict[str, Any]]) -> dict[str, QuestionCounts]:
+def count_questions(records: list[QuestionRecord]) -> dict[str, QuestionCounts]:
     """Per question type: written, kept (and of them, repeats of a question kept before),
     dropped with the most common reasons, failed calls."""
     questions = [r for r in records if r["kind"] == "question"]
@@ -206,7 +213,8 @@ def count_questions(records: list[dict[str, Any]]) -> dict[str, QuestionCounts]:
         rows = [r for r in questions if r["qtype"] == qtype]
         if not rows:
             continue
-        dropped = Counter(r["reason"] for r in rows if r["status"] == "dropped")
+        # a dropped reply always has its reason
+        dropped = Counter(r["reason"] or "" for r in rows if r["status"] == "dropped")
         slots = {(r["topic"], r.get("slot", r["index"])) for r in rows}
         filled = {(r["topic"], r.get("slot", r["index"])) for r in rows if r["status"] == "ok"}
         kept = [r for r in rows if r["status"] == "ok"]

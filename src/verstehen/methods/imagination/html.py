@@ -4,22 +4,27 @@ several answer runs pooled into one matrix."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from pathlib import Path
-from typing import Any
 
 from verstehen.engine.store import RunStore
 from verstehen.methods.imagination.generate import question_id
+from verstehen.methods.imagination.records import (
+    AnswerRecord,
+    FictionRecord,
+    ImaginationRecord,
+    QuestionRecord,
+    read_records,
+)
 from verstehen.methods.imagination.report import QTYPE_NAMES
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
-from verstehen.methods.imagination.runs import ANSWER, once_each, read_runs, run_answers
+from verstehen.methods.imagination.runs import ANSWER, counted_once_by, read_runs, run_answers
 from verstehen.methods.imagination.stats import MatrixRow, pair_matrix
 from verstehen.report.html import Page, RecordView, esc, figure, rate, table
 from verstehen.report.tables import plural
 from verstehen.results import load_result
 
-Record = dict[str, Any]
-KEY = "_key"  # where a record read here keeps its book key: run folder and line
+Keep = Callable[[ImaginationRecord], bool]  # which records a link shows
 ANSWERED = ("correct", "wrong")
 DECLINED = ("refused", "choice_e")
 
@@ -28,7 +33,7 @@ def _failed(error: object) -> str:
     return f"(the call failed: {error})"
 
 
-def question_view(r: Record) -> RecordView:
+def question_view(r: QuestionRecord) -> RecordView:
     """A generated question: its type and topic (and context paragraph), the raw reply, its
     status, and why it was dropped or what was parsed from it."""
     slot = r.get("slot", r["index"])
@@ -38,28 +43,29 @@ def question_view(r: Record) -> RecordView:
     if r.get("position") is not None:
         title += f" · position {r['position']}"
     asked = f"{QTYPE_NAMES.get(r['qtype'], r['qtype'])} on {r['topic']} ({r['content']})"
-    if r.get("context"):
-        concept = r["context"].get("concept") or ""
+    if context := r.get("context"):
+        concept = context.get("concept") or ""
         asked += f"\n\ncontext{f' ({concept})' if concept else ''}:\n" \
-                 f"{r['context'].get('paragraph') or ''}"
+                 f"{context.get('paragraph') or ''}"
     if r["status"] == "ok":
+        answer = r["answer"]
         why = "\n".join([f"parsed: {r['stem']}",
-                         *(f"{'ABCD'[i]}. {c}" for i, c in enumerate(r["choices"])),
-                         f"designated answer: {'ABCD'[r['answer']]}"])
+                         *(f"{'ABCD'[i]}. {c}" for i, c in enumerate(r["choices"] or [])),
+                         f"designated answer: {'ABCD'[answer] if answer is not None else '?'}"])
     else:
         why = str(r.get("reason") or "")
     reply = r["reply"] if r["reply"] is not None else _failed(r.get("reason"))
     return RecordView(title, asked, reply, r["status"], why)
 
 
-def answer_view(r: Record) -> RecordView:
+def answer_view(r: AnswerRecord) -> RecordView:
     """An answer model's answer: the prompt it saw, its reply, the outcome and why."""
     where = f" · position {r['position']}" if r.get("position") is not None else ""
     title = f"{r['qtype']} · {r['topic']}{where} · {r['qm']} → {r['am']}"
     if r.get("error"):
         reply = _failed(r["error"])
-    elif r.get("reply") is not None:
-        reply = r["reply"]
+    elif (replied := r.get("reply")) is not None:
+        reply = replied
     elif r.get("logprobs") is not None:
         reply = "log-probabilities " + ", ".join(f"{x:.2f}" for x in r["logprobs"])
     else:
@@ -73,60 +79,64 @@ def answer_view(r: Record) -> RecordView:
     return RecordView(title, r.get("prompt") or "", reply, grade, "; ".join(why))
 
 
-def fiction_view(r: Record) -> RecordView:
+def fiction_view(r: FictionRecord) -> RecordView:
     """A fictionality question: is the context paragraph about a real concept?"""
-    reply = r["reply"] if r.get("reply") is not None else _failed(r.get("error"))
+    replied = r.get("reply")
+    reply = replied if replied is not None else _failed(r.get("error"))
     return RecordView(f"fictionality · {r['topic']} · {r['qm']} → {r['am']}",
                       r.get("prompt") or "", reply, r["verdict"],
                       "fictional: the AM saw through the made-up concept"
                       if r["verdict"] == "fictional" else "")
 
 
-VIEWS: dict[str, Callable[[Record], RecordView]] = {
-    "question": question_view, "answer": answer_view, "fiction": fiction_view}
+def view(r: ImaginationRecord) -> RecordView:
+    """A record of any kind as the page shows it."""
+    if r["kind"] == "question":
+        return question_view(r)
+    return answer_view(r) if r["kind"] == "answer" else fiction_view(r)
 
 
 class Records:
-    """Records of imagination run folders, each stored once in the page's book when linked."""
+    """Records of imagination run folders, each with its book key (run folder and line), and
+    each stored once in the page's book when linked."""
 
-    def __init__(self, page: Page, records: Sequence[Record]) -> None:
+    def __init__(self, page: Page, records: Sequence[tuple[str, ImaginationRecord]]) -> None:
         self.page, self.records = page, list(records)
 
     @classmethod
     def of_run(cls, page: Page, run: Path) -> Records:
         """Every record of one run folder, keyed by its line."""
-        return cls(page, [{**r, KEY: f"{run}:{line}"}
-                          for line, r in enumerate(RunStore(run).records())])
+        return cls(page, [(f"{run}:{line}", r)
+                          for line, r in enumerate(read_records(RunStore(run)))])
 
-    def select(self, keep: Callable[[Record], bool]) -> list[Record]:
-        """The records `keep` selects, in file order."""
-        return [r for r in self.records if keep(r)]
+    def select(self, keep: Keep) -> list[tuple[str, ImaginationRecord]]:
+        """The records `keep` selects, with their keys, in file order."""
+        return [(key, r) for key, r in self.records if keep(r)]
 
-    def link(self, text: str, title: str, keep: Callable[[Record], bool]) -> str:
-        """`text` linked to the records `keep` selects."""
-        ids = [self.page.book.record(r[KEY], VIEWS[r["kind"]](r)) for r in self.select(keep)]
+    def link(self, text: str, title: str, keep: Keep,
+             among: Collection[str] | None = None) -> str:
+        """`text` linked to the records `keep` selects (of those whose keys are `among`, when
+        given)."""
+        ids = [self.page.book.record(key, view(r)) for key, r in self.select(keep)
+               if among is None or key in among]
         return self.page.book.link(text, title, ids)
 
 
-def _questions(qtype: str, status: str | None = None,
-               reason: str | None = None) -> Callable[[Record], bool]:
+def _questions(qtype: str, status: str | None = None, reason: str | None = None) -> Keep:
     return lambda r: (r["kind"] == "question" and r["qtype"] == qtype
                       and status in (None, r["status"]) and reason in (None, r["reason"]))
-
-
-def _kept_repeat(qtype: str, repeats: set[str]) -> Callable[[Record], bool]:
-    kept = _questions(qtype, "ok")
-    return lambda r: kept(r) and r[KEY] in repeats
 
 
 def _repeats(records: Records) -> set[str]:
     """The book keys of the kept questions that repeat one kept before them in the run."""
     seen: set[str] = set()
     out: set[str] = set()
-    for r in records.select(lambda r: r["kind"] == "question" and r["status"] == "ok"):
+    for key, r in records.select(lambda r: r["kind"] == "question" and r["status"] == "ok"):
+        if r["kind"] != "question":
+            continue
         qid = question_id(r)
         if qid in seen:
-            out.add(r[KEY])
+            out.add(key)
         seen.add(qid)
     return out
 
@@ -146,7 +156,7 @@ def generate_section(run: Path, page: Page) -> None:
                      link(str(t.asked), f"{q}: every reply", _questions(q)),
                      link(str(t.kept), f"{q}: kept questions", _questions(q, "ok")),
                      link(str(t.repeated), f"{q}: repeats of a kept question",
-                          _kept_repeat(q, repeats)),
+                          _questions(q, "ok"), among=repeats),
                      link(str(t.dropped), f"{q}: dropped replies", _questions(q, "dropped")),
                      reasons, link(str(t.failed), f"{q}: failed calls", _questions(q, "error"))])
     body = table(["type", "slots filled", "replies", "kept", "repeats", "dropped",
@@ -158,17 +168,16 @@ def generate_section(run: Path, page: Page) -> None:
                       f"{result.seconds} s")
 
 
-def _cell(row: MatrixRow) -> Callable[[Record], bool]:
+def _cell(row: MatrixRow) -> Keep:
     return lambda r: (r["kind"] == "answer" and r["content"] == row.content
                       and r["qtype"] == row.qtype and r["qm"] == row.qm and r["am"] == row.am)
 
 
-def _with_outcome(cell: Callable[[Record], bool], outcomes: Collection[str]
-                  ) -> Callable[[Record], bool]:
-    return lambda r: cell(r) and r["outcome"] in outcomes
+def _with_outcome(cell: Keep, outcomes: Collection[str]) -> Keep:
+    return lambda r: cell(r) and r["kind"] == "answer" and r["outcome"] in outcomes
 
 
-def _answers_with(outcome: str) -> Callable[[Record], bool]:
+def _answers_with(outcome: str) -> Keep:
     return lambda r: r["kind"] == "answer" and r["outcome"] == outcome
 
 
@@ -192,7 +201,7 @@ def matrix_table(matrix: Sequence[MatrixRow], records: Records) -> str:
                   "unparsed or failed"], rows)
 
 
-def _fiction(qm: str, am: str, *, judged: bool) -> Callable[[Record], bool]:
+def _fiction(qm: str, am: str, *, judged: bool) -> Keep:
     return lambda r: (r["kind"] == "fiction" and r["qm"] == qm and r["am"] == am
                       and (r["verdict"] in ("real", "fictional")) == judged)
 
@@ -233,13 +242,17 @@ def answer_section(run: Path, page: Page) -> None:
 def compare(runs: Sequence[Path], page: Page) -> None:
     """Several `imagine answer` runs pooled into one matrix (each answer to a question, by its
     content id, counted once: the last run's when runs share one)."""
-    pooled = once_each([{**r, KEY: f"{store.path}:{line}"}
-                        for store, _ in read_runs(runs, (ANSWER,))
-                        for line, r in enumerate(run_answers(store).records)])
-    answers = [r for r in pooled.records if r["kind"] == "answer"]
+    keyed = [(f"{store.path}:{line}", r) for store, _ in read_runs(runs, (ANSWER,))
+             for line, r in enumerate(run_answers(store).records)]
+    last: dict[Hashable, tuple[str, ImaginationRecord]] = {}
+    for key, r in keyed:  # as runs.once_each: the last wins, in the place of the first
+        last[counted_once_by(r)] = (key, r)
+    repeats = len(keyed) - len(last)
+    answers = [(key, r) for key, r in last.values() if r["kind"] == "answer"]
     page.section("Shared imagination: answer runs pooled",
-                 matrix_table(pair_matrix(answers), Records(page, answers)),
-                 note=f"{MATRIX_NOTE}; {plural(pooled.repeats, 'answer')} repeated one of "
+                 matrix_table(pair_matrix([r for _, r in answers if r["kind"] == "answer"]),
+                              Records(page, answers)),
+                 note=f"{MATRIX_NOTE}; {plural(repeats, 'answer')} repeated one of "
                       "another run and "
-                      f"{'counts' if pooled.repeats == 1 else 'count'} once; runs "
+                      f"{'counts' if repeats == 1 else 'count'} once; runs "
                       + ", ".join(esc(r.name) for r in runs))

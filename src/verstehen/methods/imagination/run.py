@@ -2,9 +2,9 @@
 `generate_questions` (a question model invents questions) and `answer_questions` (answer
 models answer them).
 
-`verstehen imagine generate|answer` and the Python API's `imagine_generate()`/`imagine_answer()`
-call these; the checks run and the questions are read before any model call, so a bad flag
-or an empty question run costs nothing.
+`imagine_generate_run` and `imagine_answer_run` (options.py, which the CLI and the Python API
+call) call these; the checks run and the questions are read before any model call, so a bad
+flag or an empty question run costs nothing.
 """
 
 from __future__ import annotations
@@ -13,21 +13,21 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from verstehen.engine.session import RunSettings, Session, Timed, in_session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.imagination.answer import AnswerPlan, run_answer
-from verstehen.methods.imagination.choices import METHODS, VARIANTS
 from verstehen.methods.imagination.generate import (
-    KINDS,
-    KNOWLEDGE_TOPICS,
-    STORY_TOPICS,
     GeneratePlan,
     count_questions,
     qm_label,
     run_generate,
+)
+from verstehen.methods.imagination.records import (
+    AnswerRunRecord,
+    read_answer_run,
+    read_question_run,
 )
 from verstehen.methods.imagination.report import write_matrix
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
@@ -36,55 +36,12 @@ from verstehen.methods.imagination.stats import MatrixRow, fiction_rates, pair_m
 from verstehen.models import DEFAULT_MODEL, Model, model_name, split_name
 from verstehen.models.served_at import ServedModel, served_models
 
-CONTENTS = ("knowledge", "story")
-
-
-def _positive(flag: str, value: int | None) -> None:
-    if value is not None and value < 1:
-        raise UserError(f"{flag} must be at least 1, not {value}")
-
-
-def _names(value: str | Sequence[str]) -> tuple[str, ...]:
-    """A comma-separated text, or the names as given."""
-    if isinstance(value, str):
-        return tuple(t.strip() for t in value.split(",") if t.strip())
-    return tuple(value)
-
 
 def _check_names(models: Sequence[str | Model]) -> None:
     """A malformed model name stops here, before the progress display starts."""
     for model in models:
         if isinstance(model, str):
             split_name(model)
-
-
-def generate_plan(*, kinds: str | Sequence[str] = ("direct", "context"),
-                  content: str = "knowledge", topics: str | Sequence[str] | None = None,
-                  per_topic: int | None = None, tries: int = 1, temperature: float = 1.0,
-                  max_tokens: int | None = None, seed: int = 0) -> GeneratePlan:
-    """The checked plan of a generate run; kinds and topics as lists or comma-separated text,
-    topics by default the paper's 17 college subjects (or its 10 story topics), per_topic by
-    default the paper's (20 direct, 20 context, 10 five-question replies)."""
-    chosen = _names(kinds)
-    if not chosen or any(k not in KINDS for k in chosen):
-        shown = kinds if isinstance(kinds, str) else ",".join(kinds)
-        raise UserError(f"--kind takes a comma list of {', '.join(KINDS)}, not {shown!r}")
-    if content not in CONTENTS:
-        raise UserError(f"--content takes {' or '.join(CONTENTS)}, not {content!r}")
-    if "sequential" in chosen and content == "story":
-        raise UserError("--kind sequential is for knowledge questions (the paper has no "
-                        "sequential stories): drop it or use --content knowledge")
-    _positive("--per-topic", per_topic)
-    _positive("--tries", tries)
-    _positive("--max-tokens", max_tokens)
-    if temperature < 0:
-        raise UserError(f"--temperature must be at least 0, not {temperature}")
-    default = STORY_TOPICS if content == "story" else KNOWLEDGE_TOPICS
-    subjects = _names(topics) if topics is not None else default
-    if not subjects:
-        raise UserError("--topics is empty: give comma-separated topics, e.g. physics,law")
-    return GeneratePlan(kinds=chosen, content=content, topics=subjects, per_topic=per_topic,
-                        tries=tries, temperature=temperature, max_tokens=max_tokens, seed=seed)
 
 
 async def generate_questions(model: str | Model, plan: GeneratePlan, *,
@@ -105,7 +62,7 @@ async def generate_questions(model: str | Model, plan: GeneratePlan, *,
 
     timed = await in_session(settings, f"questions {name}", body)
     store, opened_name = timed.value
-    by_type = count_questions(list(store.records()))
+    by_type = count_questions(read_question_run(store))
     result = GenerateResult(qm=qm_label(opened_name, plan.temperature), by_type=by_type,
                             kept=sum(t.kept for t in by_type.values()),
                             failed_calls=sum(t.failed for t in by_type.values()),
@@ -115,13 +72,8 @@ async def generate_questions(model: str | Model, plan: GeneratePlan, *,
 
 
 def check_answer_plan(plan: AnswerPlan, judge: str | Model | None) -> None:
-    """Refuse a method, wording or option that does not exist or does not go with another."""
-    if plan.method not in METHODS:
-        raise UserError(f"--method takes one of {', '.join(METHODS)}, not {plan.method!r}")
-    if plan.variant not in VARIANTS:
-        raise UserError(f"--prompt-variant takes one of {', '.join(VARIANTS)}, "
-                        f"not {plan.variant!r}")
-    _positive("--max-tokens", plan.max_tokens)
+    """Refuse an option that does not go with another (the options' declaration refuses a
+    method, wording or budget that does not exist)."""
     if (plan.method == "free") != (judge is not None):
         raise UserError("--method free needs --judge MODEL (and --judge only goes with it)")
     if plan.choice_e and plan.method in ("perplexity", "free"):
@@ -136,7 +88,8 @@ def model_specs(models: Sequence[str | Model] | None,
     return served_models(models or [DEFAULT_MODEL], base_url)
 
 
-def _answer_result(store: RunStore, records: list[dict[str, Any]], matrix: tuple[MatrixRow, ...],
+def _answer_result(store: RunStore, records: list[AnswerRunRecord],
+                   matrix: tuple[MatrixRow, ...],
                    files: tuple[Path | None, Path | None], timed: Timed,
                    repeated: int) -> AnswerResult:
     answers = [r for r in records if r["kind"] == "answer"]
@@ -184,7 +137,7 @@ async def answer_questions(questions: Sequence[Path], models: Sequence[str | Mod
 
     timed = await in_session(settings, f"answers ({len(specs)} models)", body)
     store = timed.value
-    records = list(store.records())
+    records = read_answer_run(store)
     matrix = pair_matrix([r for r in records if r["kind"] == "answer"])
     result = _answer_result(store, records, matrix, write_matrix(matrix, store.path), timed,
                             asked.repeats)

@@ -10,26 +10,35 @@ through its question runs, its stored ids mapped to content ids as it answered t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Generic, TypeVar
 
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.imagination.generate import question_id
+from verstehen.methods.imagination.records import (
+    AnswerRunRecord,
+    ImaginationRecord,
+    QuestionRecord,
+    UsableQuestion,
+    read_answer_run,
+    read_question_run,
+)
 
 GENERATE, ANSWER = "imagine-generate", "imagine-answer"
 # the value of "question_ids" in the config of an answer run whose ids hash the content
 CONTENT_IDS = "content"
+R = TypeVar("R", UsableQuestion, AnswerRunRecord)
 
 
 @dataclass(frozen=True)
-class Once:
+class Once(Generic[R]):
     """Records of pooled runs, each counted once; how many were read; and how many answers of
     older runs could not be matched to their questions (kept under their stored ids)."""
 
-    records: list[dict[str, Any]]
+    records: list[R]
     read: int
     unmatched: int = 0
 
@@ -56,29 +65,46 @@ def read_runs(paths: Sequence[Path], commands: tuple[str, ...]) -> list[tuple[Ru
     return out
 
 
-def once_each(records: list[dict[str, Any]]) -> Once:
+def counted_once_by(record: ImaginationRecord | UsableQuestion) -> Hashable:
+    """What two records share when one repeats the other: a question's kind and content id,
+    an answer's (or verdict's) kind, question and AM."""
+    if record["kind"] == "question":
+        return record["kind"], record["id"]
+    return record["kind"], record.get("question_id"), record.get("am")
+
+
+def once_each(records: list[R]) -> Once[R]:
     """Each question once (by its content id), and each (question, AM) answer once: the last
     record wins, in the place of the first."""
-    last: dict[tuple[Any, ...], dict[str, Any]] = {}
+    last: dict[Hashable, R] = {}
     for r in records:
-        key = (r["kind"], r["id"]) if r["kind"] == "question" else (
-            r["kind"], r.get("question_id"), r.get("am"))
-        last[key] = r
+        last[counted_once_by(r)] = r
     return Once(list(last.values()), len(records))
 
 
-def usable_questions(folder: Path) -> list[dict[str, Any]]:
-    """The questions of one generate run that parsed (status "ok"), each with its content id
-    as "id" and the id the run stored as "stored_id" (for older runs, a slot's id)."""
-    return [{**r, "id": question_id(r), "stored_id": r["id"]}
-            for r in RunStore(folder).records()
-            if r["kind"] == "question" and r["status"] == "ok"]
+def usable(record: QuestionRecord) -> UsableQuestion | None:
+    """A question record that parsed (status "ok") as answering reads it, with its content id
+    as "id" and the id the run stored as "stored_id" (for older runs, a slot's id); None for
+    any other."""
+    stem, choices, answer = record["stem"], record["choices"], record["answer"]
+    if record["status"] != "ok" or stem is None or choices is None or answer is None:
+        return None
+    return {"kind": "question", "id": question_id(record), "stored_id": record["id"],
+            "qm": record["qm"], "content": record["content"], "qtype": record["qtype"],
+            "topic": record["topic"], "position": record["position"],
+            "context": record["context"], "stem": stem, "choices": choices, "answer": answer}
 
 
-def load_questions(paths: Sequence[Path]) -> Once:
+def usable_questions(folder: Path) -> list[UsableQuestion]:
+    """The questions of one generate run that parsed, as `usable` gives them."""
+    return [q for r in read_question_run(RunStore(folder))
+            if r["kind"] == "question" and (q := usable(r)) is not None]
+
+
+def load_questions(paths: Sequence[Path]) -> Once[UsableQuestion]:
     """The usable questions of `imagine generate` runs, each question once, or a UserError when
     there are none."""
-    questions: list[dict[str, Any]] = []
+    questions: list[UsableQuestion] = []
     for store, _ in read_runs(paths, (GENERATE,)):
         questions += usable_questions(store.path)
     if not questions:
@@ -91,7 +117,7 @@ def _question_folders(store: RunStore) -> list[Path]:
     return [Path(p) for p in store.info().get("config", {}).get("questions", [])]
 
 
-def questions_of(runs: list[tuple[RunStore, str]]) -> Once:
+def questions_of(runs: list[tuple[RunStore, str]]) -> Once[UsableQuestion]:
     """Questions of the generate runs given and of those the answer runs answered, each once
     (a question run that is no longer there is left out; one named twice is read once)."""
     folders = [store.path for store, command in runs if command == GENERATE]
@@ -99,7 +125,7 @@ def questions_of(runs: list[tuple[RunStore, str]]) -> Once:
         if command == ANSWER:
             folders += _question_folders(store)
     seen: set[Path] = set()
-    out: list[dict[str, Any]] = []
+    out: list[UsableQuestion] = []
     for folder in folders:
         if folder.resolve() in seen or not (folder / "run.json").is_file():
             continue
@@ -119,25 +145,27 @@ def _stored_to_content(store: RunStore) -> dict[str, str]:
     return ids
 
 
-def run_answers(store: RunStore) -> Once:
+def run_answers(store: RunStore) -> Once[AnswerRunRecord]:
     """Every record of one answer run, in file order, with its question's content id as
     "question_id"; `unmatched` counts the records of an older run whose question is not in its
     question runs any more (they keep the stored id)."""
-    records = list(store.records())
+    records = read_answer_run(store)
     if store.info().get("config", {}).get("question_ids") == CONTENT_IDS:
         return Once(records, len(records))
     ids = _stored_to_content(store)
-    out, unmatched = [], 0
+    out: list[AnswerRunRecord] = []
+    unmatched = 0
     for r in records:
         if r.get("question_id") in ids:
-            r = {**r, "question_id": ids[r["question_id"]]}
+            r = r.copy()
+            r["question_id"] = ids[r["question_id"]]
         elif r.get("kind") in ("answer", "fiction"):
             unmatched += 1
         out.append(r)
     return Once(out, len(out), unmatched)
 
 
-def answer_records(runs: list[tuple[RunStore, str]]) -> Once:
+def answer_records(runs: list[tuple[RunStore, str]]) -> Once[AnswerRunRecord]:
     """The answer and fictionality records of the answer runs, each (question, AM) once."""
     read = [run_answers(store) for store, command in runs if command == ANSWER]
     pooled = once_each([r for one in read for r in one.records])

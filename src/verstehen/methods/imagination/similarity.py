@@ -10,11 +10,11 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from verstehen.errors import UserError
+from verstehen.methods.imagination.records import UsableQuestion
 from verstehen.results import JsonForm
 
 TOKEN = re.compile(r"(?u)\b\w\w+\b")
@@ -111,7 +111,7 @@ def embedding_vectors(texts: Sequence[str]) -> np.ndarray:
     return np.asarray(model.encode(list(texts), normalize_embeddings=True), dtype=float)
 
 
-def question_similarity(questions: Sequence[dict[str, Any]], method: str
+def question_similarity(questions: Sequence[UsableQuestion], method: str
                         ) -> tuple[SimilarityTable, ...]:
     """Eq. 2 between question models, per content and question type, on questions (stem and
     choices) and on context paragraphs (stories); `method` is tfidf or embeddings."""
@@ -128,10 +128,9 @@ def question_similarity(questions: Sequence[dict[str, Any]], method: str
                 keyed = [(q["qm"], q["topic"], t) for q, t in zip(rows, texts, strict=True)]
                 out.append(SimilarityTable(content, f"{qtype} questions", method,
                                            qm_similarity(keyed, vectorize(texts))))
-        with_context = [q for q in of_content if q["context"]]
-        if with_context:
-            texts = [q["context"]["paragraph"] for q in with_context]
-            keyed = [(q["qm"], q["topic"], t) for q, t in zip(with_context, texts, strict=True)]
-            out.append(SimilarityTable(content, "context paragraphs", method,
-                                       qm_similarity(keyed, vectorize(texts))))
+        paragraphs = [(q["qm"], q["topic"], context["paragraph"])
+                      for q in of_content if (context := q["context"])]
+        if paragraphs:
+            out.append(SimilarityTable(content, "context paragraphs", method, qm_similarity(
+                paragraphs, vectorize([text for _, _, text in paragraphs]))))
     return tuple(out)

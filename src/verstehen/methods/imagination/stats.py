@@ -1,6 +1,6 @@
 """Imaginary question answering (Shared Imagination, eq. 1): correctness and answering rates.
 
-Pure functions over plain record dicts as read from JSONL; no I/O. What they return is typed
+Pure functions over the records as read from JSONL (`records.py`); no I/O. What they return is typed
 (rates, and rows that carry their own keys), ready for the printouts and the JSON forms.
 """
 
@@ -9,15 +9,25 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
+from verstehen.methods.imagination.records import (
+    AnswerRecord,
+    FictionRecord,
+    ImaginationRecord,
+    UsableQuestion,
+)
 from verstehen.results import JsonForm
 from verstehen.stats.rates import mean_se, rate_se
 
 OUTCOMES = ("correct", "wrong", "refused", "choice_e", "unparsed", "error")
 QTYPES = ("DQ", "CQ", "SQ")
 POSITIONS = (1, 2, 3, 4, 5)
+# the keys answer records may be grouped by
+GroupKey = Literal["content", "qtype", "qm", "am", "am_model", "method", "variant", "topic",
+                   "position"]
 
 
 @dataclass(frozen=True)
@@ -106,18 +116,18 @@ class FictionRate(JsonForm):
     unparsed: int
 
 
-def _is(record: dict, kind: str) -> bool:
+def _is(record: ImaginationRecord | UsableQuestion, kind: str) -> bool:
     return record.get("kind", kind) == kind
 
 
-def _correctness(record: dict) -> float:
+def _correctness(record: AnswerRecord) -> float:
     score = record.get("score")
     if score is not None:
         return float(score) / 100.0
     return 1.0 if record["outcome"] == "correct" else 0.0
 
 
-def iqa_rates(records: Iterable[dict]) -> IQARates:
+def iqa_rates(records: Iterable[AnswerRecord]) -> IQARates:
     """κ (mean correctness over answered), α = answered / (answered + declined), E rate.
 
     A judged free-response answer counts score/100 as its correctness; κ's SE is binomial
@@ -149,25 +159,30 @@ def iqa_rates(records: Iterable[dict]) -> IQARates:
                     e_rate=e_rate)
 
 
-def _sort_key(key: tuple) -> tuple:
+GroupValues = tuple[str | int | None, ...]
+
+
+def _sort_key(key: GroupValues) -> tuple[tuple[bool, str | int], ...]:
     # None (e.g. the position of a non-sequential question) sorts after every value
     return tuple((v is None, "" if v is None else v) for v in key)
 
 
-def rates_by(records: Iterable[dict], keys: Sequence[str]) -> dict[tuple, IQARates]:
+def rates_by(records: Iterable[AnswerRecord], keys: Sequence[GroupKey]
+             ) -> dict[GroupValues, IQARates]:
     """Answer records grouped by the values of `keys`, each group's rates, in sorted key order."""
-    groups: dict[tuple, list[dict]] = defaultdict(list)
+    groups: dict[GroupValues, list[AnswerRecord]] = defaultdict(list)
     for r in records:
         if _is(r, "answer"):
             groups[tuple(r[k] for k in keys)].append(r)
     return {k: iqa_rates(groups[k]) for k in sorted(groups, key=_sort_key)}
 
 
-def pair_matrix(records: Iterable[dict]) -> tuple[MatrixRow, ...]:
+def pair_matrix(records: Iterable[AnswerRecord]) -> tuple[MatrixRow, ...]:
     """The paper's Figure 2 grid: a row per (content, qtype, qm, am), in sorted key order
     (story and knowledge questions of one QM are two cells, never one)."""
-    keys = ("content", "qtype", "qm", "am")
-    return tuple(MatrixRow(*key, **vars(rates)) for key, rates in rates_by(records, keys).items())
+    keys: tuple[GroupKey, ...] = ("content", "qtype", "qm", "am")
+    return tuple(MatrixRow(str(content), str(qtype), str(qm), str(am), **vars(rates))
+                 for (content, qtype, qm, am), rates in rates_by(records, keys).items())
 
 
 def length_rank(choices: Sequence[str], answer: int) -> int:
@@ -179,11 +194,11 @@ def length_rank(choices: Sequence[str], answer: int) -> int:
     return sum(1 for i, c in enumerate(choices) if i != answer and len(c) < size)
 
 
-def _usable(questions: Iterable[dict]) -> list[dict]:
+def _usable(questions: Iterable[UsableQuestion]) -> list[UsableQuestion]:
     return [q for q in questions if _is(q, "question") and q.get("status", "ok") == "ok"]
 
 
-def length_rank_distribution(questions: Iterable[dict]) -> tuple[LengthRanks, ...]:
+def length_rank_distribution(questions: Iterable[UsableQuestion]) -> tuple[LengthRanks, ...]:
     """Per (qm, content, qtype), the fractions of questions whose answer has length rank 0..3
     (paper Fig. 5), in sorted order."""
     counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
@@ -193,12 +208,12 @@ def length_rank_distribution(questions: Iterable[dict]) -> tuple[LengthRanks, ..
                  for key in sorted(counts))
 
 
-def length_ranks_by_position(questions: Iterable[dict]) -> tuple[PositionRanks, ...]:
+def length_ranks_by_position(questions: Iterable[UsableQuestion]) -> tuple[PositionRanks, ...]:
     """Of the sequential questions, all QMs together, per position 1..5: the fractions whose
     answer has length rank 0..3 (paper Fig. 9, right); empty without sequential questions."""
     counts = {p: [0, 0, 0, 0] for p in POSITIONS}
     for q in _usable(questions):
-        if q["qtype"] == "SQ":
+        if q["qtype"] == "SQ" and q["position"] is not None:
             counts[q["position"]][length_rank(q["choices"], q["answer"])] += 1
     if not any(map(sum, counts.values())):
         return ()
@@ -206,7 +221,7 @@ def length_ranks_by_position(questions: Iterable[dict]) -> tuple[PositionRanks, 
                  for p, c in counts.items())
 
 
-def by_length_decile(records: Iterable[dict], deciles: int = 10) -> tuple[DecileRates, ...]:
+def by_length_decile(records: Iterable[AnswerRecord], deciles: int = 10) -> tuple[DecileRates, ...]:
     """Per (content, qtype, am), sorted: rates per length decile of question_chars, shortest
     first (paper Fig. 10).
 
@@ -224,7 +239,7 @@ def by_length_decile(records: Iterable[dict], deciles: int = 10) -> tuple[Decile
         ordered = [qid for _, qid in sorted((size, qid) for qid, size in by_id.items())]
         for d, ids in enumerate(np.array_split(np.array(ordered, dtype=object), deciles)):
             part.update({(*kind, qid): d for qid in ids})
-    groups: dict[tuple[str, str, str], list[list[dict]]] = defaultdict(
+    groups: dict[tuple[str, str, str], list[list[AnswerRecord]]] = defaultdict(
         lambda: [[] for _ in range(deciles)])
     for r in answers:
         groups[(r["content"], r["qtype"], r["am"])][
@@ -233,9 +248,9 @@ def by_length_decile(records: Iterable[dict], deciles: int = 10) -> tuple[Decile
                  for key in sorted(groups))
 
 
-def by_position(records: Iterable[dict]) -> tuple[PositionRates, ...]:
+def by_position(records: Iterable[AnswerRecord]) -> tuple[PositionRates, ...]:
     """Per AM, sorted: rates of sequential questions at positions 1..5 (paper Fig. 9)."""
-    groups: dict[str, list[list[dict]]] = defaultdict(lambda: [[] for _ in POSITIONS])
+    groups: dict[str, list[list[AnswerRecord]]] = defaultdict(lambda: [[] for _ in POSITIONS])
     for r in records:
         if _is(r, "answer") and r["qtype"] == "SQ":
             groups[r["am"]][POSITIONS.index(r["position"])].append(r)
@@ -243,7 +258,7 @@ def by_position(records: Iterable[dict]) -> tuple[PositionRates, ...]:
                  for am in sorted(groups))
 
 
-def fiction_rates(records: Iterable[dict]) -> tuple[FictionRate, ...]:
+def fiction_rates(records: Iterable[FictionRecord]) -> tuple[FictionRate, ...]:
     """Per (qm, am), sorted: fictional / judged with its SE, judged = fictional + real, and
     the unparsed or failed verdicts (paper Fig. 8)."""
     counts: dict[tuple[str, str], dict[str, int]] = defaultdict(
