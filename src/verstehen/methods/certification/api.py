@@ -2,7 +2,8 @@
 `bounds()` on a mean, `plan()` how many questions a verdict likely needs.
 
 `certify` is synchronous (it works inside a notebook's running loop too) and has an `_async`
-twin; both call the entry point `verstehen certify` calls, so their run folders are the same.
+twin; both are made from CertifyOptions (options.py) and call the entry point `verstehen
+certify` calls, so their run folders are the same.
 The other three are the commands `verstehen certify --scores`, `bounds` and `plan`: those
 commands print what these return.
 """
@@ -13,12 +14,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any
 
 from verstehen.domains.catalog import canonical_name
-from verstehen.engine.session import RunSettings
-from verstehen.engine.settings import EngineKeywords, EngineSettings
-from verstehen.engine.sync import synchronous
 from verstehen.errors import UserError
 from verstehen.methods.certification.bounds import (
     chernoff_lower,
@@ -27,61 +25,27 @@ from verstehen.methods.certification.bounds import (
     hoeffding_upper,
 )
 from verstehen.methods.certification.decide import certify as certify_fixed
+from verstehen.methods.certification.options import (
+    DEFAULT_FIRST_LOOK,
+    CertifyOptions,
+    certify,
+    certify_async,
+)
 from verstehen.methods.certification.plan import (
     nearby_criterion,
     samples_needed,
     sequential_samples_needed,
 )
-from verstehen.methods.certification.results import CertifyResult
-from verstehen.methods.certification.run import (
-    build_scopes,
-    certify_scopes,
-    criterion_for,
-    criterion_of,
-    make_plan,
-)
+from verstehen.methods.certification.run import criterion_of
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Criterion, Verdict
-from verstehen.models import Model
 from verstehen.report.tables import plural
 from verstehen.results import JsonForm
-from verstehen.scopes.base import Scope
 from verstehen.textfiles import read_text
 
-DEFAULT_FIRST_LOOK = 16
-
-
-async def certify_async(model: str | Model, scope: str | Scope, *,
-                        questions: int | None = None, sequential: bool = False,
-                        max_questions: int | None = None, pg: float | None = None,
-                        rid: float | None = None, delta: float | None = None,
-                        rid_test_length: int | None = None, explanations: bool = False,
-                        program_questions: int = 2000, first_look: int = DEFAULT_FIRST_LOOK,
-                        rephrase: int = 20, seed: int = 0, phrasings: str = "benchmark",
-                        max_tokens: int | None = None, idk_score: float | None = None,
-                        wrong_score: float | None = None, resume: Path | str | None = None,
-                        engine: EngineSettings | None = None,
-                        **keywords: Unpack[EngineKeywords]) -> CertifyResult:
-    """Certify `model` on one scope: `questions` answers, or `sequential` looks up to
-    `max_questions` (each by default 100 and 1024, or the fewest that can certify a perfect
-    model when the criterion needs more); the verdict at (pg, rid, delta), each by default
-    DEFAULT_CRITERION's (0.8, 0.2, 0.05), or a resumed run's own. A budget that cannot reach
-    a verdict is run after a UserWarning naming one that can."""
-    settings = RunSettings.of(engine, keywords, resume=resume)
-    scopes = build_scopes([scope], idk_score=idk_score, wrong_score=wrong_score,
-                          explanations=explanations)
-    criterion = criterion_for(pg, rid, delta, rid_test_length=rid_test_length, resume=resume)
-    plan = make_plan(criterion, questions=questions, sequential=sequential,
-                     max_questions=max_questions, first_look=first_look, seed=seed,
-                     rephrase=rephrase, explanations=explanations, max_tokens=max_tokens,
-                     phrasings=phrasings)
-    return await certify_scopes(model, scopes, plan,
-                                program_questions=program_questions if explanations else None,
-                                base_url=settings.base_url, settings=settings,
-                                command="certify")
-
-
-certify = synchronous(certify_async, "certify")
+__all__ = ["DEFAULT_FIRST_LOOK", "CertifyOptions", "MeanBounds", "NearbyCriterion",
+           "QuestionsNeeded", "ScoresVerdict", "bounds", "certify", "certify_async",
+           "certify_scores", "plan"]
 
 
 @dataclass(frozen=True)

@@ -11,51 +11,37 @@ from verstehen.cli.flags import (
     NO_PROGRESS_HELP,
     Parser,
     model_name,
-    nonnegative_int,
     positive_int,
     print_json,
     probability,
-    seed,
     settings_from,
     unit_interval,
 )
+from verstehen.cli.options import add_options, options_from
 from verstehen.cli.resume import add_resume_flag
 from verstehen.cli.runs import EXIT_CALL_FAILED, finish
 from verstehen.errors import UserError
 from verstehen.methods.certification.api import (
-    DEFAULT_FIRST_LOOK,
     NearbyCriterion,
     QuestionsNeeded,
     bounds,
     certify_scores,
     plan,
 )
-from verstehen.methods.certification.plan import (
-    DEFAULT_DELTA,
-    DEFAULT_PG,
-    DEFAULT_RID,
+from verstehen.methods.certification.options import (
+    DEFAULT_FIRST_LOOK,
+    MODEL_HELP,
+    SCOPE_HELP,
+    CertifyOptions,
+    run_certify,
 )
+from verstehen.methods.certification.plan import DEFAULT_DELTA, DEFAULT_PG, DEFAULT_RID
 from verstehen.methods.certification.report import explain
-from verstehen.methods.certification.run import (
-    DEFAULT_MAX_QUESTIONS,
-    DEFAULT_QUESTIONS,
-    build_scopes,
-    certify_scopes,
-    check_program_questions,
-    criterion_for,
-    criterion_of,
-    make_plan,
-)
-from verstehen.methods.certification.sandbox import Limits, max_inputs
+from verstehen.methods.certification.run import criterion_for, criterion_of
 from verstehen.methods.certification.scopes import SCOPE_HELP as SCOPE_LISTING
-from verstehen.methods.certification.scopes.draw import PHRASINGS
 from verstehen.methods.certification.verdict import Criterion
 from verstehen.models import DEFAULT_MODEL
 from verstehen.report.tables import plural
-
-SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder), or "
-              "a concept such as game-theory/pure-nash or poetry/haiku/classify "
-              "(`verstehen scopes` lists them)")
 
 
 def criterion_flags() -> Parser:
@@ -77,62 +63,23 @@ def criterion_flags() -> Parser:
     return flags
 
 
-def asking_flags() -> Parser:
-    """Flags of commands that ask a model a scope's questions."""
-    flags = Parser(add_help=False)
-    flags.add_argument("--seed", type=seed, default=0,
-                       help="question draws (default 0)")
-    flags.add_argument("--first-look", type=positive_int, default=DEFAULT_FIRST_LOOK,
-                       help="first checkpoint of sequential looks (default %(default)s)")
-    flags.add_argument("--rephrase", type=nonnegative_int, default=20, metavar="K",
-                       help="ask K questions again in another phrasing, K calls more, said "
-                            "before the first (default %(default)s)")
-    flags.add_argument("--phrasings", choices=PHRASINGS, default="benchmark",
-                       help="benchmark (default): a concept's questions in the Potemkin "
-                            "benchmark's wording, other scopes' in a wording drawn per "
-                            "question; all: drawn for every scope")
-    flags.add_argument("--max-tokens", type=positive_int, default=None,
-                       help="every answer's token budget (default: the scope's, 1,024 and "
-                            "up, room for reasoning before the answer)")
-    flags.add_argument("--idk-score", type=unit_interval, default=None,
-                       help="score of 'I don't know' (default: the scope's)")
-    flags.add_argument("--wrong-score", type=unit_interval, default=None,
-                       help="score of a wrong choice in mcq scopes (default 0)")
-    flags.add_argument("--runs-dir", type=Path, default=None,
-                       help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
-    flags.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
-    return flags
-
-
-def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
-    """Add certify, scopes, bounds and plan to the command tree."""
-    cert = commands.add_parser("certify", parents=[engine, criterion_flags(), asking_flags()],
+def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) -> None:
+    """Add certify (its flags from CertifyOptions), scopes, bounds and plan to the command
+    tree."""
+    cert = commands.add_parser("certify", parents=[engine],
                                help="verdict on a scope: understands, does not, inconclusive")
-    cert.add_argument("--model", type=model_name, default=None,
-                      help=f"provider/model (default {DEFAULT_MODEL})")
-    cert.add_argument("--scope", default=None, help=SCOPE_HELP)
+    # by hand: --scores decides from a file, refusing --model, and takes --scope too
+    cert.add_argument("--model", dest="model", type=model_name, default=None,
+                      help=f"{MODEL_HELP} (default {DEFAULT_MODEL})")
+    cert.add_argument("--scope", dest="scope", default=None, help=SCOPE_HELP)
     cert.add_argument("--scores", type=Path, default=None,
                       help="decide from a file of scores (one a line, or JSONL with 'score'), "
                            "or from a run's records.jsonl: the asked answers of --scope")
-    cert.add_argument("--questions", type=positive_int, default=None,
-                      help=f"ask exactly N questions, plus --rephrase K rephrasings (default "
-                           f"{DEFAULT_QUESTIONS}, or the fewest that can certify a perfect "
-                           "model when the criterion needs more: 2995 at RID 0.001); a budget "
-                           "that cannot reach a verdict is run with a warning naming one that "
-                           "can")
-    cert.add_argument("--sequential", action="store_true",
-                      help="look at checkpoints 16, 32, 64, ... and stop when decisive (with "
-                           "--scores: on the file's scores in order)")
-    cert.add_argument("--max-questions", type=positive_int, default=None,
-                      help=f"budget of a sequential run (default {DEFAULT_MAX_QUESTIONS}, or "
-                           "the checkpoint at which a perfect model is certified when later: "
-                           "8192 at RID 0.001); a budget that cannot reach a verdict is run "
-                           "with a warning naming one that can")
-    cert.add_argument("--explanations", action="store_true",
-                      help="ask for a program per question family and run it in a sandbox")
-    cert.add_argument("--program-questions", type=positive_int, default=2000,
-                      help="questions each program answers in the sandbox (default 2000, at "
-                           f"most {max_inputs(Limits()):,}: what its output limit holds)")
+    add_options(cert, CertifyOptions)
+    cert.add_argument("--json", action="store_true", help="print one JSON object")
+    cert.add_argument("--runs-dir", type=Path, default=None,
+                      help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
+    cert.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     add_resume_flag(cert)
     cert.set_defaults(func=cmd_certify)
 
@@ -229,46 +176,14 @@ def _nearby_words(out: QuestionsNeeded, near: NearbyCriterion) -> str:
 
 def cmd_certify(args: argparse.Namespace) -> int:
     """Decide from a scores file, or ask a model a scope's questions and decide (a resumed
-    run under the PG, RID and δ in its run.json: its flags are its own, the defaults may not
-    be)."""
-    criterion = criterion_for(resume=args.resume) if args.resume else criterion_from(args)
+    run under the PG, RID and δ in its run.json where its command line gave none)."""
     if args.scores is not None:
-        if args.model:
-            raise UserError("--scores decides from a file: leave out --model")
-        if args.questions is not None or args.explanations:
-            raise UserError("--scores decides from the file's scores: leave out --questions "
-                            "and --explanations")
-        done = certify_scores(args.scores, pg=criterion.pg, rid=criterion.rid,
-                              delta=criterion.delta, scope=args.scope,
-                              sequential=args.sequential, first_look=args.first_look,
-                              max_questions=args.max_questions)
-        if args.json:
-            print_json(done.to_dict())
-        else:
-            print("\n".join(explain(done.verdict)))
-        return 0
+        return _certify_scores(args)
     if args.scope is None:
         raise UserError("certify needs --scope SCOPE (`verstehen scopes` lists them) or "
                         "--scores FILE")
-    program_questions = args.program_questions if args.explanations else None
-    check_program_questions(program_questions)
-    # the scope first, so a bad scope or file is named before the budget is judged
-    scopes = build_scopes([args.scope], idk_score=args.idk_score, wrong_score=args.wrong_score,
-                          explanations=args.explanations)
-    plan = make_plan(criterion, questions=args.questions, sequential=args.sequential,
-                     max_questions=args.max_questions, first_look=args.first_look,
-                     seed=args.seed, rephrase=args.rephrase, explanations=args.explanations,
-                     max_tokens=args.max_tokens, phrasings=args.phrasings)
-    floor = DEFAULT_MAX_QUESTIONS if plan.sequential else DEFAULT_QUESTIONS
-    if (args.max_questions if plan.sequential else args.questions) is None \
-            and plan.questions > floor:
-        print(f"note: {'looks up to ' if plan.sequential else ''}{plan.questions:,} questions, "
-              f"the fewest that can certify a perfect model at PG {criterion.pg:g}, RID "
-              f"{criterion.rid:.3g}, δ {criterion.delta:g} (choose with "
-              f"--{'max-questions' if plan.sequential else 'questions'})", file=sys.stderr)
-    result = asyncio.run(certify_scopes(
-        args.model or DEFAULT_MODEL, scopes, plan, program_questions=program_questions,
-        base_url=args.base_url, settings=settings_from(args), command="certify"))
+    options = options_from(CertifyOptions, args, model=args.model or DEFAULT_MODEL)
+    result = asyncio.run(run_certify(options, settings_from(args)))
     code = finish(args, result, lambda done: print(done.text()))
     limited = sum(len(scope.sandbox_limits) for scope in result.scopes)
     if limited and code == 0:  # an unfinished run, though no call failed
@@ -277,3 +192,22 @@ def cmd_certify(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_CALL_FAILED
     return code
+
+
+def _certify_scores(args: argparse.Namespace) -> int:
+    """`certify --scores FILE`: the verdict on the file's scores, printed."""
+    criterion = criterion_for(args.pg, args.rid, args.delta,
+                              rid_test_length=args.rid_test_length, resume=args.resume)
+    if args.model:
+        raise UserError("--scores decides from a file: leave out --model")
+    if args.questions is not None or args.explanations:
+        raise UserError("--scores decides from the file's scores: leave out --questions "
+                        "and --explanations")
+    done = certify_scores(args.scores, pg=criterion.pg, rid=criterion.rid,
+                          delta=criterion.delta, scope=args.scope, sequential=args.sequential,
+                          first_look=args.first_look, max_questions=args.max_questions)
+    if args.json:
+        print_json(done.to_dict())
+    else:
+        print("\n".join(explain(done.verdict)))
+    return 0

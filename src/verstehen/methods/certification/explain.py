@@ -22,6 +22,7 @@ from verstehen.engine.store import RunStore
 from verstehen.grading import Graded
 from verstehen.methods.certification.decide import ExplainedFamily, certify_explained
 from verstehen.methods.certification.procedure import Asker, CertifyPlan, scope_summary, scores_of
+from verstehen.methods.certification.records import AnswerRecord, ExplanationRecord
 from verstehen.methods.certification.results import ScopeResult
 from verstehen.methods.certification.sandbox import Limits, SandboxResult, run_program
 from verstehen.methods.certification.sandbox import extract_code as code_in
@@ -119,7 +120,7 @@ async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
     prompt = scope.program_prompt(shown)
     params = GenerateParams(temperature=0.0, max_tokens=PROGRAM_TOKENS, seed=seed)
     result = await runner.generate(model, user(prompt), params)
-    record: dict[str, Any] = {"kind": "explanation", "scope": scope.name, "model": model.name,
+    record: ExplanationRecord = {"kind": "explanation", "scope": scope.name, "model": model.name,
                               "family": family, "prompt": prompt,
                               "text": result.value.text if result.ok else None,
                               "error": result.error, "offered": False, "reason": None}
@@ -137,21 +138,21 @@ async def explain_family(runner: Runner, model: Model, scope: ExplainableScope,
         run = await asyncio.to_thread(run_program, code, scope.program_entry, inputs, limits)
     if run.infrastructure:
         reason = run.error or "sandbox limit"
-        record.update(offered=True, code=code, program_ok=False, program_error=reason,
-                      sandbox_limit=True, questions=len(questions), mean_score=None,
-                      ridiculous=None, examples=[])
+        record.update({"offered": True, "code": code, "program_ok": False,
+                       "program_error": reason, "sandbox_limit": True,
+                       "questions": len(questions), "mean_score": None, "ridiculous": None,
+                       "examples": []})
         store.append(record)
         return SandboxLimit(family, reason)
     graded, failure = grade_outputs(questions, run, scope.grade_output)
-    record.update(offered=True, code=code, program_ok=failure is None, program_error=failure,
-                  sandbox_limit=False,
-                  seconds=round(run.seconds, 3) if isinstance(run.seconds, float) else None,
-                  questions=len(graded),
-                  mean_score=float(np.mean([g.score for g in graded])),
-                  ridiculous=sum(g.ridiculous for g in graded),
-                  examples=[{"args": args, "score": g.score, "parsed": g.parsed,
-                             "reason": g.reason}
-                            for args, g in list(zip(inputs, graded, strict=True))[:5]])
+    record.update({
+        "offered": True, "code": code, "program_ok": failure is None, "program_error": failure,
+        "sandbox_limit": False,
+        "seconds": round(run.seconds, 3) if isinstance(run.seconds, float) else None,
+        "questions": len(graded), "mean_score": float(np.mean([g.score for g in graded])),
+        "ridiculous": sum(g.ridiculous for g in graded),
+        "examples": [{"args": args, "score": g.score, "parsed": g.parsed, "reason": g.reason}
+                     for args, g in list(zip(inputs, graded, strict=True))[:5]]})
     store.append(record)
     return ExplainedFamily(family, scope.families[family],
                            scores=np.array([g.score for g in graded]))
@@ -169,7 +170,7 @@ async def run_explained(runner: Runner, model: Model, scope: ExplainableScope, s
     limited = [fam for fam in found if isinstance(fam, SandboxLimit)]
     covered = {fam.family for fam in explained} | {fam.family for fam in limited}
     asker = Asker(runner, model, scope, store, plan)
-    records: list[dict[str, Any]] = []
+    records: list[AnswerRecord] = []
     if len(covered) < len(scope.families):
         records = await asker.ask_range(0, plan.questions, keep=lambda q: q.family not in covered)
     verdict = None

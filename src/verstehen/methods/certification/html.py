@@ -5,20 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from verstehen.engine.store import RunStore
 from verstehen.methods.certification.procedure import deciding
+from verstehen.methods.certification.records import AnswerRecord, ReadAnswer, read_answers
 from verstehen.methods.certification.report import explain, unscored_lines
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.report.html import Page, RecordView, badge, esc, num, table
 from verstehen.results import load_result
 
-Record = dict[str, Any]
 
-
-def answer_view(record: Record) -> RecordView:
+def answer_view(record: AnswerRecord) -> RecordView:
     """A certification answer: the question, the reply, outcome and score, and why."""
     again = " (rephrased)" if record["kind"] == "rephrase" else ""
     title = f"{record['scope']} · {record['family']} · question {record['index']}{again}"
@@ -49,19 +47,17 @@ class Answers:
 
     def __init__(self, page: Page, run: Path) -> None:
         self.page, self.run = page, run
-        self.by_scope: dict[str, list[Record]] = {}
+        self.by_scope: dict[str, list[ReadAnswer]] = {}
         self._ids: dict[int, int] = {}
-        for line, record in enumerate(RunStore(run).records()):
-            if record["kind"] in ("answer", "rephrase"):
-                record["_line"] = line
-                self.by_scope.setdefault(record["scope"], []).append(record)
+        for record in read_answers(RunStore(run).records()):
+            self.by_scope.setdefault(record["scope"], []).append(record)
 
-    def ids(self, records: Sequence[Record]) -> list[int]:
+    def ids(self, records: Sequence[ReadAnswer]) -> list[int]:
         """The book indices of records (stored on first use)."""
         return [self.page.book.record(f"{self.run}:{r['_line']}", answer_view(r))
                 for r in records]
 
-    def link(self, text: str, title: str, records: Sequence[Record]) -> str:
+    def link(self, text: str, title: str, records: Sequence[ReadAnswer]) -> str:
         """`text` linked to these records."""
         return self.page.book.link(text, title, self.ids(records))
 

@@ -6,7 +6,7 @@ import asyncio
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Literal, TypeVar
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.grading import grade_reply, was_cut_off
 from verstehen.methods.certification.decide import certify
+from verstehen.methods.certification.records import AnswerRecord
 from verstehen.methods.certification.results import FamilyScore, RephraseCheck, ScopeResult
 from verstehen.methods.certification.scopes.draw import PHRASINGS, question_at
 from verstehen.methods.certification.sequential import (
@@ -70,12 +71,13 @@ class Asker:
         self.errors = 0
         self.asked: dict[int, Question] = {}  # index -> question, for the rephrase check
 
-    async def ask(self, question: Question, index: int, kind: str = "answer") -> dict[str, Any]:
+    async def ask(self, question: Question, index: int,
+                  kind: Literal["answer", "rephrase"] = "answer") -> AnswerRecord:
         """Ask one question greedily; grade and record it (a failed call is recorded too)."""
         tokens = question.max_tokens or self.scope.answer_tokens
         params = replace(self.params, max_tokens=self.cap or tokens)
         result = await self.runner.generate(self.model, user(question.prompt), params)
-        record: dict[str, Any] = {
+        record: AnswerRecord = {
             "kind": kind, "scope": self.scope.name, "model": self.model.name, "index": index,
             "question_id": question.id, "family": question.family,
             "phrasing": question.phrasing, "prompt": question.prompt,
@@ -87,16 +89,17 @@ class Asker:
             reply = result.value
             graded = grade_reply(self.scope.grade(question, reply.text), reply.finish_reason,
                                  params.max_tokens)
-            record.update(text=reply.text, parsed=graded.parsed, outcome=graded.outcome,
-                          score=graded.score, reason=graded.reason,
-                          truncated=was_cut_off(reply.finish_reason))
+            record.update({"text": reply.text, "parsed": graded.parsed,
+                           "outcome": graded.outcome, "score": graded.score,
+                           "reason": graded.reason,
+                           "truncated": was_cut_off(reply.finish_reason)})
         else:
             self.errors += 1
         self.store.append(record)
         return record
 
     async def ask_range(self, start: int, stop: int,
-                        keep: Callable[[Question], bool] | None = None) -> list[dict[str, Any]]:
+                        keep: Callable[[Question], bool] | None = None) -> list[AnswerRecord]:
         """Ask questions start..stop-1 concurrently, in index order."""
         questions = [question_at(self.scope, self.seed, i, keep,
                                  all_phrasings=self.all_phrasings)
@@ -111,7 +114,7 @@ async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStor
                       plan: CertifyPlan) -> ScopeResult:
     """Ask, grade and decide; returns the scope's summary (verdict, counts, rephrase check)."""
     asker = Asker(runner, model, scope, store, plan)
-    records: list[dict[str, Any]] = []
+    records: list[AnswerRecord] = []
     with runner.progress.growing(plan.rephrase > 0):  # the rephrasings come after the answers
         if plan.sequential:
             schedule = checkpoints(plan.first_look, plan.questions)
@@ -137,12 +140,12 @@ async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStor
     return scope_summary(scope, records, verdict, rephrased, asker.errors)
 
 
-def scores_of(records: list[dict[str, Any]]) -> np.ndarray:
+def scores_of(records: list[AnswerRecord]) -> np.ndarray:
     """The scores of answered records (ask_range returns them in index order)."""
     return np.array([r["score"] for r in records], dtype=float)
 
 
-async def rephrase_check(asker: Asker, records: list[dict[str, Any]],
+async def rephrase_check(asker: Asker, records: list[AnswerRecord],
                          count: int) -> RephraseCheck | None:
     """Ask the first `count` questions again in the next phrasing; how often do scores differ?"""
     if asker.scope.phrasings < 2 or count < 1 or not records:
@@ -161,12 +164,13 @@ async def rephrase_check(asker: Asker, records: list[dict[str, Any]],
     return RephraseCheck(len(chosen), differ, rate, se)
 
 
-def scope_summary(scope: Scope, records: list[dict[str, Any]], verdict: Verdict | None,
+def scope_summary(scope: Scope, records: list[AnswerRecord], verdict: Verdict | None,
                   rephrased: RephraseCheck | None, errors: int,
                   explained: tuple[str, ...] | None = None) -> ScopeResult:
     """The scope's result from its answer records."""
     outcomes = Counter(r["outcome"] for r in records if r["outcome"] is not None)
-    reasons = Counter(r["reason"] for r in records if r["outcome"] == "unparsed")
+    reasons = Counter(reason for r in records
+                      if r["outcome"] == "unparsed" and (reason := r["reason"]) is not None)
     scored = [r for r in records if r["score"] is not None]
     return ScopeResult(scope=scope.name, asked=len(records), failed_calls=errors,
                        verdict=verdict, outcomes=dict(sorted(outcomes.items())),
@@ -175,21 +179,25 @@ def scope_summary(scope: Scope, records: list[dict[str, Any]], verdict: Verdict 
                        explained_families=explained)
 
 
-def deciding(records: list[dict[str, Any]], decision: Decision | None) -> list[dict[str, Any]]:
+AnswerT = TypeVar("AnswerT", bound=AnswerRecord)  # an answer record, or one read back
+
+
+def deciding(records: list[AnswerT], decision: Decision | None) -> list[AnswerT]:
     """The answers a verdict rests on: the ridiculous ones when it says the model does not
     understand, the rest otherwise (all of them when undecided)."""
     if decision == Decision.DOES_NOT_UNDERSTAND:
         return [r for r in records if r["score"] == 0.0]
     if decision == Decision.UNDERSTANDS:
-        return [r for r in records if r["score"] is not None and r["score"] > 0.0]
+        return [r for r in records if (score := r["score"]) is not None and score > 0.0]
     return records
 
 
-def by_family(records: list[dict[str, Any]]) -> dict[str, FamilyScore]:
+def by_family(records: list[AnswerRecord]) -> dict[str, FamilyScore]:
     """Mean score with its standard error, share ridiculous and n, per question family."""
     groups: dict[str, list[float]] = {}
-    for r in records:
-        groups.setdefault(str(r["family"]), []).append(float(r["score"]))
+    for r in records:  # the scored ones
+        if (score := r["score"]) is not None:
+            groups.setdefault(str(r["family"]), []).append(float(score))
     out = {}
     for family, scores in sorted(groups.items()):
         mean, se = mean_se(scores)

@@ -82,7 +82,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from verstehen.methods.certification.code_text import extract_code
 from verstehen.methods.certification.sandbox_host import (
@@ -133,6 +133,15 @@ def max_inputs(limits: Limits) -> int:
     return limits.output_bytes // (limits.answer_bytes + MESSAGE_HEAD)
 
 
+
+class ProgramOutput(TypedDict, total=False):
+    """What the program gave for one input: its return value (JSON of any kind) or, when it
+    raised, the error's text; exactly one of the two."""
+
+    value: Any
+    error: str
+
+
 @dataclass(frozen=True)
 class SandboxResult:
     """Outcome of a run: per-input outputs, or why the whole run failed; `layers` are those in
@@ -143,7 +152,7 @@ class SandboxResult:
     machine (the wall clock ran out while the run's processes waited for a CPU)."""
 
     ok: bool
-    outputs: list[dict[str, Any]]
+    outputs: list[ProgramOutput]
     error: str | None
     seconds: float
     layers: frozenset[str] = frozenset()
@@ -233,7 +242,7 @@ def _diagnose(returncode: int, stderr: bytes) -> str:
 
 
 def _checked(doc: Any, n_inputs: int, asked: frozenset[str]
-             ) -> tuple[bool, list[dict[str, Any]], str | None, list[str]]:
+             ) -> tuple[bool, list[ProgramOutput], str | None, list[str]]:
     """The report's fields after checking its shape; ValueError if it is malformed."""
     if not isinstance(doc, dict) or set(doc) != {"ok", "outputs", "error", "layers"}:
         raise ValueError("not an object with ok, outputs, error and layers")
