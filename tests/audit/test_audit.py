@@ -21,7 +21,7 @@ from verstehen.auditing.plan import (
     resolve_subjects,
 )
 from verstehen.auditing.results import AuditResult
-from verstehen.auditing.run import run_audit
+from verstehen.auditing.run import run_plan
 from verstehen.auditing.summary import summarize_audit
 from verstehen.domains.catalog import BY_KEY
 from verstehen.domains.registry import concept_tasks
@@ -247,7 +247,7 @@ def test_a_model_that_says_yes_does_not_understand_and_the_evidence_is_wrong(tmp
 
 
 def test_a_plan_built_by_hand_is_checked_too(tmp_path: Path) -> None:
-    """run_audit warns of an AuditPlan that cannot certify even a perfect model (PG 0.8, RID
+    """run_plan warns of an AuditPlan that cannot certify even a perfect model (PG 0.8, RID
     0.2: that needs the look at 32), as make_plan's plans are checked, and runs it: after the
     look at 8, even 8 more right answers give L(1, 16, δ_2 = 0.0076) = 0.737 < 0.8, so
     "understands" is out of reach and the perfect calculator stops there, undecided."""
@@ -257,7 +257,7 @@ def test_a_plan_built_by_hand_is_checked_too(tmp_path: Path) -> None:
                      max_questions=16, first_look=8)
     settings = RunSettings(runs_dir=tmp_path / "runs", cache=tmp_path / "c.sqlite")
     with pytest.warns(UserWarning, match="looks from 8 up to 16 cannot"):
-        result = asyncio.run(run_audit([model], plan, settings=settings))
+        result = asyncio.run(run_plan([model], plan, settings=settings))
     (line,) = result.targets
     assert line.decision is Decision.INCONCLUSIVE and line.asked == 8 == len(model.calls)
     assert line.verdict.details.out_of_reach

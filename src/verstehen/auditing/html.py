@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from verstehen.auditing.figure import Column, Row, figure_html, legend, verdict_figure
 from verstehen.auditing.potemkin_figure import potemkin_figure, potemkin_legend
@@ -19,13 +18,13 @@ from verstehen.domains.catalog import canonical_name
 from verstehen.engine.store import RunStore
 from verstehen.methods.certification.html import Answers
 from verstehen.methods.certification.procedure import deciding
+from verstehen.methods.certification.records import ReadAnswer
 from verstehen.methods.potemkin.html import GradedAnswers, pair_view
+from verstehen.methods.potemkin.lines import PairRecord, numbered_pairs
 from verstehen.methods.potemkin.report import incoherence_words, unreadable
 from verstehen.methods.potemkin.stats import TASKS
 from verstehen.report.html import Page, badge, esc, rate, table
 from verstehen.report.tables import plural
-
-Record = dict[str, Any]
 
 
 class Lenses:
@@ -35,17 +34,16 @@ class Lenses:
         self.page = page
         self.answers = Answers(page, runs.certify)
         self.graded = GradedAnswers(page, runs.potemkin) if runs.potemkin else None
-        self.pairs_made: list[tuple[str, Record]] = []
+        self.pairs_made: list[tuple[str, PairRecord]] = []
         if runs.incoherence is not None:
-            self.pairs_made = [(f"{runs.incoherence}:{line}", r)
-                               for line, r in enumerate(RunStore(runs.incoherence).records())
-                               if r["kind"] == "pair"]
+            self.pairs_made = [(f"{runs.incoherence}:{line}", r) for line, r
+                               in numbered_pairs(RunStore(runs.incoherence).records())]
 
-    def asked(self, t: TargetAudit) -> list[Record]:
+    def asked(self, t: TargetAudit) -> list[ReadAnswer]:
         """The certification answers the target's verdict counts (rephrasings left out)."""
         return [r for r in self.answers.by_scope.get(t.scope, []) if r["kind"] == "answer"]
 
-    def _group(self, title: str, records: Sequence[Record]) -> int | None:
+    def _group(self, title: str, records: Sequence[ReadAnswer]) -> int | None:
         return self.page.book.group(title, self.answers.ids(records))
 
     def deciding(self, t: TargetAudit) -> int | None:
@@ -126,7 +124,7 @@ class Lenses:
         return self.graded.link(word, f"{t.name}: definition",
                                 lambda a: a["task"] == "define" and a["concept"] == t.key)
 
-    def _potemkin(self, t: TargetAudit, task: str, asked: list[Record]) -> str:
+    def _potemkin(self, t: TargetAudit, task: str, asked: list[ReadAnswer]) -> str:
         r = t.potemkin.get(task)
         if r is None or r.rate is None:
             return "—" + esc(unreadable(r)) if r is not None else "—"

@@ -1,4 +1,5 @@
-"""The audit's entry point: each model through every lens into one audit folder.
+"""The audit of a checked plan: each model through every lens into one audit folder (the
+parameters' entry point, `run_audit`, is in api.py).
 
 Per model, one session (one model load, one progress line): certification of every target's
 scope (the sequential test), then, for the concept targets, the definitions (Potemkin's
@@ -19,7 +20,13 @@ from collections.abc import Sequence
 
 from verstehen.auditing.plan import AuditPlan, budget_line, reach_warnings
 from verstehen.auditing.results import AuditResult
-from verstehen.auditing.summary import COMMAND, model_folder, summarize_audit, target_configs
+from verstehen.auditing.summary import (
+    COMMAND,
+    AuditConfig,
+    model_folder,
+    summarize_audit,
+    target_configs,
+)
 from verstehen.engine.notices import warn
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.session import RunSettings, Session, check_openable
@@ -80,11 +87,11 @@ async def _one_model(model: str | Model, base_url: BaseUrl, plan: AuditPlan,
     return usage
 
 
-async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
-                    judge: str | Model | None = None,
-                    base_url: str | Sequence[str] | None = None,
-                    judge_base_url: str | None = None,
-                    settings: RunSettings | None = None) -> AuditResult:
+async def run_plan(models: Sequence[str | Model], plan: AuditPlan, *,
+                   judge: str | Model | None = None,
+                   base_url: str | Sequence[str] | None = None,
+                   judge_base_url: str | None = None,
+                   settings: RunSettings | None = None) -> AuditResult:
     """Audit each model on the plan's targets into a new audit folder; one line per (model,
     target): verdict with bounds, keystone, potemkin rates, incoherence and the evidence.
 
@@ -113,16 +120,16 @@ async def run_audit(models: Sequence[str | Model], plan: AuditPlan, *,
     if settings.announce:
         print(f"budget: {budget_line(plan, len(names))}", file=sys.stderr)
     c = plan.criterion
+    config = AuditConfig(
+        models=names, subjects=list(plan.subjects), targets=target_configs(plan.targets),
+        pg=c.pg, rid=c.rid, delta=c.delta, max_questions=plan.max_questions,
+        first_look=plan.first_look, rephrase=plan.rephrase, examples=plan.examples,
+        max_tokens=plan.max_tokens, phrasings=plan.phrasings,
+        judge=None if judging is None else model_name(judging.model), base_url=base_url,
+        model_urls=[url for _, url in served],
+        judge_base_url=None if judging is None else judging.base_url)
     with marked_on_error():
-        store = settings.create_run(COMMAND, {
-            "models": names, "subjects": list(plan.subjects),
-            "targets": target_configs(plan.targets), "pg": c.pg, "rid": c.rid, "delta": c.delta,
-            "max_questions": plan.max_questions, "first_look": plan.first_look,
-            "rephrase": plan.rephrase, "examples": plan.examples, "max_tokens": plan.max_tokens,
-            "phrasings": plan.phrasings,
-            "judge": None if judging is None else model_name(judging.model),
-            "base_url": base_url, "model_urls": [url for _, url in served],
-            "judge_base_url": None if judging is None else judging.base_url}, plan.seed, [])
+        store = settings.create_run(COMMAND, dict(config), plan.seed, [])
         started = time.monotonic()
         usage: dict[str, ModelUsage] = {}
         for (model, url), name in zip(served, names, strict=True):

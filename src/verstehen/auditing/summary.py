@@ -8,18 +8,21 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
+from verstehen.auditing.plan import Target
 from verstehen.auditing.results import AuditResult, Evidence, LensRuns, TargetAudit
 from verstehen.domains.catalog import canonical_name
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.certification.procedure import deciding
+from verstehen.methods.certification.records import AnswerRecord, is_answer
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.methods.potemkin.incoherence import COMMAND as INCOHERENCE
 from verstehen.methods.potemkin.incoherence import checked, incoherence
+from verstehen.methods.potemkin.lines import PairRecord, pair_lines
 from verstehen.methods.potemkin.results import PotemkinResult
 from verstehen.methods.potemkin.run import COMMAND as POTEMKIN
 from verstehen.methods.potemkin.stats import UseRecord, potemkin_rates
@@ -29,6 +32,39 @@ COMMAND = "audit"
 CERTIFY = "certify"
 EVIDENCE = 3        # answers shown per target
 SHORT = 300         # characters of a question or answer kept in the evidence
+
+
+class TargetConfig(TypedDict):
+    """One target as an audit's run.json records it (enough to summarize without the
+    catalog; `concept`: asked to define and to make examples)."""
+
+    key: str
+    name: str
+    subject: str
+    scope: str
+    concept: bool
+
+
+class AuditConfig(TypedDict):
+    """An audit's run.json config: what was audited, on what, and how (`models` as their
+    columns are named, `model_urls` where each was called, None for its provider's own)."""
+
+    models: list[str]
+    subjects: list[str]
+    targets: list[TargetConfig]
+    pg: float
+    rid: float
+    delta: float
+    max_questions: int
+    first_look: int
+    rephrase: int
+    examples: int
+    max_tokens: int | None
+    phrasings: str
+    judge: str | None
+    base_url: str | Sequence[str] | None
+    model_urls: list[str | Sequence[str] | None]
+    judge_base_url: str | Sequence[str] | None
 
 
 def model_folder(audit_dir: Path, model: str) -> Path:
@@ -54,7 +90,7 @@ def _short(text: str | None) -> str:
     return text if len(text) <= SHORT else text[:SHORT - 1] + "…"
 
 
-def _evidence(answers: list[dict[str, Any]], decision: Decision | None) -> tuple[Evidence, ...]:
+def _evidence(answers: list[AnswerRecord], decision: Decision | None) -> tuple[Evidence, ...]:
     """The first few answers the verdict rests on, plain wrong answers first."""
     chosen = sorted(deciding(answers, decision),
                     key=lambda r: (r["score"] != 0.0, r["outcome"] != "wrong"))[:EVIDENCE]
@@ -63,7 +99,7 @@ def _evidence(answers: list[dict[str, Any]], decision: Decision | None) -> tuple
 
 
 def _use_records(model: str, subject: str, name: str,
-                 answers: list[dict[str, Any]]) -> list[UseRecord]:
+                 answers: list[AnswerRecord]) -> list[UseRecord]:
     """Certification answers as Potemkin use answers (given a right definition); one the
     model gave no readable answer in (unparsed, or cut off at the cap) is unreadable."""
     return [UseRecord(model, subject, name, str(r["family"]), True,
@@ -71,9 +107,9 @@ def _use_records(model: str, subject: str, name: str,
             for r in answers if r["error"] is None]
 
 
-def _target_line(target: dict[str, Any], model: str, scope: ScopeResult | None,
-                 answers: list[dict[str, Any]], keystones: dict[str, bool | None],
-                 pairs: list[dict[str, Any]] | None) -> TargetAudit:
+def _target_line(target: TargetConfig, model: str, scope: ScopeResult | None,
+                 answers: list[AnswerRecord], keystones: dict[str, bool | None],
+                 pairs: list[PairRecord] | None) -> TargetAudit:
     keystone = keystones.get(target["key"]) if target["concept"] else None
     concept_pairs = [p for p in pairs or [] if canonical_name(p["concept"]) == target["key"]]
     return TargetAudit(
@@ -106,7 +142,7 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
     if info.get("command") != COMMAND:
         raise UserError(f"{audit_dir} is not an audit folder (its command is "
                         f"{info.get('command')!r})")
-    config = info["config"]
+    config: AuditConfig = info["config"]
     before_path = store.path / "summary.json"
     if seconds is None and before_path.is_file():
         before = json.loads(before_path.read_text(encoding="utf-8"))
@@ -114,8 +150,10 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
         if before.get("usage") is not None:
             usage = {name: ModelUsage(**counts) for name, counts in before["usage"].items()}
     # names as verstehen spells them now: an audit from before `literary` became `poetry` too
-    targets = [{**t, "key": canonical_name(t["key"]), "subject": canonical_name(t["subject"]),
-                "scope": canonical_name(t["scope"])} for t in config["targets"]]
+    targets = [TargetConfig(key=canonical_name(t["key"]), name=t["name"],
+                            subject=canonical_name(t["subject"]),
+                            scope=canonical_name(t["scope"]), concept=t["concept"])
+               for t in config["targets"]]
     lines: list[TargetAudit] = []
     runs: list[LensRuns] = []
     failed = 0
@@ -125,9 +163,9 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
         certified = _certified(lenses.certify)
         scopes = {s.scope: s for s in certified.scopes} if certified else {}
         failed += certified.failed_calls if certified else 0
-        answers: dict[str, list[dict[str, Any]]] = {}
+        answers: dict[str, list[AnswerRecord]] = {}
         for record in RunStore(lenses.certify).records():
-            if record["kind"] == "answer":
+            if is_answer(record) and record["kind"] == "answer":
                 answers.setdefault(record["scope"], []).append(record)
         keystones: dict[str, bool | None] = {}
         if lenses.potemkin is not None and (lenses.potemkin / "summary.json").is_file():
@@ -136,7 +174,7 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
             failed += potemkin.failed_calls
         pairs = None
         if lenses.incoherence is not None:
-            made = [r for r in RunStore(lenses.incoherence).records() if r["kind"] == "pair"]
+            made = pair_lines(RunStore(lenses.incoherence).records())
             pairs = [r for r in made if r["error"] is None]
             failed += len(made) - len(pairs)
         for target in targets:
@@ -155,7 +193,7 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
     return result
 
 
-def target_configs(targets: Sequence[Any]) -> list[dict[str, Any]]:
+def target_configs(targets: Sequence[Target]) -> list[TargetConfig]:
     """The targets as run.json records them (enough to summarize without the catalog)."""
-    return [{"key": t.key, "name": t.name, "subject": t.subject, "scope": t.scope,
-             "concept": t.concept is not None} for t in targets]
+    return [TargetConfig(key=t.key, name=t.name, subject=t.subject, scope=t.scope,
+                         concept=t.concept is not None) for t in targets]
