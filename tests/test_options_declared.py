@@ -17,7 +17,7 @@ from verstehen.cli.main import build_parser
 from verstehen.cli.options import flag_name
 from verstehen.errors import UserError
 from verstehen.methods import registry
-from verstehen.methods.contract import RunKind
+from verstehen.methods.contract import Command, RunKind
 from verstehen.methods.options import (
     API_ONLY,
     SHARED,
@@ -37,11 +37,12 @@ def echo_registered() -> Iterator[None]:
     registry.unregister(ECHO)
 
 
-def declared_kinds() -> list[RunKind[Any]]:
-    """Every run kind whose parameters are declared in an options class."""
+def declared_kinds() -> list[RunKind[Any] | Command]:
+    """Every run kind and command whose parameters are declared in a parameters class."""
     registry.register(ECHO)
     try:
-        return [kind for kind in registry.run_kinds() if kind.options is not None]
+        return [*(kind for kind in registry.run_kinds() if kind.options is not None),
+                *(command for method in registry.methods() for command in method.commands)]
     finally:
         registry.unregister(ECHO)
 
@@ -51,7 +52,7 @@ KINDS = declared_kinds()
 
 def test_every_run_making_command_declares_its_parameters() -> None:
     """No run kind of a built-in method is left with parameters declared by hand."""
-    undeclared = [kind.kind for kind in registry.run_kinds()
+    undeclared = ["-".join(kind.words) for kind in registry.run_kinds()
                   if kind.options is None or kind.api is None]
     assert undeclared == []
 
@@ -70,8 +71,8 @@ def action_of(parser: argparse.ArgumentParser, dest: str) -> argparse.Action | N
     return next((a for a in parser._actions if a.dest == dest), None)
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.kind)
-def test_api_signature_is_the_declaration(kind: RunKind[Any]) -> None:
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: "-".join(k.words))
+def test_api_signature_is_the_declaration(kind: RunKind[Any] | Command) -> None:
     """The API function takes exactly the options' fields, with their defaults, the
     positional ones by position."""
     assert kind.options is not None and kind.api is not None
@@ -86,8 +87,8 @@ def test_api_signature_is_the_declaration(kind: RunKind[Any]) -> None:
         assert (parameter.kind is inspect.Parameter.KEYWORD_ONLY) == bool(field.kw_only), name
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.kind)
-def test_cli_flags_are_the_declaration(kind: RunKind[Any]) -> None:
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: "-".join(k.words))
+def test_cli_flags_are_the_declaration(kind: RunKind[Any] | Command) -> None:
     """Each parameter with a flag of its own has it, with the declared default and help that
     states that default; a shared one's flag exists; an API-only one has none."""
     assert kind.options is not None
@@ -98,7 +99,7 @@ def test_cli_flags_are_the_declaration(kind: RunKind[Any]) -> None:
             named = "--" + field.name.replace("_", "-")
             assert all(named not in a.option_strings for a in parser._actions), field.name
             continue
-        assert action is not None, f"{kind.kind}: no flag for {field.name}"
+        assert action is not None, f"{kind.words}: no flag for {field.name}"
         if meta.flag == SHARED:
             continue
         assert flag_name(field, meta) in action.option_strings
@@ -117,8 +118,8 @@ def outside(bounds: Range) -> float:
     return bounds.low - 1 if bounds.low != float("-inf") else bounds.high + 1
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.kind)
-def test_ranges_refused_on_both_faces(kind: RunKind[Any],
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: "-".join(k.words))
+def test_ranges_refused_on_both_faces(kind: RunKind[Any] | Command,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     """A value outside a parameter's range is one UserError from Python and a parse error
     (exit 2) naming the flag from the CLI, before anything runs."""
@@ -151,4 +152,4 @@ def test_options_base_adds_engine_settings_once() -> None:
     for kind in KINDS:
         assert kind.options is not None
         own = {f.name for f, _ in parameters(kind.options)}
-        assert not own & base, kind.kind
+        assert not own & base, kind.words

@@ -15,12 +15,13 @@ from verstehen.methods.options import (
     API_ONLY,
     Option,
     Options,
+    Parameters,
     Range,
     help_text,
     parameters,
 )
 
-OptionsT = TypeVar("OptionsT", bound=Options)
+ParametersT = TypeVar("ParametersT", bound=Parameters)
 
 
 def flag_name(field: dataclasses.Field[Any], meta: Option) -> str:
@@ -63,7 +64,7 @@ def reader(field: dataclasses.Field[Any], meta: Option) -> Callable[[str], objec
     return kind
 
 
-def add_options(parser: argparse.ArgumentParser, options: type[Options]) -> None:
+def add_options(parser: argparse.ArgumentParser, options: type[Parameters]) -> None:
     """Add a flag for each parameter of `options` that has one of its own."""
     for field, meta in parameters(options):
         if not meta.on_cli():
@@ -75,7 +76,7 @@ def add_options(parser: argparse.ArgumentParser, options: type[Options]) -> None
                 raise TypeError(f"{field.name}: a switch that is on by default is declared "
                                 "with its negated flag, e.g. flag='--no-shuffle'")
             action = "store_false" if field.default else "store_true"
-            parser.add_argument(name, action=action, **keywords)
+            parser.add_argument(name, *meta.aliases, action=action, **keywords)
             continue
         if (read := reader(field, meta)) is not None:
             keywords["type"] = read
@@ -92,11 +93,11 @@ def add_options(parser: argparse.ArgumentParser, options: type[Options]) -> None
             keywords["required"] = True
         else:
             keywords["default"] = None if meta.many else field.default
-        parser.add_argument(name, **keywords)
+        parser.add_argument(name, *meta.aliases, **keywords)
 
 
-def options_from(options: type[OptionsT], args: argparse.Namespace,
-                 **given: Any) -> OptionsT:
+def options_from(options: type[ParametersT], args: argparse.Namespace,
+                 **given: Any) -> ParametersT:
     """The options the parsed flags give (each parameter from its flag, a shared flag's from
     that flag's dest); `given` adds or replaces values (an API-only parameter the command
     fills itself)."""
@@ -108,5 +109,7 @@ def options_from(options: type[OptionsT], args: argparse.Namespace,
         if meta.many and value is None:
             continue  # not given: the field's default
         values[field.name] = value
-    return options(**values, **given, engine=engine_from(args),
-                   resume=getattr(args, "resume", None))
+    if issubclass(options, Options):  # a run-making command's: the engine flags too
+        return options(**values, **given, engine=engine_from(args),
+                       resume=getattr(args, "resume", None))
+    return options(**values, **given)

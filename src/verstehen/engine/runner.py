@@ -9,7 +9,7 @@ import random
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from verstehen.engine.batching import LogprobBatcher
 from verstehen.engine.cache import (
@@ -173,6 +173,24 @@ def _endpoint(model: Model) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(model.identity().items()))
 
 
+@runtime_checkable
+class Noted(Protocol):
+    """A model that has notes for its usage (a provider's remarks on the run)."""
+
+    def notes(self) -> tuple[str, ...]:
+        """The notes so far."""
+        ...
+
+
+@runtime_checkable
+class Pooled(Protocol):
+    """A model served by several endpoints, counting each one's calls."""
+
+    def endpoint_usage(self) -> tuple[EndpointUsage, ...]:
+        """The calls of each endpoint so far."""
+        ...
+
+
 @dataclass
 class Runner:
     """Runs calls for procedures: cache first, then the provider under a per-model limit.
@@ -199,8 +217,8 @@ class Runner:
         # each model's endpoint key, by id (the model kept with it, so the id stays its own)
         self._endpoints: dict[int, tuple[Model, tuple[tuple[str, str], ...]]] = {}
         self._batchers: dict[tuple[tuple[str, str], ...], LogprobBatcher] = {}
-        self._pooled: dict[str, Any] = {}  # models on several endpoints, by name
-        self._noted: dict[str, Any] = {}  # models that have notes, by name
+        self._pooled: dict[str, Pooled] = {}  # models on several endpoints, by name
+        self._noted: dict[str, Noted] = {}  # models that have notes, by name
         self._replaced: dict[str, int] = {}  # replies with lone surrogates, by model name
         self._cap = connection_cap()
         self._descriptors = contextlib.nullcontext() if self._cap is None else (
@@ -264,7 +282,7 @@ class Runner:
         usage = self.usage.get(model.name)
         if usage is not None:
             return usage
-        if getattr(model, "notes", None) is not None:
+        if isinstance(model, Noted):
             self._noted[model.name] = model
         return self.usage.setdefault(model.name, ModelUsage())
 
@@ -299,7 +317,7 @@ class Runner:
     def _limit(self, model: Model) -> asyncio.Semaphore:
         endpoint = self._endpoint(model)
         if endpoint not in self._limits:
-            if getattr(model, "endpoint_usage", None) is not None:
+            if isinstance(model, Pooled):
                 self._pooled[model.name] = model
             # max_connections is per endpoint: a model with several holds that many per replica
             replicas = getattr(model, "endpoint_count", 1)

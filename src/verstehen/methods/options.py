@@ -81,8 +81,9 @@ class Option:
 
     `help` may hold `{default}`, filled from the field's default (or `shown`, how to say it);
     a help without it and a default other than None or False gets " (default X)" added.
-    `flag`: the flag's name (None: `--` and the field's name with dashes); SHARED: a flag
-    the commands share supplies it (its dest is the field's name); API_ONLY: no flag.
+    `flag`: the flag's name (None: `--` and the field's name with dashes), `aliases` its
+    other names (an older name kept working); SHARED: a flag the commands share supplies it
+    (its dest is the field's name); API_ONLY: no flag.
     `kind` is the type a flag's text is read as (None: the default's type, else str), `read`
     a reader of the text of its own; `range` and `choices` limit the value on both faces.
     `many`: the flag may be given several times (a list); `nargs` (argparse's, e.g. "+"):
@@ -93,6 +94,7 @@ class Option:
 
     help: str
     flag: str | None = None
+    aliases: tuple[str, ...] = ()
     kind: type | None = None
     read: Callable[[str], object] | None = None
     range: Range | None = None
@@ -109,14 +111,15 @@ class Option:
 
 
 def option(default: Any = dataclasses.MISSING, *, help: str, flag: str | None = None,
-           kind: type | None = None, read: Callable[[str], object] | None = None,
-           range: Range | None = None, choices: Sequence[str] | None = None,
+           aliases: Sequence[str] = (), kind: type | None = None,
+           read: Callable[[str], object] | None = None, range: Range | None = None,
+           choices: Sequence[str] | None = None,
            many: bool = False, nargs: str | None = None, metavar: str | None = None,
            shown: str | None = None, required: bool = False, kw_only: bool = True) -> Any:
     """A dataclass field declaring one parameter (no default: the parameter is required;
     `kw_only=False`: the API takes it by position too)."""
-    meta = Option(help=help, flag=flag, kind=kind, read=read, range=range,
-                  choices=tuple(choices) if choices is not None else None, many=many,
+    meta = Option(help=help, flag=flag, aliases=tuple(aliases), kind=kind, read=read,
+                  range=range, choices=tuple(choices) if choices is not None else None, many=many,
                   nargs=nargs, metavar=metavar, shown=shown, required=required)
     if isinstance(default, (list, dict, set)):
         raise TypeError("a parameter's default is immutable: use a tuple")
@@ -137,8 +140,8 @@ def declared(field: dataclasses.Field[Any]) -> Option | None:
 
 
 def parameters(cls: type) -> tuple[tuple[dataclasses.Field[Any], Option], ...]:
-    """The method's own parameters of an options class, in order, with their Options (the
-    engine settings, `engine` and `resume` left out)."""
+    """The command's own parameters of a parameters or options class, in order, with their
+    Options (the engine settings, `engine` and `resume` left out)."""
     own = {f.name for f in dataclasses.fields(Options)}
     return tuple((f, meta) for f in dataclasses.fields(cls)
                  if f.name not in own and (meta := declared(f)) is not None)
@@ -178,15 +181,11 @@ def problem(name: str, value: object, meta: Option) -> str | None:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Options(EngineSettings):
-    """The base of every method's options: the engine settings, `engine` (settings whose
-    fields the keywords given replace) and `resume` (a run folder to go on with)."""
-
-    engine: EngineSettings | None = None
-    resume: Path | str | None = None
+class Parameters:
+    """The base of a command's parameters: each value checked against its declaration (its
+    range, its choices) when made, from Python as from the CLI."""
 
     def __post_init__(self) -> None:
-        super().__post_init__()
         for field, meta in parameters(type(self)):
             value = getattr(self, field.name)
             if isinstance(value, list):  # a list given for a many-valued parameter
@@ -194,9 +193,23 @@ class Options(EngineSettings):
             if why := problem(field.name, value, meta):
                 raise UserError(why)
 
-    def values(self) -> dict[str, Any]:
-        """The method's own parameters by name (no engine settings)."""
+    def values(self) -> dict[str, object]:
+        """The command's own parameters by name (no engine settings)."""
         return {f.name: getattr(self, f.name) for f, _ in parameters(type(self))}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Options(Parameters, EngineSettings):
+    """The base of a run-making command's parameters: its own, the engine settings, `engine`
+    (settings whose fields the keywords given replace) and `resume` (a run folder to go on
+    with)."""
+
+    engine: EngineSettings | None = None
+    resume: Path | str | None = None
+
+    def __post_init__(self) -> None:
+        EngineSettings.__post_init__(self)
+        Parameters.__post_init__(self)
 
     def run_settings(self) -> RunSettings:
         """The run settings these options give an API call: `engine`, each engine field set
@@ -207,6 +220,7 @@ class Options(EngineSettings):
 
 
 OptionsT = TypeVar("OptionsT", bound=Options)
+ParametersT = TypeVar("ParametersT", bound=Parameters)
 R = TypeVar("R")
 P = ParamSpec("P")
 Run = Callable[[OptionsT, RunSettings], Coroutine[Any, Any, R]]
@@ -243,22 +257,43 @@ def api_functions(options: Callable[P, OptionsT], run: Run[OptionsT, R], name: s
     return run_async, run_blocking
 
 
-def _docstring(options: type, run: Callable[..., object]) -> str:
+def declared_function(parameters_class: Callable[P, ParametersT],
+                      body: Callable[[ParametersT], R], name: str) -> Callable[P, R]:
+    """The API function `name` of a command that calls no model: it takes the parameters
+    class's own fields (its signature, typed), builds them (checked) and returns `body`'s
+    result on them."""
+
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        return body(parameters_class(*args, **kwargs))
+
+    assert isinstance(parameters_class, type)
+    signature = inspect.signature(parameters_class).replace(
+        return_annotation=inspect.signature(body).return_annotation)
+    function: Any = call
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = _docstring(parameters_class, body, engine=False)
+    function.__signature__ = signature
+    function.__module__ = body.__module__
+    return call
+
+
+def _docstring(options: type, run: Callable[..., object], *, engine: bool = True) -> str:
     """The run's docstring followed by one line per parameter, from the declarations."""
     lines = [inspect.getdoc(run) or "", "", "Parameters (each also a CLI flag unless marked):"]
     for field, meta in parameters(options):
         where = {SHARED: " [shared flag]", API_ONLY: " [Python only]"}.get(meta.flag or "", "")
         lines.append(f"    {field.name}{where}: {help_text(field, meta)}")
-    lines.append("Engine settings: the fields of EngineSettings as keywords, or engine=; "
-                 "resume= a run folder to go on with.")
+    if engine:
+        lines.append("Engine settings: the fields of EngineSettings as keywords, or engine=; "
+                     "resume= a run folder to go on with.")
     return "\n".join(lines)
 
 
 def config_values(options: Options, *, paths: Mapping[str, object] | None = None
-                  ) -> dict[str, Any]:
+                  ) -> dict[str, object]:
     """The parameters as run.json records them: paths as text, loaded objects as None (or as
     `paths` gives them)."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for name, value in options.values().items():
         if paths and name in paths:
             out[name] = paths[name]
