@@ -44,8 +44,8 @@ SHARED = ("engine", "models", "domains", "scopes", "stats", "report", "data", "p
           "grading", "results", "errors", "prompts", "textfiles")
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "grading.py", "parse.py",
                 "prompts.py", "py.typed", "results.py", "textfiles.py"}
-ROOT_PACKAGES = {"auditing", "cli", "data", "domains", "engine", "methods", "models", "report",
-                 "scopes", "stats", "testing", "viewer"}
+ROOT_PACKAGES = {"auditing", "cli", "data", "domains", "engine", "export", "methods", "models",
+                 "report", "scopes", "stats", "testing", "viewer"}
 ABOVE_SHARED = ("methods", "auditing", "viewer", "cli", "api", "testing")
 ABOVE_METHODS = ("methods", "auditing", "viewer", "api", "testing")  # a method's cli.py uses cli/
 # module -> the modules it may import inside a function, and why
@@ -65,6 +65,9 @@ LAZY = {
     # the sandbox child calls libc through ctypes only once the program cannot reach it
     "verstehen.methods.certification.sandbox_child.layers": {"ctypes"},
     "verstehen.methods.certification.sandbox_child.protocol": {"ctypes"},
+    # optional extras, imported when an export or a frame is asked for
+    "verstehen.export.inspect_log": {"inspect_ai.log", "inspect_ai.model", "inspect_ai.scorer"},
+    "verstehen.results": {"verstehen.export.frames"},
 }
 
 

@@ -8,15 +8,19 @@ keyword (which replaces that one of `engine`'s), with the CLI's defaults (./runs
 $VERSTEHEN_RUNS_DIR, ~/.cache/verstehen/calls.sqlite or $VERSTEHEN_CACHE); and `resume=` (a run
 folder it stopped in, to go on with from its cache). Each writes the same run folder the CLI
 writes, so the commands that read run folders (`annotate`, `potemkin score`, `imagine
-matrix|analyze`, `report`) work on it. A model is a name (`local/smollm2-135m`,
-`openai/gpt-4o-mini`) or a Model object. The commands that call no model have twins here too
-(`certify_scores`, `bounds`, `plan`): a command's `--json` is its twin's result's `to_dict()`.
+matrix|analyze`, `report`, `export`) work on it; `records_frame(run_dir)` and
+`results_frame(run_dir)` read any run folder into pandas DataFrames (the `frames` extra). A
+model is a name (`local/smollm2-135m`, `openai/gpt-4o-mini`) or a Model object. The commands
+that call no model have twins here too (`certify_scores`, `bounds`, `plan`): a command's
+`--json` is its twin's result's `to_dict()`.
 """
 
 from verstehen.auditing.api import audit, audit_async
 from verstehen.auditing.results import AuditResult, TargetAudit
 from verstehen.engine.settings import EngineSettings
 from verstehen.errors import UserError
+from verstehen.export.exported import results_frame
+from verstehen.export.frames import records_frame
 from verstehen.methods.certification.api import (
     MeanBounds,
     NearbyCriterion,
@@ -119,5 +123,7 @@ __all__ = [
     "potemkin_score",
     "potemkin_selfjudge",
     "potemkin_selfjudge_async",
+    "records_frame",
+    "results_frame",
     "write_report",
 ]

@@ -106,6 +106,13 @@ class RunOutcome(JsonForm):
     seconds: float | None = field(kw_only=True)
     usage: dict[str, ModelUsage] | None = field(kw_only=True)
 
+    def to_frame(self) -> Any:
+        """The questions this result rests on, one row each, as a pandas DataFrame (the
+        `frames` extra; columns: `verstehen.export.frames`)."""
+        from verstehen.export.frames import to_frame  # pandas only when asked for
+
+        return to_frame(self)
+
 
 @functools.cache
 def _json_fields(kind: type) -> tuple[dataclasses.Field[Any], ...]:

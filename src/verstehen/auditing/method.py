@@ -8,8 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.auditing import html
+from verstehen.auditing.api import audit
 from verstehen.auditing.cli import add_parsers
+from verstehen.auditing.options import AuditOptions
 from verstehen.auditing.results import AuditResult
+from verstehen.auditing.rows import AUDIT_ROWS
 from verstehen.engine.store.safe_files import is_regular
 from verstehen.methods.certification.method import decision_counts
 from verstehen.methods.contract import Method, RunKind
@@ -34,5 +37,5 @@ def drawn_as(info: Mapping[str, Any]) -> str:
 AUDIT = RunKind(
     words=("audit",), result=AuditResult, section=html.section, compare=html.compare,
     headline=lambda r: decision_counts(t.decision for t in r.targets), drawn_as=drawn_as,
-    inner_runs=lens_runs)
+    inner_runs=lens_runs, options=AuditOptions, api=audit, rows=AUDIT_ROWS)
 METHOD = Method("audit", add_parsers, (AUDIT,), help_place=10)

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     import argparse
 
     from verstehen.cli.flags import Parser
-    from verstehen.methods.options import Options
+    from verstehen.export.sample import RunRows
+    from verstehen.methods.options import Options, Parameters
     from verstehen.report.html import Page
 
 R = TypeVar("R")
@@ -45,7 +46,8 @@ class RunKind(Generic[R]):
     gives the run folders kept inside one folder, which the report draws after it, each by
     its own kind's section (None: none). `options` is the class declaring the command's
     parameters (`verstehen.methods.options`) and `api` the Python function made from it
-    (None: a command whose parameters are not declared so).
+    (None: a command whose parameters are not declared so). `rows` says how its folders
+    become rows and results for `verstehen export` and `records_frame` (None: not exportable).
     """
 
     words: tuple[str, ...]
@@ -58,6 +60,7 @@ class RunKind(Generic[R]):
     inner_runs: Callable[[Path], Sequence[Path]] | None = None
     options: type[Options] | None = None
     api: Callable[..., object] | None = None
+    rows: RunRows | None = None
 
     def __post_init__(self) -> None:
         if not self.words or any(not w or "-" in w or " " in w for w in self.words):
@@ -71,14 +74,26 @@ class RunKind(Generic[R]):
 
 
 @dataclass(frozen=True)
+class Command:
+    """A command of a method that makes no run folder (`plan`, `bounds`): its words, the class
+    declaring its parameters, and the Python function made from it."""
+
+    words: tuple[str, ...]
+    options: type[Parameters]
+    api: Callable[..., object]
+
+
+@dataclass(frozen=True)
 class Method:
     """A method of `verstehen`: its name, the function adding its subcommands, the kinds of run
-    folder it makes, and where `verstehen --help` lists its commands (lower first)."""
+    folder it makes, where `verstehen --help` lists its commands (lower first), and its
+    commands that make no run folder but declare their parameters (`Command`)."""
 
     name: str
     add_parsers: AddParsers
     kinds: tuple[RunKind[Any], ...] = field(default=())
     help_place: int = LAST_PLACE
+    commands: tuple[Command, ...] = field(default=())
 
     def __post_init__(self) -> None:
         if not self.name:

@@ -8,7 +8,9 @@ from collections.abc import Iterable
 
 from verstehen.methods.certification import html
 from verstehen.methods.certification.cli import add_parsers
+from verstehen.methods.certification.options import CertifyOptions, certify
 from verstehen.methods.certification.results import CertifyResult
+from verstehen.methods.certification.rows import CERTIFY_ROWS
 from verstehen.methods.certification.verdict import Decision
 from verstehen.methods.contract import Method, RunKind
 
@@ -22,5 +24,6 @@ def decision_counts(decisions: Iterable[Decision | None]) -> str:
 CERTIFY = RunKind(
     words=("certify",), result=CertifyResult, section=html.section, compare=html.compare,
     headline=lambda r: decision_counts(s.verdict.decision if s.verdict else None
-                                       for s in r.scopes))
+                                       for s in r.scopes),
+    options=CertifyOptions, api=certify, rows=CERTIFY_ROWS)
 METHOD = Method("certification", add_parsers, (CERTIFY,), help_place=50)

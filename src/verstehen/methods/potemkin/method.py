@@ -12,6 +12,7 @@ from verstehen.methods.potemkin.api import potemkin, potemkin_incoherence, potem
 from verstehen.methods.potemkin.cli import add_parsers
 from verstehen.methods.potemkin.options import IncoherenceOptions, PotemkinOptions, SelfJudgeOptions
 from verstehen.methods.potemkin.results import IncoherenceResult, PotemkinResult, SelfJudgeResult
+from verstehen.methods.potemkin.rows import INCOHERENCE_ROWS, RUN_ROWS, SELFJUDGE_ROWS
 from verstehen.report.html import num
 
 
@@ -24,14 +25,14 @@ def keystone_counts(result: PotemkinResult) -> str:
 
 RUN = RunKind(words=("potemkin", "run"), result=PotemkinResult, section=html.run_section,
               compare=html.compare, headline=keystone_counts, options=PotemkinOptions,
-              api=potemkin)
+              api=potemkin, rows=RUN_ROWS)
 INCOHERENCE = RunKind(
     words=("potemkin", "incoherence"), result=IncoherenceResult,
     section=html.incoherence_section,
     headline=lambda r: f"incoherence {num(r.overall.incoherence)} (n={r.overall.n})",
-    options=IncoherenceOptions, api=potemkin_incoherence)
+    options=IncoherenceOptions, api=potemkin_incoherence, rows=INCOHERENCE_ROWS)
 SELFJUDGE = RunKind(
     words=("potemkin", "selfjudge"), result=SelfJudgeResult, section=html.selfjudge_section,
     headline=lambda r: f"potemkin rate at least {num(r.potemkin_rate)}",
-    options=SelfJudgeOptions, api=potemkin_selfjudge)
+    options=SelfJudgeOptions, api=potemkin_selfjudge, rows=SELFJUDGE_ROWS)
 METHOD = Method("potemkin", add_parsers, (RUN, INCOHERENCE, SELFJUDGE), help_place=70)

@@ -1,0 +1,179 @@
+"""Potemkin run folders as rows (one per question asked) and results (the paper's rates), for
+`verstehen export` and `records_frame` (`verstehen.export`): `potemkin run`, `potemkin
+incoherence` and `potemkin selfjudge`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from verstehen.engine.store import RunStore
+from verstehen.export.sample import (
+    ResultGroup,
+    ResultValue,
+    RunRows,
+    SampleRow,
+    as_text,
+    flag_score,
+    run_records,
+)
+from verstehen.methods.potemkin.incoherence_rate import Incoherence
+from verstehen.methods.potemkin.results import (
+    IncoherenceResult,
+    PotemkinResult,
+    SelfJudgeResult,
+)
+from verstehen.methods.potemkin.stats import PotemkinRate
+from verstehen.methods.potemkin.summary import final_grade, latest, read_annotations
+from verstehen.results import load_result
+
+
+def run_rows(run_dir: Path) -> list[SampleRow]:
+    """Every item asked (a definition or a use answer), its last answer, graded as the rates
+    count it: the score is the final grade (1 right, 0 wrong; None: unreadable, not graded
+    yet, or the call failed), the grade word who gave it (exact, checker, judge, human,
+    unparsed, ungraded). Metadata columns: `concept`, `domain`, `task` (define, classify,
+    generate, edit), `source`, `outcome`, `keystone` (whether the (model, concept) defined it
+    right; None: not graded), `judge` (the judge model's verdict), `reason`, `cached`, `error`.
+    """
+    store = RunStore.existing(Path(run_dir))
+    answers, judges = latest(store)
+    humans = read_annotations(store)
+    result = load_result(PotemkinResult, Path(run_dir))
+    keystones = {(k.model, k.concept): k.keystone for k in result.keystones}
+    rows = []
+    for item_id, answer in answers.items():
+        judge = judges.get(item_id)
+        score, by = (None, "failed call") if answer["error"] is not None else final_grade(
+            answer, judge, humans.get(item_id))
+        rows.append(SampleRow(
+            id=item_id, model=answer["model"], input=answer["prompt"], reply=answer["text"],
+            target=as_text(answer["label"]), score=flag_score(score), grade=by,
+            metadata={"concept": answer["concept"], "domain": answer["domain"],
+                      "task": answer["task"], "source": answer["source"],
+                      "outcome": answer["outcome"],
+                      "keystone": keystones.get((answer["model"], answer["concept"])),
+                      "judge": None if judge is None else judge["verdict"],
+                      "reason": answer["reason"], "cached": answer["cached"],
+                      "error": answer["error"]}))
+    return rows
+
+
+def rate_values(rate: PotemkinRate) -> dict[str, ResultValue]:
+    """A potemkin rate with its SE and the answers counted, unreadable and left out."""
+    return {"rate": rate.rate, "se": rate.se, "n": rate.n, "unparsed": rate.unparsed,
+            "excluded": rate.excluded, "unparsed_wrong": rate.unparsed_wrong}
+
+
+def run_results(result: PotemkinResult) -> list[ResultGroup]:
+    """`keystone/MODEL` (the share of concepts defined right: `rate`, `se`, `passed`,
+    `pairs`; MODEL "overall" pools them), `table1/MODEL/TASK` (the potemkin rate: `rate`,
+    `se`, `n`, `unparsed`, `excluded`, `unparsed_wrong`), and `waiting` (use answers whose
+    definition is not graded yet, by task) while any are."""
+    groups = [ResultGroup(f"keystone/{model}", {"rate": share.rate, "se": share.se,
+                                               "passed": share.passed, "pairs": share.pairs})
+              for model, share in (result.keystone_rate or {}).items()]
+    groups += [ResultGroup(f"table1/{model}/{task}", rate_values(rate))
+               for model, tasks in (result.table1 or {}).items()
+               for task, rate in tasks.items()]
+    if result.waiting_for_keystone:
+        groups.append(ResultGroup("waiting", dict(result.waiting_for_keystone)))
+    return groups
+
+
+def incoherence_rows(run_dir: Path) -> list[SampleRow]:
+    """Every example asked for, with the model's own classification of it: the score is 1
+    when the two agree (coherent), 0 when they contradict, None when the classification was
+    unreadable or a call failed; the target is what was asked for ("instance" or "not an
+    instance"). Metadata columns: `concept`, `domain`, `want`, `index`, `classify_prompt`,
+    `classify_reply`, `said` (the model's yes or no), `mismatch`, `checker` (whether the
+    checker finds it an instance; None: no checker), `check_reason`, `error`."""
+    rows = []
+    for record in run_records(run_dir):
+        if record.get("kind") != "pair":
+            continue
+        mismatch = record["mismatch"]
+        grade = ("failed call" if record["error"] is not None else "unparsed"
+                 if mismatch is None else "incoherent" if mismatch else "coherent")
+        rows.append(SampleRow(
+            id=f"{record['concept']}/{'instance' if record['want'] else 'non-instance'}/"
+               f"{record['index']}",
+            model=record["model"], input=record["generate_prompt"], reply=record["example"],
+            target="instance" if record["want"] else "not an instance",
+            score=None if mismatch is None else float(not mismatch), grade=grade,
+            metadata={"concept": record["concept"], "domain": record["domain"],
+                      "want": record["want"], "index": record["index"],
+                      "classify_prompt": record["classify_prompt"],
+                      "classify_reply": record["classify_text"], "said": record["said"],
+                      "mismatch": mismatch, "checker": record["is_instance"],
+                      "check_reason": record["check_reason"], "error": record["error"]}))
+    return rows
+
+
+def incoherence_values(rate: Incoherence) -> dict[str, ResultValue]:
+    """An incoherence rate (2 x the mismatch rate), its SE, n and unreadable answers."""
+    return {"incoherence": rate.incoherence, "se": rate.se, "n": rate.n,
+            "unparsed": rate.unparsed}
+
+
+def incoherence_results(result: IncoherenceResult) -> list[ResultGroup]:
+    """`overall` and one group per domain (`incoherence`, `se`, `n`, `unparsed`), and
+    `checker` (`n`, `wrong`: the share of examples the checker says miss what was asked,
+    `se`)."""
+    return [ResultGroup("overall", incoherence_values(result.overall)),
+            *(ResultGroup(domain, incoherence_values(rate))
+              for domain, rate in result.by_domain.items()),
+            ResultGroup("checker", {"n": result.checker.n, "wrong": result.checker.wrong,
+                                    "se": result.checker.se})]
+
+
+def selfjudge_rows(run_dir: Path) -> list[SampleRow]:
+    """Every call of the self-judge's steps that has a prompt (the concept step, the original
+    question, the related questions written) and every related question answered. The
+    original answer's score is 1 when right, 0 when wrong; a related question's is 1 when the
+    model judged its own answer right, 0 when not (None: unread). Metadata columns: `kind`
+    (concept, original, questions, related), `question_id`, `outcome`, `concept`,
+    `altered`, `judged_altered`, `unchanged`."""
+    rows = []
+    for line, record in enumerate(run_records(run_dir)):
+        kind = record.get("kind")
+        if kind in ("concept", "original", "questions"):
+            outcome = record.get("outcome")
+            rows.append(SampleRow(
+                id=f"{record['question_id']}/{kind}/{line}", model=None,
+                input=record["prompt"], reply=record["text"], target=None,
+                score=None if outcome is None else float(outcome == "correct"),
+                grade=outcome, metadata=_selfjudge_fields(record)))
+        elif kind == "related":
+            judged = record["judged_original"]
+            rows.append(SampleRow(
+                id=f"{record['question_id']}/related/{record['index']}", model=None,
+                input=record["question"], reply=record["answer"], target=None,
+                score=flag_score(judged), grade=None if judged is None else
+                "judged right" if judged else "judged wrong",
+                metadata=_selfjudge_fields(record)))
+    return rows
+
+
+def _selfjudge_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """The self-judge metadata columns of one record (None where its kind has no such key)."""
+    return {"kind": record["kind"], "question_id": record["question_id"],
+            "outcome": record.get("outcome"), "concept": record.get("concept"),
+            "altered": record.get("altered"), "judged_altered": record.get("judged_altered"),
+            "unchanged": record.get("unchanged")}
+
+
+def selfjudge_results(result: SelfJudgeResult) -> list[ResultGroup]:
+    """One group `selfjudge`: `potemkin_rate`, `se`, `judge_accuracy`, `questions`,
+    `answered_correctly`, `related_questions`, `judgments`, `failed_calls`."""
+    return [ResultGroup("selfjudge", {
+        "potemkin_rate": result.potemkin_rate, "se": result.se,
+        "judge_accuracy": result.judge_accuracy, "questions": result.questions,
+        "answered_correctly": result.answered_correctly,
+        "related_questions": result.related_questions, "judgments": result.judgments,
+        "failed_calls": result.failed_calls})]
+
+
+RUN_ROWS = RunRows(rows=run_rows, results=run_results)
+INCOHERENCE_ROWS = RunRows(rows=incoherence_rows, results=incoherence_results)
+SELFJUDGE_ROWS = RunRows(rows=selfjudge_rows, results=selfjudge_results)
