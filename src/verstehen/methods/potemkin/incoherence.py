@@ -17,8 +17,9 @@ from pathlib import Path
 
 from verstehen.domains.base import LONG_ANSWER_TOKENS, SHORT_ANSWER_TOKENS
 from verstehen.domains.catalog import CONCEPTS, DOMAINS, Concept, canonical_name
+from verstehen.engine.lifecycle import Made, Started, run_method
 from verstehen.engine.runner import ModelUsage, Runner
-from verstehen.engine.session import RunSettings, Session, in_session
+from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.instances import INSTANCE_REQUESTS, instance_check
@@ -162,19 +163,20 @@ async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
     name = model_name(model)
     picked = resolve_concepts([concepts] if isinstance(concepts, str) else concepts, CONCEPTS)
 
-    async def body(session: Session) -> RunStore:
+    async def start(session: Session) -> Started[Model]:
         opened = session.open_model(model, base_url=base_url)
-        store = settings.create_run(COMMAND, {
-            "model": name, "concepts": [c.key for c in picked],
-            "per_concept": plan.per_concept, "temperature": plan.temperature,
-            "max_tokens": plan.max_tokens, "base_url": base_url}, plan.seed,
-            [opened.identity()])
-        await ask_pairs(session.runner, opened, picked, store, plan)
-        return store
+        return Started({"model": name, "concepts": [c.key for c in picked],
+                        "per_concept": plan.per_concept, "temperature": plan.temperature,
+                        "max_tokens": plan.max_tokens, "base_url": base_url}, plan.seed,
+                       [opened], opened)
 
-    timed = await in_session(settings, f"incoherence {name}", body, session)
-    store = timed.value
-    result = summarize_incoherence(pair_lines(store.records()), model=name, run_dir=store.path,
-                                   seconds=timed.seconds, usage=timed.usage)
-    store.write_summary(result.to_dict())
-    return result
+    async def ask(session: Session, store: RunStore, opened: Model) -> None:
+        await ask_pairs(session.runner, opened, picked, store, plan)
+
+    def finish(store: RunStore, _: object, made: Made) -> IncoherenceResult:
+        return summarize_incoherence(pair_lines(store.records()), model=name,
+                                     run_dir=made.run_dir, seconds=made.seconds,
+                                     usage=made.usage)
+
+    return await run_method(settings, command=COMMAND, label=f"incoherence {name}",
+                            start=start, ask=ask, finish=finish, session=session)

@@ -1,6 +1,7 @@
 """What a `potemkin run` folder holds besides its records, written where a result is made: the
-standard records file (potemkin-records.csv), Figure 4 (keystone-expansion.png) and
-summary.json; and `potemkin score`'s plot. The numbers come from `summary.py`, which reads only.
+standard records file (potemkin-records.csv) and Figure 4 (keystone-expansion.png), beside
+summary.json (the engine writes it after a run; `summarize_run` after labels are imported); and
+`potemkin score`'s plot. The numbers come from `summary.py`, which reads only.
 """
 
 from __future__ import annotations
@@ -21,17 +22,17 @@ from verstehen.methods.potemkin.stats import PotemkinScores
 from verstehen.methods.potemkin.summary import PLOT_FILE, scores_of_files, summarize
 
 
-def write_result(store: RunStore, *, keystone_asked: bool, seconds: float | None,
-                 usage: dict[str, ModelUsage] | None,
-                 unparsed: str = "wrong") -> PotemkinResult:
-    """Write potemkin-records.csv, the plot and summary.json of a run folder; the result
-    (`unparsed`: what an unreadable generate or edit answer counts as, "wrong" or "exclude")."""
+def write_outputs(store: RunStore, *, keystone_asked: bool, seconds: float | None,
+                  usage: dict[str, ModelUsage] | None,
+                  unparsed: str = "wrong") -> PotemkinResult:
+    """Write potemkin-records.csv and the plot of a run folder; the result, whose dict is its
+    summary.json (`unparsed`: what an unreadable generate or edit answer counts as, "wrong" or
+    "exclude")."""
     result, records = summarize(store, keystone_asked=keystone_asked, seconds=seconds,
                                 usage=usage, unparsed=unparsed)
     write_records(store.path / RECORDS_FILE, records)
     if result.plot is not None and result.keystone_expansion is not None:
         plot_expansion(result.keystone_expansion, store.path / PLOT_FILE)
-    store.write_summary(result.to_dict())
     return result
 
 
@@ -42,11 +43,13 @@ def summarize_run(store: RunStore) -> PotemkinResult:
     before = json.loads(read_regular(path)) if os.path.lexists(path) else {}  # never a link
     usage = before.get("usage")
     config = store.info()["config"]
-    return write_result(store, keystone_asked=config["keystone_asked"],
-                        seconds=before.get("seconds"),
-                        usage=None if usage is None else {
-                            name: ModelUsage(**counts) for name, counts in usage.items()},
-                        unparsed=config.get("unparsed", "wrong"))
+    result = write_outputs(store, keystone_asked=config["keystone_asked"],
+                           seconds=before.get("seconds"),
+                           usage=None if usage is None else {
+                               name: ModelUsage(**counts) for name, counts in usage.items()},
+                           unparsed=config.get("unparsed", "wrong"))
+    store.write_summary(result.to_dict())
+    return result
 
 
 def score_files(paths: Sequence[Path | str], *, plot: Path | str | None = None,

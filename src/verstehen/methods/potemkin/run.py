@@ -3,7 +3,7 @@
 Each concept's definition is the keystone; classify, generate and edit answers are graded by the
 concept's checker, the benchmark's labels, a judge model or people. `plan_run` checks the inputs
 and builds every item before any model call; `run_potemkin` (what `verstehen potemkin run` and
-the Python API's `potemkin()` call) asks them into a run folder, and `outputs.write_result`
+the Python API's `potemkin()` call) asks them into a run folder, and `outputs.write_outputs`
 turns the folder into the tables.
 """
 
@@ -18,8 +18,9 @@ from typing import cast
 from verstehen.domains.base import Item, grade_yes_no
 from verstehen.domains.catalog import CONCEPTS, DOMAINS
 from verstehen.domains.registry import concept_tasks
+from verstehen.engine.lifecycle import Made, Started, run_method
 from verstehen.engine.runner import Runner
-from verstehen.engine.session import RunSettings, Session, in_session
+from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.benchmark import load_benchmark
@@ -32,7 +33,7 @@ from verstehen.methods.potemkin.items import (
     resolve_concepts,
 )
 from verstehen.methods.potemkin.lines import AnswerRecord, JudgeRecord
-from verstehen.methods.potemkin.outputs import write_result
+from verstehen.methods.potemkin.outputs import write_outputs
 from verstehen.methods.potemkin.results import PotemkinResult
 from verstehen.methods.potemkin.summary import check_unparsed_flag
 from verstehen.models.base import GenerateParams, Model, model_name, user
@@ -212,10 +213,10 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
     name = model_name(model)
     judge_name = None if judge is None else model_name(judge)
 
-    async def body(session: Session) -> RunStore:
+    async def start(session: Session) -> Started[tuple[Model, Model | None]]:
         opened = session.open_model(model, base_url=base_url)
         judging = None if judge is None else session.open_model(judge, base_url=judge_base_url)
-        store = settings.create_run(COMMAND, {
+        config = {
             "model": name, "judge": judge_name, "tasks": list(plan.tasks),
             "source": plan.source, "concepts": sorted({i.concept.key for i in plan.items}),
             "items": len(plan.items), "items_per_concept": plan.items_per_concept,
@@ -224,12 +225,20 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
             "keystone_asked": plan.keystone_asked, "base_url": base_url,
             "judge_base_url": judge_base_url, "benchmark_skipped": plan.benchmark_skipped,
             "unparsed": plan.unparsed,
-        }, plan.seed, [opened.identity()] + (
-            [judging.identity()] if judging is not None and judging is not opened else []))
-        await ask_items(session.runner, opened, judging, plan.items, store, seed=plan.seed,
-                        max_tokens=plan.max_tokens)
-        return store
+        }
+        # a model judging itself is one model: run.json names it once
+        models = [opened] + ([judging] if judging is not None and judging is not opened else [])
+        return Started(config, plan.seed, models, (opened, judging))
 
-    timed = await in_session(settings, f"potemkin {name}", body, session)
-    return write_result(timed.value, keystone_asked=plan.keystone_asked,
-                        seconds=timed.seconds, usage=timed.usage, unparsed=plan.unparsed)
+    async def ask(session: Session, store: RunStore,
+                  models: tuple[Model, Model | None]) -> None:
+        answering, judging = models
+        await ask_items(session.runner, answering, judging, plan.items, store, seed=plan.seed,
+                        max_tokens=plan.max_tokens)
+
+    def finish(store: RunStore, _: object, made: Made) -> PotemkinResult:
+        return write_outputs(store, keystone_asked=plan.keystone_asked, seconds=made.seconds,
+                             usage=made.usage, unparsed=plan.unparsed)
+
+    return await run_method(settings, command=COMMAND, label=f"potemkin {name}", start=start,
+                            ask=ask, finish=finish, session=session)

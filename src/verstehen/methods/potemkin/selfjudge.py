@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from verstehen.data.mcq import MCQItem
+from verstehen.engine.lifecycle import Made, Started, run_method
 from verstehen.engine.runner import ModelUsage, Runner
-from verstehen.engine.session import RunSettings, Session, in_session
+from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.lines import (
@@ -333,19 +334,20 @@ async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan
     settings = settings or RunSettings()
     name = model_name(model)
 
-    async def body(session: Session) -> RunStore:
+    async def start(session: Session) -> Started[Model]:
         opened = session.open_model(model, base_url=base_url)
-        store = settings.create_run(COMMAND, {
-            "model": name, "benchmark": scope.name, "questions": plan.questions,
-            "subquestions": plan.subquestions, "max_tokens": plan.max_tokens,
-            "concept": plan.concept, "base_url": base_url}, plan.seed, [opened.identity()])
-        await ask_questions(session.runner, opened, scope, store, plan)
-        return store
+        return Started({"model": name, "benchmark": scope.name, "questions": plan.questions,
+                        "subquestions": plan.subquestions, "max_tokens": plan.max_tokens,
+                        "concept": plan.concept, "base_url": base_url}, plan.seed,
+                       [opened], opened)
 
-    timed = await in_session(settings, f"selfjudge {name}", body)
-    store = timed.value
-    result = summarize_selfjudge(selfjudge_lines(store.records()), model=name, run_dir=store.path,
-                                 seconds=timed.seconds, usage=timed.usage,
-                                 concept_step=plan.concept)
-    store.write_summary(result.to_dict())
-    return result
+    async def ask(session: Session, store: RunStore, opened: Model) -> None:
+        await ask_questions(session.runner, opened, scope, store, plan)
+
+    def finish(store: RunStore, _: object, made: Made) -> SelfJudgeResult:
+        return summarize_selfjudge(selfjudge_lines(store.records()), model=name,
+                                   run_dir=made.run_dir, seconds=made.seconds,
+                                   usage=made.usage, concept_step=plan.concept)
+
+    return await run_method(settings, command=COMMAND, label=f"selfjudge {name}",
+                            start=start, ask=ask, finish=finish)

@@ -1,6 +1,6 @@
 """From a `potemkin run` folder (answers, judge verdicts, imported human labels), or from records
 files, to the typed results: the paper's tables, the keystones, the agreement. Reads only:
-`outputs.py` writes the records file, Figure 4 and summary.json.
+`outputs.py` writes the records file and Figure 4.
 
 Importing labels later only recomputes (`outputs.summarize_run`); the asking run's seconds and
 usage are kept from its summary.json.
@@ -82,7 +82,7 @@ def summarize(store: RunStore, *, keystone_asked: bool, seconds: float | None,
               usage: dict[str, ModelUsage] | None,
               unparsed: str = "wrong") -> tuple[PotemkinResult, list[UseRecord]]:
     """The result of a run folder and its use records (what potemkin-records.csv holds; the
-    result names that file and Figure 4's, which `outputs.write_result` writes). `unparsed`:
+    result names that file and Figure 4's, which `outputs.write_outputs` writes). `unparsed`:
     what an unreadable generate or edit answer counts as, "wrong" or "exclude"."""
     answers, judges = latest(store)
     humans = read_annotations(store)
