@@ -89,7 +89,7 @@ def test_built_in_declarations_give_the_tables_of_before(cli: Cli) -> None:
     assert set(RESUMABLE) == {("certify",), ("audit",), ("consistency",), ("potemkin", "run"),
                               ("potemkin", "incoherence"), ("potemkin", "selfjudge"),
                               ("imagine", "generate"), ("imagine", "answer")}
-    assert commands(cli) == ["audit", "report", "runs", "models", "ask", "cache", "batch",
+    assert commands(cli) == ["audit", "report", "runs", "export", "models", "ask", "cache", "batch",
                              "certify", "scopes", "bounds", "plan", "concepts", "potemkin",
                              "annotate", "imagine", "consistency"]
 

@@ -239,6 +239,8 @@ def api_functions(options: Callable[P, OptionsT], run: Run[OptionsT, R], name: s
     def run_blocking(*args: P.args, **kwargs: P.kwargs) -> R:
         return run_sync(run_async(*args, **kwargs))
 
+    run_blocking.__wrapped__ = run_async  # type: ignore[attr-defined]  # the twin it runs
+
     assert isinstance(options, type)
     doc = _docstring(options, run)
     returns = inspect.signature(run).return_annotation

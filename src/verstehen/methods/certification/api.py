@@ -4,8 +4,9 @@
 `certify` is synchronous (it works inside a notebook's running loop too) and has an `_async`
 twin; both are made from CertifyOptions (options.py) and call the entry point `verstehen
 certify` calls, so their run folders are the same.
-The other three are the commands `verstehen certify --scores`, `bounds` and `plan`: those
-commands print what these return.
+The other three are the commands `verstehen certify --scores`, `bounds` and `plan`: each is
+made from its parameters class (parameters.py, `declared_function`) and a body the command
+calls on the same parameters, so the commands print what these return.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ from verstehen.methods.certification.bounds import (
     hoeffding_upper,
 )
 from verstehen.methods.certification.decide import certify as certify_fixed
-from verstehen.methods.certification.options import (
+from verstehen.methods.certification.options import CertifyOptions, certify, certify_async
+from verstehen.methods.certification.parameters import (
     DEFAULT_FIRST_LOOK,
-    CertifyOptions,
-    certify,
-    certify_async,
+    BoundsParameters,
+    PlanParameters,
+    ScoresParameters,
 )
 from verstehen.methods.certification.plan import (
     nearby_criterion,
@@ -39,6 +41,7 @@ from verstehen.methods.certification.plan import (
 from verstehen.methods.certification.run import criterion_of
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Criterion, Verdict
+from verstehen.methods.options import declared_function
 from verstehen.report.tables import plural
 from verstehen.results import JsonForm
 from verstehen.textfiles import read_text
@@ -57,27 +60,28 @@ class ScoresVerdict(JsonForm):
     verdict: Verdict
 
 
-def certify_scores(scores: Path | str | Sequence[float], *, pg: float | None = None,
-                   rid: float | None = None, delta: float | None = None,
-                   rid_test_length: int | None = None, scope: str | None = None,
-                   sequential: bool = False, first_look: int = DEFAULT_FIRST_LOOK,
-                   max_questions: int | None = None) -> ScoresVerdict:
+def scores_decision(given: ScoresParameters) -> ScoresVerdict:
     """Decide from scores already graded (numbers in [0, 1], or a file of them: one a line,
     JSONL with "score", or a run's records.jsonl, whose asked answers of `scope` count):
     Procedure 4.1 on them all, or with `sequential` the looks at `first_look`, twice that, ...
     up to `max_questions` (default: as many as there are), on the scores in order."""
-    criterion = criterion_of(pg, rid, delta, rid_test_length=rid_test_length)
+    criterion = criterion_of(given.pg, given.rid, given.delta,
+                             rid_test_length=given.rid_test_length)
+    scores = given.scores
     if isinstance(scores, (str, Path)):
         path: Path | None = Path(scores)
-        given = read_scores(Path(scores), scope)
+        values = read_scores(Path(scores), given.scope)
     else:
-        if scope is not None:
+        if given.scope is not None:
             raise UserError("scope picks the answers of one scope from a run's records.jsonl; "
                             "scores given as numbers have none: leave it out")
-        path, given = None, checked_scores(scores)
-    return ScoresVerdict(path, scores_verdict(given, criterion, sequential=sequential,
-                                              first_look=first_look,
-                                              max_questions=max_questions))
+        path, values = None, checked_scores(scores)
+    return ScoresVerdict(path, scores_verdict(values, criterion, sequential=given.sequential,
+                                              first_look=given.first_look,
+                                              max_questions=given.max_questions))
+
+
+certify_scores = declared_function(ScoresParameters, scores_decision, "certify_scores")
 
 
 def checked_scores(scores: Sequence[float]) -> list[float]:
@@ -184,18 +188,16 @@ class MeanBounds(JsonForm):
     hoeffding_upper: float
 
 
-def bounds(mean: float, n: int, *, delta: float = 0.05) -> MeanBounds:
+def mean_bounds(given: BoundsParameters) -> MeanBounds:
     """L and U (Chernoff) and Hoeffding's interval for a mean observed over `n` samples."""
-    if not 0 <= mean <= 1:
-        raise UserError(f"mean must lie in [0, 1], not {mean}")
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise UserError(f"n must be a whole number of samples, at least 1, not {n!r}")
-    if not 0 < delta < 1:
-        raise UserError(f"delta must lie strictly between 0 and 1, not {delta}")
+    mean, n, delta = given.mean, given.n, given.delta
     return MeanBounds(mean, n, delta,
                       float(chernoff_lower(mean, n, delta)), float(chernoff_upper(mean, n, delta)),
                       float(hoeffding_lower(mean, n, delta)),
                       float(hoeffding_upper(mean, n, delta)))
+
+
+bounds = declared_function(BoundsParameters, mean_bounds, "bounds")
 
 
 @dataclass(frozen=True)
@@ -227,34 +229,29 @@ class QuestionsNeeded(JsonForm):
     nearby: NearbyCriterion | None
 
 
-def plan(expected_score: float, expected_rid: float, *, pg: float | None = None,
-         rid: float | None = None, delta: float | None = None,
-         rid_test_length: int | None = None, power: float = 0.5,
-         first_look: int = DEFAULT_FIRST_LOOK) -> QuestionsNeeded:
+def questions_needed(given: PlanParameters) -> QuestionsNeeded:
     """The questions a verdict at (pg, rid, delta) likely needs, fixed and sequential, for a
     model of the expected mean score and ridiculous rate; `power` is the chance the verdict
     comes by then (0.5: the expected rates plugged in)."""
-    criterion = criterion_of(pg, rid, delta, rid_test_length=rid_test_length)
-    for name, value in (("expected_score", expected_score), ("expected_rid", expected_rid)):
-        if not 0 <= value <= 1:
-            raise UserError(f"{name} must lie in [0, 1], not {value}")
-    if not 0 < power < 1:
-        raise UserError(f"power must lie strictly between 0 and 1, not {power}")
-    if first_look < 1:
-        raise UserError(f"first_look must be at least 1, not {first_look}")
+    criterion = criterion_of(given.pg, given.rid, given.delta,
+                             rid_test_length=given.rid_test_length)
+    score, rid, power, first = (given.expected_score, given.expected_rid, given.power,
+                                given.first_look)
     try:
-        fixed = samples_needed(criterion, expected_score, expected_rid, power=power)
-        sequential = sequential_samples_needed(criterion, expected_score, expected_rid,
-                                               first=first_look, power=power)
+        fixed = samples_needed(criterion, score, rid, power=power)
+        sequential = sequential_samples_needed(criterion, score, rid, first=first, power=power)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    expected = ("understands" if expected_score > criterion.pg
-                and expected_rid < criterion.rid else "does not understand")
-    near = None if fixed is not None else nearby_criterion(
-        criterion, expected_score, expected_rid, first=first_look, power=power)
+    expected = ("understands" if score > criterion.pg and rid < criterion.rid
+                else "does not understand")
+    near = None if fixed is not None else nearby_criterion(criterion, score, rid, first=first,
+                                                           power=power)
     return QuestionsNeeded(
-        criterion.pg, criterion.rid, criterion.delta, expected_score, expected_rid, power,
-        expected, fixed, sequential, first_look,
+        criterion.pg, criterion.rid, criterion.delta, score, rid, power, expected, fixed,
+        sequential, first,
         None if near is None else NearbyCriterion(near.criterion.pg, near.criterion.rid,
                                                   near.fixed_questions,
                                                   near.sequential_questions))
+
+
+plan = declared_function(PlanParameters, questions_needed, "plan")

@@ -11,11 +11,8 @@ from verstehen.cli.flags import (
     NO_PROGRESS_HELP,
     Parser,
     model_name,
-    positive_int,
     print_json,
-    probability,
     settings_from,
-    unit_interval,
 )
 from verstehen.cli.options import add_options, options_from
 from verstehen.cli.resume import add_resume_flag
@@ -24,43 +21,27 @@ from verstehen.errors import UserError
 from verstehen.methods.certification.api import (
     NearbyCriterion,
     QuestionsNeeded,
-    bounds,
-    certify_scores,
-    plan,
+    mean_bounds,
+    questions_needed,
+    scores_decision,
 )
 from verstehen.methods.certification.options import (
-    DEFAULT_FIRST_LOOK,
     MODEL_HELP,
     SCOPE_HELP,
     CertifyOptions,
     run_certify,
 )
-from verstehen.methods.certification.plan import DEFAULT_DELTA, DEFAULT_PG, DEFAULT_RID
+from verstehen.methods.certification.parameters import (
+    SCORES_HELP,
+    BoundsParameters,
+    PlanParameters,
+    ScoresParameters,
+)
 from verstehen.methods.certification.report import explain
-from verstehen.methods.certification.run import criterion_for, criterion_of
+from verstehen.methods.certification.run import criterion_for
 from verstehen.methods.certification.scopes import SCOPE_HELP as SCOPE_LISTING
-from verstehen.methods.certification.verdict import Criterion
 from verstehen.models import DEFAULT_MODEL
 from verstehen.report.tables import plural
-
-
-def criterion_flags() -> Parser:
-    """--pg, --rid (or --rid-test-length), --delta and --json, defaulting to the criterion
-    audit uses too (DEFAULT_CRITERION)."""
-    flags = Parser(add_help=False)
-    flags.add_argument("--pg", type=probability, default=DEFAULT_PG,
-                       help="passing grade: the mean score to reach (default %(default)s)")
-    flags.add_argument("--rid", type=probability, default=DEFAULT_RID,
-                       help="highest tolerable rate of ridiculous answers, those scoring 0 "
-                            "(default %(default)s; on a concept every wrong answer scores 0)")
-    flags.add_argument("--rid-test-length", type=positive_int, default=None, metavar="N_T",
-                       help="derive RID so no ridiculous answer occurs in N_T questions "
-                            "with probability 1-δ (paper section 3)")
-    flags.add_argument("--delta", type=probability, default=DEFAULT_DELTA,
-                       help="a decisive verdict is wrong with probability at most δ "
-                            "(default %(default)s)")
-    flags.add_argument("--json", action="store_true", help="print one JSON object")
-    return flags
 
 
 def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) -> None:
@@ -72,9 +53,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) ->
     cert.add_argument("--model", dest="model", type=model_name, default=None,
                       help=f"{MODEL_HELP} (default {DEFAULT_MODEL})")
     cert.add_argument("--scope", dest="scope", default=None, help=SCOPE_HELP)
-    cert.add_argument("--scores", type=Path, default=None,
-                      help="decide from a file of scores (one a line, or JSONL with 'score'), "
-                           "or from a run's records.jsonl: the asked answers of --scope")
+    cert.add_argument("--scores", type=Path, default=None, help=SCORES_HELP)
     add_options(cert, CertifyOptions)
     cert.add_argument("--json", action="store_true", help="print one JSON object")
     cert.add_argument("--runs-dir", type=Path, default=None,
@@ -87,30 +66,14 @@ def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) ->
     scopes.set_defaults(func=cmd_scopes)
 
     bounds = commands.add_parser("bounds", help="Chernoff and Hoeffding bounds on a mean")
-    bounds.add_argument("--mean", type=unit_interval, required=True,
-                        help="observed mean in [0, 1]")
-    bounds.add_argument("--n", type=positive_int, required=True, help="number of samples")
-    bounds.add_argument("--delta", type=probability, default=0.05,
-                        help="the bounds hold with probability 1 - delta (default 0.05)")
+    add_options(bounds, BoundsParameters)
     bounds.add_argument("--json", action="store_true", help="print one JSON object")
     bounds.set_defaults(func=cmd_bounds)
 
-    plan = commands.add_parser("plan", parents=[criterion_flags()],
-                               help="how many questions a verdict will likely need")
-    plan.add_argument("--expected-score", type=unit_interval, required=True,
-                      help="expected mean score in [0, 1]")
-    plan.add_argument("--expected-rid", type=unit_interval, required=True,
-                      help="expected rate of ridiculous answers")
-    plan.add_argument("--power", type=probability, default=0.5,
-                      help="chance the verdict comes by then (0.5 = plug in the expected rates)")
-    plan.add_argument("--first-look", type=positive_int, default=DEFAULT_FIRST_LOOK,
-                      help="first checkpoint of sequential looks (default %(default)s)")
+    plan = commands.add_parser("plan", help="how many questions a verdict will likely need")
+    add_options(plan, PlanParameters)
+    plan.add_argument("--json", action="store_true", help="print one JSON object")
     plan.set_defaults(func=cmd_plan)
-
-
-def criterion_from(args: argparse.Namespace) -> Criterion:
-    """The checked (PG, RID, δ) of the flags."""
-    return criterion_of(args.pg, args.rid, args.delta, rid_test_length=args.rid_test_length)
 
 
 def cmd_scopes(args: argparse.Namespace) -> int:
@@ -122,7 +85,7 @@ def cmd_scopes(args: argparse.Namespace) -> int:
 
 def cmd_bounds(args: argparse.Namespace) -> int:
     """Print L and U (Chernoff) and Hoeffding's interval for an observed mean."""
-    out = bounds(args.mean, args.n, delta=args.delta)
+    out = mean_bounds(options_from(BoundsParameters, args))
     if args.json:
         print_json(out.to_dict())
         return 0
@@ -136,9 +99,7 @@ def cmd_bounds(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """Print how many questions the fixed and the sequential procedures likely need."""
-    out = plan(args.expected_score, args.expected_rid, pg=args.pg, rid=args.rid,
-               delta=args.delta, rid_test_length=args.rid_test_length, power=args.power,
-               first_look=args.first_look)
+    out = questions_needed(options_from(PlanParameters, args))
     if args.json:
         print_json(out.to_dict())
         return 0
@@ -203,9 +164,10 @@ def _certify_scores(args: argparse.Namespace) -> int:
     if args.questions is not None or args.explanations:
         raise UserError("--scores decides from the file's scores: leave out --questions "
                         "and --explanations")
-    done = certify_scores(args.scores, pg=criterion.pg, rid=criterion.rid,
-                          delta=criterion.delta, scope=args.scope, sequential=args.sequential,
-                          first_look=args.first_look, max_questions=args.max_questions)
+    # the criterion as resolved (a resumed run's own where the flags gave none)
+    done = scores_decision(options_from(ScoresParameters, args, pg=criterion.pg,
+                                        rid=criterion.rid, delta=criterion.delta,
+                                        rid_test_length=None))
     if args.json:
         print_json(done.to_dict())
     else:

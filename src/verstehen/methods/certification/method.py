@@ -7,12 +7,18 @@ from collections import Counter
 from collections.abc import Iterable
 
 from verstehen.methods.certification import html
+from verstehen.methods.certification.api import bounds, certify_scores, plan
 from verstehen.methods.certification.cli import add_parsers
 from verstehen.methods.certification.options import CertifyOptions, certify
+from verstehen.methods.certification.parameters import (
+    BoundsParameters,
+    PlanParameters,
+    ScoresParameters,
+)
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.rows import CERTIFY_ROWS
 from verstehen.methods.certification.verdict import Decision
-from verstehen.methods.contract import Method, RunKind
+from verstehen.methods.contract import Command, Method, RunKind
 
 
 def decision_counts(decisions: Iterable[Decision | None]) -> str:
@@ -26,4 +32,9 @@ CERTIFY = RunKind(
     headline=lambda r: decision_counts(s.verdict.decision if s.verdict else None
                                        for s in r.scopes),
     options=CertifyOptions, api=certify, rows=CERTIFY_ROWS)
-METHOD = Method("certification", add_parsers, (CERTIFY,), help_place=50)
+# the commands that call no model; `certify --scores` is a mode of `certify`, whose flags
+# (--scores and those of CertifyOptions) give its parameters
+COMMANDS = (Command(("plan",), PlanParameters, plan),
+            Command(("bounds",), BoundsParameters, bounds),
+            Command(("certify",), ScoresParameters, certify_scores))
+METHOD = Method("certification", add_parsers, (CERTIFY,), help_place=50, commands=COMMANDS)

@@ -10,7 +10,13 @@ from __future__ import annotations
 import sys
 
 from verstehen.engine.session import RunSettings
-from verstehen.methods.certification.plan import DEFAULT_DELTA, DEFAULT_PG, DEFAULT_RID
+from verstehen.methods.certification.parameters import (
+    delta_option,
+    first_look_option,
+    pg_option,
+    rid_option,
+    rid_test_length_option,
+)
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import (
     DEFAULT_MAX_QUESTIONS,
@@ -26,7 +32,6 @@ from verstehen.methods.certification.scopes.draw import PHRASINGS
 from verstehen.methods.options import (
     COUNT,
     COUNT_OR_ZERO,
-    PROBABILITY,
     SEED,
     SHARED,
     UNIT,
@@ -38,7 +43,6 @@ from verstehen.methods.options import (
 from verstehen.models import Model
 from verstehen.scopes.base import Scope
 
-DEFAULT_FIRST_LOOK = 16
 SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder), or "
               "a concept such as game-theory/pure-nash or poetry/haiku/classify "
               "(`verstehen scopes` lists them)")
@@ -74,21 +78,11 @@ class CertifyOptions(Options):
         default=2000, range=COUNT,
         help="questions each program answers in the sandbox (default {default}, at most "
              f"{max_inputs(Limits()):,}: what its output limit holds)")
-    pg: float | None = option(default=None, help="passing grade: the mean score to reach",
-                              kind=float, range=PROBABILITY, shown=f"{DEFAULT_PG:g}")
-    rid: float | None = option(
-        default=None, kind=float, range=PROBABILITY, shown=f"{DEFAULT_RID:g}",
-        help="highest tolerable rate of ridiculous answers, those scoring 0 (default "
-             "{default}; on a concept every wrong answer scores 0)")
-    rid_test_length: int | None = option(
-        default=None, kind=int, range=COUNT, metavar="N_T",
-        help="derive RID so no ridiculous answer occurs in N_T questions with probability "
-             "1-δ (paper section 3)")
-    delta: float | None = option(
-        default=None, kind=float, range=PROBABILITY, shown=f"{DEFAULT_DELTA:g}",
-        help="a decisive verdict is wrong with probability at most δ")
-    first_look: int = option(default=DEFAULT_FIRST_LOOK, range=COUNT,
-                             help="first checkpoint of sequential looks")
+    pg: float | None = pg_option()
+    rid: float | None = rid_option()
+    rid_test_length: int | None = rid_test_length_option()
+    delta: float | None = delta_option()
+    first_look: int = first_look_option()
     rephrase: int = option(
         default=20, range=COUNT_OR_ZERO, metavar="K",
         help="ask K questions again in another phrasing, K calls more, said before the first")

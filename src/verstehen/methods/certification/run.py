@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from verstehen.engine.lifecycle import Made, Started, run_method
 from verstehen.engine.notices import warn
-from verstehen.engine.session import RunSettings, Session, in_session
+from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.certification.bounds import rid_for_test_length
@@ -179,19 +180,22 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
     name = model_name(model)
     criterion = plan.criterion
 
-    async def body(session: Session) -> tuple[RunStore, list[ScopeResult]]:
+    # the state: the model opened, and each scope's result as its questions are decided
+    async def start(session: Session) -> Started[tuple[Model, list[ScopeResult]]]:
         opened = session.open_model(model, base_url=base_url)
-        store = settings.create_run(command, {
-            "model": name, "scopes": [s.name for s in scopes], "pg": criterion.pg,
-            "rid": criterion.rid, "delta": criterion.delta, "questions": plan.questions,
-            "sequential": plan.sequential, "first_look": plan.first_look,
-            "rephrase": plan.rephrase, "max_tokens": plan.max_tokens,
-            "phrasings": plan.phrasings, "draw": DRAW,
-            "explanations": program_questions is not None,
-            "base_url": base_url}, plan.seed, [opened.identity()])
+        config = {"model": name, "scopes": [s.name for s in scopes], "pg": criterion.pg,
+                  "rid": criterion.rid, "delta": criterion.delta, "questions": plan.questions,
+                  "sequential": plan.sequential, "first_look": plan.first_look,
+                  "rephrase": plan.rephrase, "max_tokens": plan.max_tokens,
+                  "phrasings": plan.phrasings, "draw": DRAW,
+                  "explanations": program_questions is not None, "base_url": base_url}
+        return Started(config, plan.seed, [opened], (opened, []))
+
+    async def ask(session: Session, store: RunStore,
+                  state: tuple[Model, list[ScopeResult]]) -> None:
+        opened, results = state
         if settings.announce:  # before the first call, on stderr (stdout may be --json)
             print(f"{command}: {calls_line(scopes, plan, program_questions)}", file=sys.stderr)
-        results = []
         for i, scope in enumerate(scopes):
             # each scope adds its questions when it starts: until the last does, more follow
             with session.runner.progress.growing(i < len(scopes) - 1):
@@ -202,13 +206,13 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
                 else:
                     results.append(await run_certify(session.runner, opened, scope, store,
                                                      plan))
-        return store, results
+
+    def finish(store: RunStore, state: tuple[Model, list[ScopeResult]],
+               made: Made) -> CertifyResult:
+        return CertifyResult(run_dir=made.run_dir, model=name, criterion=criterion,
+                             scopes=tuple(state[1]), seconds=made.seconds, usage=made.usage)
 
     for note in plan.warnings:
         warn(note, announce=settings.announce)
-    timed = await in_session(settings, f"{command} {name}", body, session)
-    store, results = timed.value
-    result = CertifyResult(run_dir=store.path, model=name, criterion=criterion,
-                           scopes=tuple(results), seconds=timed.seconds, usage=timed.usage)
-    store.write_summary(result.to_dict())
-    return result
+    return await run_method(settings, command=command, label=f"{command} {name}", start=start,
+                            ask=ask, finish=finish, session=session)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from verstehen.engine.session import RunSettings, Session, Timed, in_session
+from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.imagination.answer import AnswerPlan, run_answer
@@ -53,22 +54,23 @@ async def generate_questions(model: str | Model, plan: GeneratePlan, *,
     _check_names([model])
     name = model_name(model)
 
-    async def body(session: Session) -> tuple[RunStore, str]:
+    async def start(session: Session) -> Started[Model]:
         opened = session.open_model(model, base_url=base_url)
-        store = settings.create_run(GENERATE, {"model": name, "base_url": base_url,
-                                               **asdict(plan)}, plan.seed, [opened.identity()])
-        await run_generate(session.runner, opened, plan, store)
-        return store, opened.name
+        return Started({"model": name, "base_url": base_url, **asdict(plan)}, plan.seed,
+                       [opened], opened)
 
-    timed = await in_session(settings, f"questions {name}", body)
-    store, opened_name = timed.value
-    by_type = count_questions(read_question_run(store))
-    result = GenerateResult(qm=qm_label(opened_name, plan.temperature), by_type=by_type,
-                            kept=sum(t.kept for t in by_type.values()),
-                            failed_calls=sum(t.failed for t in by_type.values()),
-                            run_dir=store.path, seconds=timed.seconds, usage=timed.usage)
-    store.write_summary(result.to_dict())
-    return result
+    async def ask(session: Session, store: RunStore, opened: Model) -> None:
+        await run_generate(session.runner, opened, plan, store)
+
+    def finish(store: RunStore, opened: Model, made: Made) -> GenerateResult:
+        by_type = count_questions(read_question_run(store))
+        return GenerateResult(qm=qm_label(opened.name, plan.temperature), by_type=by_type,
+                              kept=sum(t.kept for t in by_type.values()),
+                              failed_calls=sum(t.failed for t in by_type.values()),
+                              run_dir=made.run_dir, seconds=made.seconds, usage=made.usage)
+
+    return await run_method(settings, command=GENERATE, label=f"questions {name}",
+                            start=start, ask=ask, finish=finish)
 
 
 def check_answer_plan(plan: AnswerPlan, judge: str | Model | None) -> None:
@@ -88,9 +90,8 @@ def model_specs(models: Sequence[str | Model] | None,
     return served_models(models or [DEFAULT_MODEL], base_url)
 
 
-def _answer_result(store: RunStore, records: list[AnswerRunRecord],
-                   matrix: tuple[MatrixRow, ...],
-                   files: tuple[Path | None, Path | None], timed: Timed,
+def _answer_result(records: list[AnswerRunRecord], matrix: tuple[MatrixRow, ...],
+                   files: tuple[Path | None, Path | None], made: Made,
                    repeated: int) -> AnswerResult:
     answers = [r for r in records if r["kind"] == "answer"]
     fiction = [r for r in records if r["kind"] == "fiction"]
@@ -100,8 +101,8 @@ def _answer_result(store: RunStore, records: list[AnswerRunRecord],
         fiction=fiction_rates(fiction),
         failed_calls=sum(r["outcome"] == "error" for r in answers)
         + sum(r["verdict"] == "error" for r in fiction),
-        run_dir=store.path, matrix_csv=files[0], matrix_png=files[1], seconds=timed.seconds,
-        usage=timed.usage, repeated_questions=repeated)
+        run_dir=made.run_dir, matrix_csv=files[0], matrix_png=files[1], seconds=made.seconds,
+        usage=made.usage, repeated_questions=repeated)
 
 
 async def answer_questions(questions: Sequence[Path], models: Sequence[str | Model] | None,
@@ -118,7 +119,7 @@ async def answer_questions(questions: Sequence[Path], models: Sequence[str | Mod
     specs = model_specs(models, base_url)
     _check_names([m for m, _ in specs] + ([judge] if judge is not None else []))
 
-    async def body(session: Session) -> RunStore:
+    async def start(session: Session) -> Started[tuple[list[Model], Model | None]]:
         opened = [session.open_model(m, base_url=url) for m, url in specs]
         if plan.method in ("letter", "perplexity"):
             for model in opened:
@@ -127,19 +128,22 @@ async def answer_questions(questions: Sequence[Path], models: Sequence[str | Mod
                                     f"--method {plan.method} needs: use --method generate")
         grader = (session.open_model(judge, base_url=judge_base_url)
                   if judge is not None else None)
-        identities = [m.identity() for m in opened] + ([grader.identity()] if grader else [])
-        store = settings.create_run(ANSWER, {
-            "questions": [str(p) for p in questions], "models": [model_name(m) for m, _ in specs],
-            "judge": None if judge is None else model_name(judge), **asdict(plan),
-            "question_ids": CONTENT_IDS}, plan.seed, identities)
-        await run_answer(session.runner, opened, asked.records, plan, store, grader)
-        return store
+        config = {"questions": [str(p) for p in questions],
+                  "models": [model_name(m) for m, _ in specs],
+                  "judge": None if judge is None else model_name(judge), **asdict(plan),
+                  "question_ids": CONTENT_IDS}
+        return Started(config, plan.seed, [*opened, *([grader] if grader else [])],
+                       (opened, grader))
 
-    timed = await in_session(settings, f"answers ({len(specs)} models)", body)
-    store = timed.value
-    records = read_answer_run(store)
-    matrix = pair_matrix([r for r in records if r["kind"] == "answer"])
-    result = _answer_result(store, records, matrix, write_matrix(matrix, store.path), timed,
-                            asked.repeats)
-    store.write_summary(result.to_dict())
-    return result
+    async def ask(session: Session, store: RunStore,
+                  models: tuple[list[Model], Model | None]) -> None:
+        await run_answer(session.runner, models[0], asked.records, plan, store, models[1])
+
+    def finish(store: RunStore, _: object, made: Made) -> AnswerResult:
+        records = read_answer_run(store)
+        matrix = pair_matrix([r for r in records if r["kind"] == "answer"])
+        return _answer_result(records, matrix, write_matrix(matrix, store.path), made,
+                              asked.repeats)
+
+    return await run_method(settings, command=ANSWER, label=f"answers ({len(specs)} models)",
+                            start=start, ask=ask, finish=finish)
