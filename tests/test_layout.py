@@ -68,6 +68,8 @@ LAZY = {
     # optional extras, imported when an export or a frame is asked for
     "verstehen.export.inspect_log": {"inspect_ai.log", "inspect_ai.model", "inspect_ai.scorer"},
     "verstehen.results": {"verstehen.export.frames"},
+    # optional extra, imported after the offline switches are set
+    "verstehen.data.hf": {"datasets", "datasets.packaged_modules.cache.cache"},
 }
 
 

@@ -1,1 +1,2 @@
-"""Loaders for question files given by path (multiple choice: CSQA, ARC, MMLU)."""
+"""Loaders of multiple-choice questions: files given by path (CSQA, ARC, MMLU) and Hugging Face
+datasets in the local cache (`hf:DATASET[:CONFIG][@REVISION][#SPLIT]`)."""

@@ -1,7 +1,9 @@
-"""Multiple-choice question files: CSQA/ARC jsonl, MMLU csv (file or folder), MMLU jsonl(.gz).
+"""Multiple-choice question files: CSQA/ARC jsonl, MMLU csv (file or folder), MMLU jsonl(.gz),
+and `hf:DATASET[:CONFIG][@REVISION][#SPLIT]`, a Hugging Face dataset in the local cache
+(`verstehen.data.hf`; rows of both are read by the same readers, `verstehen.data.items`).
 
 Every loader returns `MCQItem`s with letter labels (A, B, ...) and raises `UserError` naming
-file:line and the problem for a malformed row.
+file:line (or dataset and row) and the problem for a malformed row.
 """
 
 from __future__ import annotations
@@ -9,32 +11,44 @@ from __future__ import annotations
 import csv
 import io
 import json
-import string
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeGuard
 
+from verstehen.data.hf import load_hf_mcq, pin_hf_spec
+from verstehen.data.items import MCQItem, MCQSource, csqa_item, mmlu_item
 from verstehen.errors import UserError
 from verstehen.textfiles import read_text
 
-LETTERS = string.ascii_uppercase
+__all__ = ["MCQItem", "MCQSource", "is_hf_spec", "load_mcq", "load_mmlu_csv", "pinned_source",
+           "read_mcq"]
 
 
-@dataclass(frozen=True)
-class MCQItem:
-    """One multiple-choice question: its stem, labelled choices and the correct label."""
+def is_hf_spec(source: str | Path) -> bool:
+    """Whether `source` names a Hugging Face dataset (`hf:...`) rather than a file."""
+    return str(source).startswith("hf:")
 
-    id: str
-    stem: str
-    labels: list[str]
-    choices: list[str]
-    answer: str
-    subject: str | None = None
+
+def read_mcq(source: str | Path) -> MCQSource:
+    """The questions of a file (as `load_mcq` reads it) or of an `hf:` spec, with the source
+    pinned (an `hf:` spec to the config, revision and split actually read)."""
+    if is_hf_spec(source):
+        return load_hf_mcq(str(source))
+    return MCQSource(load_mcq(source), str(source))
+
+
+def pinned_source(source: str | Path) -> str:
+    """The source as run.json should record it: a path as given, an `hf:` spec pinned to the
+    config, revision and split that `read_mcq` reads (from the cache, without loading rows)."""
+    if is_hf_spec(source):
+        return pin_hf_spec(str(source))
+    return str(source)
 
 
 def load_mcq(path: str | Path) -> list[MCQItem]:
-    """Load a CSQA/ARC jsonl, MMLU csv, folder of MMLU csvs, or MMLU jsonl(.gz) file."""
+    """Load a CSQA/ARC jsonl, MMLU csv, folder of MMLU csvs, or MMLU jsonl(.gz) file, or the
+    questions of an `hf:` spec (see `read_mcq`)."""
+    if is_hf_spec(path):
+        return read_mcq(path).items
     p = Path(path)
     if p.is_dir():
         files = sorted(p.glob("*_test.csv")) or sorted(p.glob("*.csv"))
@@ -89,8 +103,11 @@ def _load_jsonl(path: Path) -> list[MCQItem]:
             kind = _kind(row, path, n)
         if not isinstance(row, dict):
             raise UserError(f"{path}:{n}: expected a JSON object, got {type(row).__name__}")
-        items.append(_csqa_item(row, path, n) if kind == "csqa" else
-                     _mmlu_json_item(row, path, n, len(items)))
+        where = f"{path}:{n}"
+        items.append(
+            csqa_item(row, where, f"{path.name} has no answer key; use a file with answers")
+            if kind == "csqa" else
+            mmlu_item(row, where, f"{path.name.split('.')[0]}:{len(items)}"))
     if kind is None:
         raise UserError(f"{path}: empty file")
     return items
@@ -104,74 +121,6 @@ def _kind(row: object, path: Path, n: int) -> str:
     raise UserError(f"{path}:{n}: unknown format: expected CSQA/ARC rows "
                     '{"id", "question": {"stem", "choices"}, "answerKey"} or MMLU rows '
                     '{"question", "choices", "answer"}')
-
-
-def _letter(label: str, numeric: bool) -> str:
-    return LETTERS[int(label) - 1] if numeric else label.upper()
-
-
-def _csqa_item(row: dict[str, object], path: Path, n: int) -> MCQItem:
-    """A CSQA or ARC row; ARC's numeric labels 1..n become A.. (the answer key with them)."""
-    where = f"{path}:{n}"
-    q = row.get("question")
-    if not isinstance(q, dict) or not _text(q.get("stem")):
-        raise UserError(f"{where}: missing question.stem")
-    raw = q.get("choices")
-    if not isinstance(raw, list) or len(raw) < 2 or not all(
-        isinstance(c, dict) and _text(c.get("label")) and isinstance(c.get("text"), str)
-        for c in raw
-    ):
-        raise UserError(f"{where}: question.choices must be a list of 2 or more "
-                        '{"label", "text"} objects')
-    labels = [c["label"].strip() for c in raw]
-    numeric = all(lab.isdigit() for lab in labels)
-    if numeric and not all(1 <= int(lab) <= len(LETTERS) for lab in labels):
-        raise UserError(f"{where}: numeric labels must be 1 to {len(LETTERS)}: {labels}")
-    if not numeric and not all(len(lab) == 1 and lab.isalpha() for lab in labels):
-        raise UserError(f"{where}: labels must be all letters or all numbers: {labels}")
-    letters = [_letter(lab, numeric) for lab in labels]
-    if len(set(letters)) != len(letters):
-        raise UserError(f"{where}: repeated choice labels: {labels}")
-    key = row.get("answerKey")
-    if key is None or key == "":
-        raise UserError(f"{where}: {path.name} has no answer key; use a file with answers")
-    key = str(key).strip()
-    if key not in labels and key.upper() not in letters:
-        raise UserError(f"{where}: answerKey {key!r} is not one of the labels {labels}")
-    answer = letters[labels.index(key)] if key in labels else key.upper()
-    ident = row.get("id")
-    if not isinstance(ident, (str, int)) or ident == "":
-        raise UserError(f"{where}: missing id")
-    return MCQItem(str(ident), q["stem"], letters, [c["text"] for c in raw], answer)
-
-
-def _mmlu_json_item(row: dict[str, object], path: Path, n: int, index: int) -> MCQItem:
-    """A normalized MMLU row {"subject", "split", "idx", "question", "choices", "answer"}."""
-    where = f"{path}:{n}"
-    question = row.get("question")
-    if not _text(question):
-        raise UserError(f"{where}: missing question")
-    choices = row.get("choices")
-    if not isinstance(choices, list) or len(choices) < 2 or len(choices) > len(LETTERS) or \
-            not all(isinstance(c, str) for c in choices):
-        raise UserError(f"{where}: choices must be a list of 2 to 26 strings")
-    labels = list(LETTERS[: len(choices)])
-    answer = row.get("answer")
-    if isinstance(answer, int) and not isinstance(answer, bool) and 0 <= answer < len(labels):
-        answer = labels[answer]
-    if not isinstance(answer, str) or answer.strip().upper() not in labels:
-        raise UserError(f"{where}: answer {answer!r} is not one of {', '.join(labels)}")
-    named = row.get("subject")
-    subject = named if isinstance(named, str) else None
-    if subject and isinstance(row.get("split"), str) and isinstance(row.get("idx"), int):
-        ident = f"{subject}_{row['split']}:{row['idx']}"  # the id of the same row read from csv
-    else:
-        ident = str(row.get("id", f"{path.name.split('.')[0]}:{index}"))
-    return MCQItem(ident, question, labels, choices, answer.strip().upper(), subject)
-
-
-def _text(value: object) -> TypeGuard[str]:
-    return isinstance(value, str) and bool(value.strip())
 
 
 # ---------------------------------------------------------------- csv

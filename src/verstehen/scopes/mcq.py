@@ -1,4 +1,7 @@
-"""A scope made of a multiple-choice file (CSQA, ARC, MMLU): `mcq:<path>`.
+"""A scope made of a multiple-choice file (CSQA, ARC, MMLU): `mcq:<path>`, or of a Hugging Face
+dataset in the local cache: `mcq:hf:DATASET[:CONFIG][@REVISION][#SPLIT]`, named after the
+config, revision and split it read (`mcq:hf:tau/commonsense_qa:default@<commit>#validation`),
+so that run.json records them.
 
 Sampling: each question is one item drawn uniformly WITH replacement (so draws are i.i.d.,
 as the paper's sampling theorems assume; an item can come up twice), in a phrasing drawn
@@ -20,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from verstehen.data.mcq import MCQItem, load_mcq
+from verstehen.data.mcq import MCQItem, read_mcq
 from verstehen.errors import UserError
 from verstehen.grading import Graded
 from verstehen.parse import is_idk, parse_choice
@@ -52,7 +55,8 @@ def mcq_prompt(item: MCQItem, phrasing: int) -> str:
 
 
 class MCQScope:
-    """The questions of a multiple-choice file, drawn uniformly with replacement."""
+    """The questions of a multiple-choice file or `hf:` dataset, drawn uniformly with
+    replacement."""
 
     phrasings = len(TEMPLATES)
     answer_tokens = 1024  # room to reason before the choice
@@ -61,11 +65,13 @@ class MCQScope:
         if not (0.0 <= idk_score <= 1.0 and 0.0 <= wrong_score <= 1.0):
             raise ValueError("idk_score and wrong_score must be in [0, 1]")
         self.path = str(path)
-        self.name = f"mcq:{self.path}"
         self.idk_score, self.wrong_score = idk_score, wrong_score
-        self.items = load_mcq(path)
+        questions = read_mcq(path)
+        self.source = questions.source  # an hf: spec pinned to what was read; a path as given
+        self.name = f"mcq:{self.source}"
+        self.items = questions.items
         self._by_id = {item.id: item for item in self.items}
-        self.description = (f"{len(self.items)} multiple-choice questions from {self.path}, "
+        self.description = (f"{len(self.items)} multiple-choice questions from {self.source}, "
                             "drawn uniformly with replacement")
 
     def sample(self, rng: np.random.Generator) -> Question:
@@ -112,7 +118,8 @@ class MCQScope:
 
 
 def mcq_scope(spec: str) -> MCQScope | None:
-    """The scope `mcq:<path>` names (read now), or None when `spec` is not of that form."""
+    """The scope `mcq:<path>` or `mcq:hf:...` names (read now), or None when `spec` is not of
+    that form."""
     prefix, colon, path = spec.partition(":")
     if not colon or prefix != "mcq":
         return None

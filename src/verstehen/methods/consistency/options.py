@@ -36,8 +36,9 @@ class ConsistencyOptions(Options):
     model: str | Model = option(default=DEFAULT_MODEL, help="provider/model", flag=SHARED,
                                 kw_only=False)
     questions: Path | str | Sequence[MCQItem] = option(
-        help="CSQA-format questions (jsonl), e.g. dev_rand_split.jsonl (from Python: a path "
-             "or loaded items)", kind=Path)
+        help="CSQA-format questions (jsonl), e.g. dev_rand_split.jsonl, or "
+             "hf:DATASET[:CONFIG][@REVISION][#SPLIT] from the local Hugging Face cache (from "
+             "Python: a path, a spec or loaded items)", kind=Path)
     kb: Path | str | KnowledgeBase = option(
         help="knowledge base: TSV/CSV of relation,start,end[,weight], or ConceptNet's "
              "assertions CSV (from Python: a path or a loaded KnowledgeBase)", kind=Path)

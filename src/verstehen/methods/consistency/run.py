@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from verstehen.data.mcq import MCQItem, load_mcq
+from verstehen.data.mcq import MCQItem, load_mcq, pinned_source
 from verstehen.engine.lifecycle import Made, Started, run_method
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
@@ -75,7 +75,9 @@ async def run_consistency(model: str | Model, questions: Path | str | Sequence[M
         opened = session.open_model(model, base_url=base_url)
         # settled before the run folder is made: a refusal leaves none behind
         method = await answering_method(opened, plan.answer_by)
-        config = {"model": name, "questions": _source(questions), "kb": _source(kb),
+        config = {"model": name, "questions": (pinned_source(questions)
+                                               if isinstance(questions, (str, Path)) else None),
+                  "kb": _source(kb),
                   "limit": limit, "base_url": base_url, **asdict(plan)}
         return Started(config, plan.seed, [opened], (opened, method))
 

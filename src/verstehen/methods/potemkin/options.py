@@ -95,7 +95,9 @@ class SelfJudgeOptions(Options):
     """The parameters of `verstehen potemkin selfjudge` and `potemkin_selfjudge()`."""
 
     model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
-    benchmark: str | MCQScope = option(help="mcq:PATH (MMLU, ARC or CSQA)", kw_only=False)
+    benchmark: str | MCQScope = option(
+        help="mcq:PATH or mcq:hf:DATASET[:CONFIG][@REVISION][#SPLIT] (MMLU, ARC or CSQA)",
+        kw_only=False)
     questions: int = option(default=20, range=COUNT, help="benchmark questions")
     subquestions: int = option(default=5, range=COUNT,
                                help="related questions per correctly answered one")
