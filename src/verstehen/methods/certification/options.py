@@ -43,7 +43,8 @@ from verstehen.methods.options import (
 from verstehen.models import Model
 from verstehen.scopes.base import Scope
 
-SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder), or "
+SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder, or "
+              "hf:DATASET[:CONFIG][@REVISION][#SPLIT]), or "
               "a concept such as game-theory/pure-nash or poetry/haiku/classify "
               "(`verstehen scopes` lists them)")
 MODEL_HELP = "provider/model"

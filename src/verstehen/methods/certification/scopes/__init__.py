@@ -56,7 +56,8 @@ _NAMED: dict[str, tuple[str, ScopeFactory]] = {
 # prefix -> (argument name, one-line description, factory)
 _PREFIXED: dict[str, tuple[str, str, ScopeFactory]] = {
     "mcq": ("<path>", "the questions of a CSQA/ARC jsonl, MMLU csv (file or folder) or MMLU "
-                      "jsonl(.gz) file, drawn with replacement", _mcq),
+                      "jsonl(.gz) file, or hf:DATASET[:CONFIG][@REVISION][#SPLIT] from the "
+                      "local Hugging Face cache, drawn with replacement", _mcq),
 }
 
 BUILTIN_SCOPES: dict[str, str] = {name: desc for name, (desc, _) in _NAMED.items()}
