@@ -40,12 +40,12 @@ METHODS = tuple(m.split(".")[2] for m in DECLARATIONS if m.startswith("verstehen
 CONTRACT, REGISTRY = "methods.contract", "methods.registry"
 # the contract every method builds on: what a method declares, and its options' mechanism
 CONTRACT_PARTS = (CONTRACT, "methods.options")
-SHARED = ("engine", "models", "domains", "scopes", "stats", "report", "data", "parse",
+SHARED = ("engine", "models", "domains", "scopes", "stats", "report", "text", "data", "parse",
           "grading", "results", "errors", "prompts", "textfiles")
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "grading.py", "parse.py",
                 "prompts.py", "py.typed", "results.py", "textfiles.py"}
 ROOT_PACKAGES = {"auditing", "cli", "data", "domains", "engine", "export", "methods", "models",
-                 "report", "scopes", "stats", "testing", "viewer"}
+                 "report", "scopes", "stats", "testing", "text", "viewer"}
 ABOVE_SHARED = ("methods", "auditing", "viewer", "cli", "api", "testing")
 ABOVE_METHODS = ("methods", "auditing", "viewer", "api", "testing")  # a method's cli.py uses cli/
 # module -> the modules it may import inside a function, and why

@@ -12,9 +12,9 @@ import pytest
 from verstehen.methods.consistency.api import consistency as run_consistency
 from verstehen.methods.consistency.breakdowns import by_concept, concept_counts
 from verstehen.methods.consistency.html import section
-from verstehen.methods.consistency.report import concept_text, consistency_text, summary_text
 from verstehen.methods.consistency.stats import AnchorResult, FactAnswer, consistency
 from verstehen.methods.consistency.summary import summarize_consistency
+from verstehen.methods.consistency.text import concept_text, consistency_text, summary_text
 from verstehen.report.html import Page
 from verstehen.testing.scripted import ScriptedModel
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from verstehen.engine.session import RunSettings
 from verstehen.methods.consistency.procedure import Anchor, ConsistencyPlan, combo_contexts
-from verstehen.methods.consistency.report import summary_text
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.run import load_anchors, run_consistency
+from verstehen.methods.consistency.text import summary_text
 from verstehen.models.base import Capabilities
 from verstehen.testing.scripted import ScriptedModel
 

@@ -12,14 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verstehen.methods.consistency.breakdowns import by_concept, by_relation, yes_no_bias
-from verstehen.methods.consistency.report import (
-    bias_text,
-    concept_text,
-    consistency_text,
-    plot_bias,
-    plot_relations,
-    relation_text,
-)
+from verstehen.methods.consistency.plots import plot_bias, plot_relations
 from verstehen.methods.consistency.stats import (
     AnchorResult,
     Consistency,
@@ -32,6 +25,12 @@ from verstehen.methods.consistency.stats import (
     majority_answer,
     relation_average,
     vote_answer,
+)
+from verstehen.methods.consistency.text import (
+    bias_text,
+    concept_text,
+    consistency_text,
+    relation_text,
 )
 from verstehen.report.figures import spread_labels
 from verstehen.results import from_jsonable

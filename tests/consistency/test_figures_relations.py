@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verstehen.methods.consistency import report
+from verstehen.methods.consistency import plots
 from verstehen.methods.consistency.breakdowns import (
     CCEntry,
     MajorityAnswers,
@@ -27,8 +27,8 @@ NONE = CCEntry(None, None, None, 0, None)
 
 @pytest.fixture
 def drawn(monkeypatch: pytest.MonkeyPatch) -> list:
-    """The figures the report module saves, each still written to its path."""
-    return figures_saved_by(monkeypatch, report)
+    """The figures the plots module saves, each still written to its path."""
+    return figures_saved_by(monkeypatch, plots)
 
 
 def relation(s_b: float, cc: float) -> RelationBreakdown:
@@ -46,7 +46,7 @@ def test_relation_labels_stay_below_the_title(drawn, tmp_path):
     # twelve relations near the top: spread upwards from their points, the labels and their
     # leader lines would run into the title
     rel = {f"relation {i}": relation(0.3 + 0.05 * i, 0.9 + 0.008 * i) for i in range(12)}
-    report.plot_relations(rel, tmp_path / "relations.png")
+    plots.plot_relations(rel, tmp_path / "relations.png")
     fig = drawn[0]
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
@@ -61,14 +61,14 @@ def test_relation_labels_stay_below_the_title(drawn, tmp_path):
 
 
 def test_the_diagonal_is_explained(drawn, tmp_path):
-    report.plot_relations({"used for": relation(0.5, 0.7)}, tmp_path / "relations.png")
+    plots.plot_relations({"used for": relation(0.5, 0.7)}, tmp_path / "relations.png")
     texts = legend_texts(drawn[0])
     assert any(t.startswith("y = x: as consistent as knowledgeable") for t in texts)
     assert any("95% bootstrap interval" in t and "± SE" in t for t in texts)
 
 
 def test_no_relation_to_plot_says_why(drawn, tmp_path):
-    report.plot_relations({"used for": RelationBreakdown(MeanEntry(0.5, 0.1, 3), NONE, NONE,
+    plots.plot_relations({"used for": RelationBreakdown(MeanEntry(0.5, 0.1, 3), NONE, NONE,
                                                          NONE)}, tmp_path / "relations.png")
     texts = [t.get_text() for t in drawn[0].axes[0].texts]
     assert texts == [t for t in texts if t.startswith("nothing to plot:\nno relation has")]
@@ -77,7 +77,7 @@ def test_no_relation_to_plot_says_why(drawn, tmp_path):
 
 def test_the_coin_flip_line_of_the_bias_figure_is_explained(drawn, tmp_path):
     side = RateEntry(0.7, 0.05, 10)
-    report.plot_bias(YesNoBias(MajorityAnswers(side, side, 0.7, 0), None, 0),
+    plots.plot_bias(YesNoBias(MajorityAnswers(side, side, 0.7, 0), None, 0),
                      tmp_path / "bias.png")
     assert legend_texts(drawn[0]) == ["0.5: a coin flip", "majority vote"]
 

@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from verstehen.errors import UserError
-from verstehen.methods.potemkin import report
+from verstehen.methods.potemkin import plots
+from verstehen.methods.potemkin import text as printout
 from verstehen.methods.potemkin.outputs import score_files
 from verstehen.methods.potemkin.stats import KeystoneExpansion, UseRecord, keystone_expansion
 from verstehen.results import from_jsonable
@@ -35,8 +36,8 @@ F = Fraction
 
 @pytest.fixture
 def drawn(monkeypatch: pytest.MonkeyPatch) -> list:
-    """The figures the report module saves, each still written to its path."""
-    return figures_saved_by(monkeypatch, report)
+    """The figures the plots module saves, each still written to its path."""
+    return figures_saved_by(monkeypatch, plots)
 
 
 def uses(model: str, concept: str, classify: list[int | None], task: str = "classify",
@@ -192,25 +193,25 @@ def test_the_definition_travels_in_json_and_old_summaries_read_as_all_uses(cli: 
            "models": ["M"], "dropped_models": [], "next_uses": 10}
     read = from_jsonable(KeystoneExpansion, old)
     assert read.definition == "all-uses" and read.points[0].left_out is None
-    assert "--expansion all-uses" in report.expansion_text(read)
-    assert report.expansion_text(read).splitlines()[2].split()[-1] == "—"  # left out unknown
+    assert "--expansion all-uses" in printout.expansion_text(read)
+    assert printout.expansion_text(read).splitlines()[2].split()[-1] == "—"  # left out unknown
 
 
 def test_the_text_says_which_definition(tmp_path: Path) -> None:
     records = uses("M", "p", [1, 1, 0])
-    paper = report.expansion_text(keystone_expansion(records, next_uses=2)).splitlines()
+    paper = printout.expansion_text(keystone_expansion(records, next_uses=2)).splitlines()
     assert paper[0].split() == ["k", "share", "understood", "n_eff", "pairs", "left", "out"]
     assert paper[2].split() == ["0", "0.44", f"({(F(4, 9) * F(5, 9)) ** 0.5:.2f})", "1.0",
                                 "1", "0"]
     assert "drawn with replacement" in paper[7] and "as the paper computes Figure 4" in paper[7]
-    every = report.expansion_text(keystone_expansion(records, next_uses=2,
+    every = printout.expansion_text(keystone_expansion(records, next_uses=2,
                                                      expansion="all-uses"))
     assert "drawn without replacement" in every and "--expansion all-uses" in every
 
 
 def test_no_model_above_chance_is_said(drawn, tmp_path):
     exp = keystone_expansion(uses("local/weak", "c", [1, 0]), ks=range(3), next_uses=2)
-    report.plot_expansion(exp, tmp_path / "k.png")
+    plots.plot_expansion(exp, tmp_path / "k.png")
     (text,) = [t for t in texts(drawn[0]) if t.startswith("nothing to plot:")]
     assert "no model's classify accuracy" in text.replace("\n", " ")
     assert "above chance (1/2)" in text.replace("\n", " ")
@@ -219,8 +220,8 @@ def test_no_model_above_chance_is_said(drawn, tmp_path):
 
 def test_too_few_answers_is_said_for_each_definition(drawn, tmp_path):
     one_each = uses("local/strong", "c1", [1]) + uses("local/strong", "c2", [1])
-    report.plot_expansion(keystone_expansion(one_each, ks=[1, 2]), tmp_path / "a.png")
-    report.plot_expansion(keystone_expansion(one_each, ks=[0], next_uses=20,
+    plots.plot_expansion(keystone_expansion(one_each, ks=[1, 2]), tmp_path / "a.png")
+    plots.plot_expansion(keystone_expansion(one_each, ks=[0], next_uses=20,
                                              expansion="all-uses"), tmp_path / "b.png")
     paper, every = (next(t for t in texts(fig) if t.startswith("nothing to plot:"))
                     .replace("\n", " ") for fig in drawn)
@@ -231,9 +232,9 @@ def test_too_few_answers_is_said_for_each_definition(drawn, tmp_path):
 def test_the_figure_names_its_definition_and_error_bars(drawn, tmp_path):
     strong = uses("local/strong", "c1", [1] * 4) + uses("local/strong", "c2", [1] * 4)
     weak = uses("local/weak", "c1", [1, 0, 0, 0])
-    report.plot_expansion(keystone_expansion(strong + weak, ks=range(3), next_uses=2),
+    plots.plot_expansion(keystone_expansion(strong + weak, ks=range(3), next_uses=2),
                           tmp_path / "k.png")
-    report.plot_expansion(keystone_expansion(strong, ks=range(3), next_uses=2,
+    plots.plot_expansion(keystone_expansion(strong, ks=range(3), next_uses=2,
                                              expansion="all-uses"), tmp_path / "all.png")
     fig = drawn[0]
     (legend,) = fig.legends

@@ -13,14 +13,8 @@ import pytest
 
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.html import grade_words
+from verstehen.methods.potemkin.plots import plot_expansion
 from verstehen.methods.potemkin.records import read_records, write_records
-from verstehen.methods.potemkin.report import (
-    expansion_text,
-    format_rate,
-    plot_expansion,
-    table1_text,
-    table6_text,
-)
 from verstehen.methods.potemkin.stats import (
     KeystoneExpansion,
     KeystoneShare,
@@ -36,6 +30,12 @@ from verstehen.methods.potemkin.stats import (
     potemkin_scores,
     table1,
     table6,
+)
+from verstehen.methods.potemkin.text import (
+    expansion_text,
+    format_rate,
+    table1_text,
+    table6_text,
 )
 
 # model A, domain lit: concept c1 passed the keystone, c2 did not; model B, domain game: g1 passed

@@ -16,8 +16,8 @@ import verstehen as vs
 from verstehen.auditing.summary import summarize_audit
 from verstehen.errors import CallFailed
 from verstehen.methods.potemkin.html import incoherence_link
-from verstehen.methods.potemkin.report import incoherence_words
 from verstehen.methods.potemkin.results import Incoherence
+from verstehen.methods.potemkin.text import incoherence_words
 from verstehen.report.html import Page
 from verstehen.testing.scripted import ScriptedModel
 from verstehen.viewer.page import build_page

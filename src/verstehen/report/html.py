@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 TEXT_LIMIT = 4000  # characters of one field a record panel shows (the run folder has it all)
 

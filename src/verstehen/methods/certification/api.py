@@ -42,8 +42,8 @@ from verstehen.methods.certification.run import criterion_of
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.methods.options import declared_function
-from verstehen.report.tables import plural
 from verstehen.results import JsonForm
+from verstehen.text.tables import plural
 from verstehen.textfiles import read_text
 
 __all__ = ["DEFAULT_FIRST_LOOK", "CertifyOptions", "MeanBounds", "NearbyCriterion",

@@ -37,11 +37,11 @@ from verstehen.methods.certification.parameters import (
     PlanParameters,
     ScoresParameters,
 )
-from verstehen.methods.certification.report import explain
 from verstehen.methods.certification.run import criterion_for
 from verstehen.methods.certification.scopes import SCOPE_HELP as SCOPE_LISTING
+from verstehen.methods.certification.text import explain
 from verstehen.models import DEFAULT_MODEL
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 
 def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 from verstehen.engine.store import RunStore
 from verstehen.methods.certification.procedure import deciding
 from verstehen.methods.certification.records import AnswerRecord, ReadAnswer, read_answers
-from verstehen.methods.certification.report import explain, unscored_lines
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
+from verstehen.methods.certification.text import explain, unscored_lines
 from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.report.html import Page, RecordView, badge, esc, num, table
 from verstehen.results import load_result

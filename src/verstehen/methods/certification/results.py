@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verstehen.methods.certification.report import scope_lines, verdict_table
 from verstehen.methods.certification.scope_result import FamilyScore as FamilyScore
 from verstehen.methods.certification.scope_result import RephraseCheck as RephraseCheck
 from verstehen.methods.certification.scope_result import ScopeResult
+from verstehen.methods.certification.text import scope_lines, verdict_table
 from verstehen.methods.certification.verdict import Criterion, Verdict
-from verstehen.report.display import Display, Table
 from verstehen.results import RunOutcome
+from verstehen.text.display import Display, Table
 
 
 @dataclass(frozen=True)

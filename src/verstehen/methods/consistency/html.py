@@ -10,7 +10,6 @@ from pathlib import Path
 from verstehen.engine.store import RunStore
 from verstehen.methods.consistency.breakdowns import CCEntry, RateEntry, concepts_in_facts
 from verstehen.methods.consistency.records import AnchorRecord, FactRecord, Record, typed
-from verstehen.methods.consistency.report import base_rate_warning, concept_selection
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import (
     LEVEL,
@@ -20,6 +19,7 @@ from verstehen.methods.consistency.stats import (
     scored_anchors,
 )
 from verstehen.methods.consistency.summary import read_results
+from verstehen.methods.consistency.text import base_rate_warning, concept_selection
 from verstehen.report.html import Page, RecordView, esc, figure, num, rate, table
 from verstehen.results import load_result
 

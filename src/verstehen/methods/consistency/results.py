@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from verstehen.methods.consistency.report import consistency_tables, summary_text
 from verstehen.methods.consistency.summary import ConsistencySummary
-from verstehen.report.display import Display, Table
+from verstehen.methods.consistency.text import consistency_tables, summary_text
 from verstehen.results import RunOutcome
+from verstehen.text.display import Display, Table
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
 from verstehen.methods.consistency.knowledge import KnowledgeBase, load_knowledge
+from verstehen.methods.consistency.plots import write_figures
 from verstehen.methods.consistency.procedure import (
     Anchor,
     ConsistencyPlan,
@@ -25,11 +26,10 @@ from verstehen.methods.consistency.procedure import (
     ask_anchors,
     build_anchors,
 )
-from verstehen.methods.consistency.report import write_figures
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.summary import summarize_consistency
 from verstehen.models import Model, model_name, split_name
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 
 def load_anchors(questions: Path | str | Sequence[MCQItem], kb: Path | str | KnowledgeBase,

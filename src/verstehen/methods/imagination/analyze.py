@@ -11,7 +11,6 @@ from verstehen.engine.store import default_runs_dir, new_run_id
 from verstehen.errors import UserError
 from verstehen.methods.imagination.plots import plot_length_ranks, plot_warmup
 from verstehen.methods.imagination.records import AnswerRecord, AnswerRunRecord, UsableQuestion
-from verstehen.methods.imagination.report import write_matrix
 from verstehen.methods.imagination.results import AnalyzeResult, MatrixResult, Pooling
 from verstehen.methods.imagination.runs import (
     ANSWER,
@@ -32,6 +31,7 @@ from verstehen.methods.imagination.stats import (
     pair_matrix,
     sort_kinds,
 )
+from verstehen.methods.imagination.text import write_matrix
 
 SIMILARITY = (*METHODS, "none")
 

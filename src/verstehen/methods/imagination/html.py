@@ -16,13 +16,13 @@ from verstehen.methods.imagination.records import (
     QuestionRecord,
     read_records,
 )
-from verstehen.methods.imagination.report import QTYPE_NAMES
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
 from verstehen.methods.imagination.runs import ANSWER, counted_once_by, read_runs, run_answers
 from verstehen.methods.imagination.stats import MatrixRow, pair_matrix
+from verstehen.methods.imagination.text import QTYPE_NAMES
 from verstehen.report.html import Page, RecordView, esc, figure, rate, table
-from verstehen.report.tables import plural
 from verstehen.results import load_result
+from verstehen.text.tables import plural
 
 Keep = Callable[[ImaginationRecord], bool]  # which records a link shows
 ANSWERED = ("correct", "wrong")

@@ -10,7 +10,7 @@ from verstehen.methods.imagination.cli import add_parsers
 from verstehen.methods.imagination.options import ImagineAnswerOptions, ImagineGenerateOptions
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
 from verstehen.methods.imagination.rows import ANSWER_ROWS, GENERATE_ROWS
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 GENERATE = RunKind(
     words=("imagine", "generate"), result=GenerateResult, section=html.generate_section,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 _QUESTION = re.compile(r"^(?:question|q)\s*(\d+)?\s*(?:[:.)]\s*(.*))?$", re.I)
 _CHOICE = re.compile(r"^(?:\(([A-H])\)|([A-H])([.):]))(?=\s|$)\s*(.*)$")

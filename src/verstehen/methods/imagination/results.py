@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.methods.imagination.pooling import Pooling
-from verstehen.methods.imagination.report import (
+from verstehen.methods.imagination.similarity import SimilarityTable
+from verstehen.methods.imagination.stats import (
+    DecileRates,
+    FictionRate,
+    LengthRanks,
+    MatrixRow,
+    PositionRanks,
+    PositionRates,
+)
+from verstehen.methods.imagination.text import (
     decile_tables,
     decile_text,
     fiction_table,
@@ -26,18 +35,9 @@ from verstehen.methods.imagination.report import (
     similarity_text,
     titled,
 )
-from verstehen.methods.imagination.similarity import SimilarityTable
-from verstehen.methods.imagination.stats import (
-    DecileRates,
-    FictionRate,
-    LengthRanks,
-    MatrixRow,
-    PositionRanks,
-    PositionRates,
-)
-from verstehen.report.display import Display, Table
-from verstehen.report.tables import plural
 from verstehen.results import JsonForm, RunOutcome, to_jsonable
+from verstehen.text.display import Display, Table
+from verstehen.text.tables import plural
 
 
 def _figures(matrix_png: Path | None, matrix_csv: Path | None) -> list[str]:

@@ -30,10 +30,10 @@ from verstehen.methods.imagination.records import (
     read_answer_run,
     read_question_run,
 )
-from verstehen.methods.imagination.report import write_matrix
 from verstehen.methods.imagination.results import AnswerResult, GenerateResult
 from verstehen.methods.imagination.runs import ANSWER, CONTENT_IDS, GENERATE, load_questions
 from verstehen.methods.imagination.stats import MatrixRow, fiction_rates, pair_matrix
+from verstehen.methods.imagination.text import write_matrix
 from verstehen.models import DEFAULT_MODEL, Model, model_name, split_name
 from verstehen.models.served_at import ServedModel, served_models
 

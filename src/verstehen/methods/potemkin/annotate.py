@@ -22,7 +22,6 @@ from verstehen.engine.store import RunStore
 from verstehen.engine.store.safe_files import is_regular, read_regular
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.lines import CertifiedAnswer, certified_answers
-from verstehen.methods.potemkin.report import format_rate
 from verstehen.methods.potemkin.results import PotemkinResult
 from verstehen.methods.potemkin.run import COMMAND
 from verstehen.methods.potemkin.stats import TASKS, PotemkinRate, potemkin_rates
@@ -32,7 +31,8 @@ from verstehen.methods.potemkin.summary import (
     latest,
     read_annotations,
 )
-from verstehen.report.tables import table
+from verstehen.methods.potemkin.text import format_rate
+from verstehen.text.tables import table
 from verstehen.textfiles import read_text
 
 AUDIT, CERTIFY = "audit", "certify"  # the commands of an audit folder and its certify lens

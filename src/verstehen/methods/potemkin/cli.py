@@ -36,9 +36,9 @@ from verstehen.methods.potemkin.options import (
     selfjudge_run,
 )
 from verstehen.methods.potemkin.outputs import score_files, summarize_run
-from verstehen.methods.potemkin.report import scores_text
 from verstehen.methods.potemkin.stats import EXPANSIONS, UNPARSED
-from verstehen.report.tables import plural
+from verstehen.methods.potemkin.text import scores_text
+from verstehen.text.tables import plural
 
 
 def model_run_flags(engine: Parser) -> Parser:

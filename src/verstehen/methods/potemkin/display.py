@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from verstehen.methods.potemkin.report import format_rate, scores_text
 from verstehen.methods.potemkin.stats import TASKS, PotemkinScores, Table1, Table6
-from verstehen.report.display import Display, Table
+from verstehen.methods.potemkin.text import format_rate, scores_text
+from verstehen.text.display import Display, Table
 
 
 def table1(t1: Table1) -> Table:

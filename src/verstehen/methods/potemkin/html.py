@@ -16,12 +16,6 @@ from verstehen.methods.potemkin.lines import (
     numbered_pairs,
     numbered_related,
 )
-from verstehen.methods.potemkin.report import (
-    expansion_rule,
-    incoherence_words,
-    pair_domain,
-    unreadable,
-)
 from verstehen.methods.potemkin.results import (
     Incoherence,
     IncoherenceResult,
@@ -30,9 +24,15 @@ from verstehen.methods.potemkin.results import (
 )
 from verstehen.methods.potemkin.stats import OVERALL, TASKS, PotemkinRate
 from verstehen.methods.potemkin.summary import final_grade, latest, read_annotations
+from verstehen.methods.potemkin.text import (
+    expansion_rule,
+    incoherence_words,
+    pair_domain,
+    unreadable,
+)
 from verstehen.report.html import Page, RecordView, esc, figure, num, rate, table
-from verstehen.report.tables import plural
 from verstehen.results import load_result
+from verstehen.text.tables import plural
 
 GRADE_WORDS = {True: "right", False: "wrong", None: "not graded yet"}
 # what an answer's panel says when no grader gave it a grade, by why not

@@ -15,8 +15,8 @@ from pathlib import Path
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
 from verstehen.engine.store.safe_files import read_regular
+from verstehen.methods.potemkin.plots import plot_expansion
 from verstehen.methods.potemkin.records import RECORDS_FILE, write_records
-from verstehen.methods.potemkin.report import plot_expansion
 from verstehen.methods.potemkin.results import PotemkinResult
 from verstehen.methods.potemkin.stats import PotemkinScores
 from verstehen.methods.potemkin.summary import PLOT_FILE, scores_of_files, summarize

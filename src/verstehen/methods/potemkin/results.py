@@ -13,7 +13,6 @@ from pathlib import Path
 from verstehen.engine.store import RunStore
 from verstehen.methods.potemkin.display import scores_tables
 from verstehen.methods.potemkin.incoherence_rate import Incoherence
-from verstehen.methods.potemkin.report import incoherence_words, pairs_by_domain, tables_text
 from verstehen.methods.potemkin.stats import (
     KeystoneExpansion,
     KeystoneShare,
@@ -22,9 +21,10 @@ from verstehen.methods.potemkin.stats import (
     Table1,
     Table6,
 )
-from verstehen.report.display import Display, Table
-from verstehen.report.tables import plural, table
+from verstehen.methods.potemkin.text import incoherence_words, pairs_by_domain, tables_text
 from verstehen.results import JsonForm, RunOutcome
+from verstehen.text.display import Display, Table
+from verstehen.text.tables import plural, table
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from verstehen.methods.imagination.stats import (
     PositionRates,
     sort_kinds,
 )
-from verstehen.report.display import Table
-from verstehen.report.tables import plural
+from verstehen.text.display import Table
+from verstehen.text.tables import plural
 
 QTYPE_NAMES = {"DQ": "direct questions", "CQ": "context questions",
                "SQ": "sequential questions"}

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from verstehen.report.tables import table
+from verstehen.text.tables import table
 
 
 class Printer(Protocol):

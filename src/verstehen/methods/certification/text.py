@@ -12,8 +12,8 @@ from verstehen.methods.certification.verdict import (
     SequentialLook,
     Verdict,
 )
-from verstehen.report.display import Table
-from verstehen.report.tables import plural
+from verstehen.text.display import Table
+from verstehen.text.tables import plural
 
 HEADER = ["scope", "verdict", "n", "mean score [L, U]", "ridiculous [L, U]", "decided by",
           "more"]
