@@ -10,7 +10,7 @@ import pytest
 from mypy import api
 
 from verstehen.methods.certification.decide import ExplainedFamily, certify_explained
-from verstehen.methods.certification.report import explain
+from verstehen.methods.certification.text import explain
 
 ROOT = Path(__file__).resolve().parent.parent
 

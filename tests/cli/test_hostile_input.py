@@ -27,7 +27,7 @@ import pytest
 import verstehen.cli.batch as batch_module
 from verstehen.engine.progress import PlainProgress
 from verstehen.engine.store import RunStore
-from verstehen.report.terminal import terminal_line, terminal_text
+from verstehen.text.terminal import terminal_line, terminal_text
 
 from conftest import PYTHON, Cli, cli_error
 

@@ -10,13 +10,13 @@ import pytest
 
 import verstehen as vs
 from verstehen.methods.certification.decide import certify
-from verstehen.methods.certification.report import verdict_row
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
+from verstehen.methods.certification.text import verdict_row
 from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.methods.imagination.parse import QuestionFailure, parse_question
 from verstehen.models import PROVIDERS
-from verstehen.report.tables import plural
 from verstehen.testing.scripted import ScriptedModel
+from verstehen.text.tables import plural
 
 from conftest import Cli, cli_error
 

@@ -15,19 +15,6 @@ from verstehen.methods.imagination.plots import (
     plot_matrix,
     plot_warmup,
 )
-from verstehen.methods.imagination.report import (
-    decile_text,
-    fiction_text,
-    format_rates,
-    length_rank_text,
-    matrix_text,
-    pooling_text,
-    position_rank_text,
-    position_text,
-    similarity_text,
-    write_matrix,
-    write_matrix_csv,
-)
 from verstehen.methods.imagination.results import Pooling
 from verstehen.methods.imagination.similarity import QmPairSimilarity
 from verstehen.methods.imagination.stats import (
@@ -39,6 +26,19 @@ from verstehen.methods.imagination.stats import (
     PositionRanks,
     PositionRates,
     pair_matrix,
+)
+from verstehen.methods.imagination.text import (
+    decile_text,
+    fiction_text,
+    format_rates,
+    length_rank_text,
+    matrix_text,
+    pooling_text,
+    position_rank_text,
+    position_text,
+    similarity_text,
+    write_matrix,
+    write_matrix_csv,
 )
 
 PNG = b"\x89PNG\r\n\x1a\n"

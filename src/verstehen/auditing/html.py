@@ -21,10 +21,10 @@ from verstehen.methods.certification.procedure import deciding
 from verstehen.methods.certification.records import ReadAnswer
 from verstehen.methods.potemkin.html import GradedAnswers, pair_view
 from verstehen.methods.potemkin.lines import PairRecord, numbered_pairs
-from verstehen.methods.potemkin.report import incoherence_words, unreadable
 from verstehen.methods.potemkin.stats import TASKS
+from verstehen.methods.potemkin.text import incoherence_words, unreadable
 from verstehen.report.html import Page, badge, esc, rate, table
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 
 class Lenses:

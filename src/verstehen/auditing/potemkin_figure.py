@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from verstehen.auditing.figure import WIDTH, Band, Column, Row, bands, key_of_models, row_labels
 from verstehen.auditing.results import TargetAudit, keystone_word
-from verstehen.methods.potemkin.report import unreadable
 from verstehen.methods.potemkin.stats import TASKS
+from verstehen.methods.potemkin.text import unreadable
 from verstehen.report.html import esc
 from verstehen.report.svg import (
     MUTED,

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from verstehen.methods.certification.report import truncated_line
 from verstehen.methods.certification.results import FamilyScore
+from verstehen.methods.certification.text import truncated_line
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
 from verstehen.methods.potemkin.results import Incoherence
 from verstehen.methods.potemkin.stats import PotemkinRate
-from verstehen.report.display import Display, Table
-from verstehen.report.tables import plural
 from verstehen.results import JsonForm, RunOutcome
+from verstehen.text.display import Display, Table
+from verstehen.text.tables import plural
 
 
 @dataclass(frozen=True)

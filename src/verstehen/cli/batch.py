@@ -54,9 +54,9 @@ from verstehen.models import DEFAULT_MODEL
 from verstehen.models.base import GenerateParams, Message, Model
 from verstehen.models.remote import without_credentials
 from verstehen.models.served_at import has_url
-from verstehen.report.tables import plural
-from verstehen.report.terminal import terminal_line
 from verstehen.results import JsonForm, json_key
+from verstehen.text.tables import plural
+from verstehen.text.terminal import terminal_line
 
 NONE = type(None)
 # the config keys a resume takes from run.json (`ResumedConfig`), and the types `batch` writes

@@ -23,7 +23,7 @@ from verstehen.models import DEFAULT_MODEL, split_name
 from verstehen.models.endpoints import one_or_several, read_url_list
 from verstehen.models.remote import base_url_address
 from verstehen.models.servers import SERVER_KINDS
-from verstehen.report.terminal import terminal_line
+from verstehen.text.terminal import terminal_line
 from verstehen.textfiles import surrogate_problem
 
 EXIT_USER_ERROR = 2

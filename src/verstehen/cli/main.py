@@ -33,7 +33,7 @@ from verstehen.engine.store.status import Run
 from verstehen.errors import UserError
 from verstehen.methods import registry
 from verstehen.methods.contract import AddParsers, Method
-from verstehen.report.terminal import terminal_line
+from verstehen.text.terminal import terminal_line
 
 EXIT_INTERRUPTED = 130
 EXIT_OUT_OF_RESOURCES = 1

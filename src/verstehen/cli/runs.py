@@ -9,8 +9,8 @@ from typing import TypeVar
 
 from verstehen.cli.flags import print_json
 from verstehen.engine.store import RunStore
-from verstehen.report.tables import plural
 from verstehen.results import RunResult
+from verstehen.text.tables import plural
 
 EXIT_CALL_FAILED = 1
 R = TypeVar("R", bound=RunResult)

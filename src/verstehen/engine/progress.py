@@ -20,8 +20,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, Task, TextColumn, TimeRemainingColumn
 from rich.text import Text
 
-from verstehen.report.tables import plural
-from verstehen.report.terminal import terminal_line
+from verstehen.text.tables import plural
+from verstehen.text.terminal import terminal_line
 
 NO_ETA = "no ETA yet (more calls may follow)"
 MORE = "(more calls may follow)"

@@ -40,7 +40,7 @@ from verstehen.models.base import (
     Model,
     Usage,
 )
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 
 @dataclass(slots=True)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from verstehen.cli.flags import Parser, print_json
-from verstehen.report.tables import table
+from verstehen.text.tables import table
 from verstehen.viewer.page import write_report
 from verstehen.viewer.runs import list_runs
 

@@ -11,8 +11,8 @@ from typing import Any
 from verstehen.engine.store import RunStore, default_runs_dir
 from verstehen.errors import UserError
 from verstehen.methods import registry
-from verstehen.report.tables import plural
 from verstehen.results import load_result
+from verstehen.text.tables import plural
 from verstehen.viewer.page import kind_of
 
 

@@ -14,7 +14,7 @@ from verstehen.domains.game_theory.parse_common import (
     _candidate,
     _Malformed,
 )
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 # ---------------------------------------------------------------- a. code literals
 

@@ -35,7 +35,7 @@ from verstehen.domains.poetry.rhyme import (
     rhyme_scheme,
     slant_rhyme,
 )
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 SONNET_PAIRS = ((0, 2), (1, 3), (4, 6), (5, 7), (8, 10), (9, 11), (12, 13))
 

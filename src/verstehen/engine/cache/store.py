@@ -22,7 +22,7 @@ from verstehen.engine.cache.schema import is_busy, migrate, user_error, warn
 from verstehen.engine.cache.values import CachedValue
 from verstehen.engine.cache.writes import Writes
 from verstehen.errors import UserError
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 BUSY_TIMEOUT = 30.0  # seconds of a locked file before the run says so; also the wait at close
 READ_TIMEOUT = 0.1  # a read waits this long on a lock (on the event loop), then is a miss

@@ -27,7 +27,7 @@ from verstehen.engine.cache.keys import RESPONSE_JSON, checksum, escaped_json
 from verstehen.engine.cache.pending import Entry, Waiter, settle, write_rows
 from verstehen.engine.cache.schema import is_busy, migrate, warn
 from verstehen.engine.cache.values import CachedValue, storable
-from verstehen.report.tables import plural
+from verstehen.text.tables import plural
 
 WRITE_ATTEMPT_TIMEOUT = 0.2  # sqlite's busy wait in one write attempt (writer thread)
 BACKOFF_FIRST, BACKOFF_CAP = 0.05, 2.0  # the writer's retry delays double between these
