@@ -35,7 +35,7 @@ def test_certify_scores_is_the_command_json(cli: Cli, tmp_path: Path, flags: lis
     done = cli(["certify", "--scores", str(scores), *flags, "--json"])
     assert done.returncode == 0, done.stderr
     result = vs.certify_scores(scores, **keywords)
-    assert isinstance(result, vs.ScoresVerdict)
+    assert isinstance(result, vs.CertifyScoresResult)
     assert json.loads(done.stdout) == result.to_dict()
     assert result.scores == scores
 

@@ -15,7 +15,7 @@ from potemkin.test_potemkin_cli import records_file
 import verstehen as vs
 from verstehen.auditing.text import show as show_audit
 from verstehen.methods.certification.results import CertifyResult
-from verstehen.methods.imagination.results import GenerateResult, QuestionCounts
+from verstehen.methods.imagination.results import ImagineGenerateResult, QuestionCounts
 from verstehen.results import load_result
 from verstehen.testing.scripted import ScriptedModel
 from verstehen.testing.stub_endpoints import StubEndpoints
@@ -128,7 +128,7 @@ def test_html_escapes_what_a_model_wrote(tmp_path: Path) -> None:
     name = "<script>alert(1)</script>"
     counts = QuestionCounts(asked=3, kept=1, slots=2, filled=1, dropped=2,
                             reasons={"<b>no choices</b>": 2}, failed=0)
-    result = GenerateResult(qm=name, by_type={"DQ": counts}, kept=1, failed_calls=0,
+    result = ImagineGenerateResult(qm=name, by_type={"DQ": counts}, kept=1, failed_calls=0,
                             run_dir=tmp_path, seconds=1.0, usage={})
     shown = result._repr_html_()
     assert "<script>" not in shown and "<b>" not in shown
@@ -166,10 +166,10 @@ def test_potemkin_runs_show_what_their_commands_printed(cli: Cli, tmp_path: Path
         inc = cli(["potemkin", "incoherence", *common, "--concepts", "game-theory/zero-sum",
                    "--per-concept", "2"])
     assert run.returncode == 0 and inc.returncode == 0, run.stderr + inc.stderr
-    from verstehen.methods.potemkin.results import IncoherenceResult, PotemkinResult
-    for done, kind in ((run, PotemkinResult), (inc, IncoherenceResult)):
+    from verstehen.methods.potemkin.results import PotemkinIncoherenceResult, PotemkinRunResult
+    for done, kind in ((run, PotemkinRunResult), (inc, PotemkinIncoherenceResult)):
         run_dir = Path(re.search(r"(\S*)/records\.jsonl", done.stdout).group(1))
         shows_as_printed(load_result(kind, run_dir), done.stdout)
-    shown = load_result(IncoherenceResult, run_dir)
+    shown = load_result(PotemkinIncoherenceResult, run_dir)
     overall = cells(shown._repr_html_())[-1]
     assert overall[0] == "Overall" and int(overall[2]) + int(overall[3]) == 4

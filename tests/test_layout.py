@@ -52,7 +52,7 @@ ABOVE_METHODS = ("methods", "auditing", "viewer", "api", "testing")  # a method'
 LAZY = {
     # the API (and with it every method) on first use of a name: `import verstehen.x.y` stays
     # cheap (test_importing_a_leaf_module_loads_little)
-    "verstehen": {"verstehen.api"},
+    "verstehen": {"verstehen.api", "warnings"},  # warnings: only when an old name is used
     "verstehen.models": {"verstehen.models.local", "verstehen.models.openai_api",
                          "verstehen.models.anthropic_api"},  # providers load their SDK/llama.cpp
     "verstehen.report.figures": {"matplotlib.backends.backend_agg",

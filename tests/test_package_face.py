@@ -6,16 +6,18 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+import pytest
+
 import verstehen as vs
 from verstehen.methods import registry
 
-METHOD_CALLS = ("certify", "audit", "potemkin", "potemkin_incoherence", "potemkin_selfjudge",
+METHOD_CALLS = ("certify", "audit", "potemkin_run", "potemkin_incoherence", "potemkin_selfjudge",
                 "imagine_generate", "imagine_answer", "consistency")
-FOLDER_READERS = ("potemkin_score", "potemkin_export_labels", "potemkin_import_labels",
+FOLDER_READERS = ("potemkin_score", "annotate_export", "annotate_import",
                   "imagine_matrix", "imagine_analyze", "write_report", "list_runs")
 # the twins of the commands that call no model: `certify --scores`, `bounds`, `plan`
-NO_MODEL_TWINS = {"certify_scores": "ScoresVerdict", "bounds": "MeanBounds",
-                  "plan": "QuestionsNeeded"}
+NO_MODEL_TWINS = {"certify_scores": "CertifyScoresResult", "bounds": "BoundsResult",
+                  "plan": "PlanResult"}
 PACKAGE = Path(vs.__file__).parent
 
 
@@ -64,3 +66,14 @@ def test_no_public_name_hides_a_module_of_the_package() -> None:
     find the function instead."""
     for name in vs.__all__:
         assert not (PACKAGE / name).exists() and not (PACKAGE / f"{name}.py").exists(), name
+
+
+def test_old_names_warn_and_are_the_new_ones() -> None:
+    """A name from before the naming rule still works for one release, with a
+    DeprecationWarning naming its new name; the new names follow the command's words."""
+    assert {"potemkin_run", "annotate_export", "PotemkinRunResult", "ImagineAnswerResult",
+            "CertifyScoresResult", "BoundsResult", "PlanResult"} <= set(vs.__all__)
+    for old, new in vs.DEPRECATED.items():
+        assert old not in vs.__all__, old
+        with pytest.warns(DeprecationWarning, match=f"verstehen.{new}"):
+            assert getattr(vs, old) is getattr(vs, new)

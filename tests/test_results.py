@@ -21,7 +21,7 @@ import pytest
 from verstehen.cli.runs import EXIT_CALL_FAILED, finish
 from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
-from verstehen.methods.potemkin.results import PotemkinResult
+from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.registry import is_built_in, methods, run_kind, run_kinds
 from verstehen.results import RunOutcome, RunResult, from_jsonable, load_result
 
@@ -94,7 +94,7 @@ def test_a_summary_without_the_asking_runs_figures_loads(tmp_path: Path) -> None
     folder.mkdir()
     (folder / "summary.json").write_text(json.dumps({**data, "seconds": None, "usage": None}),
                                          encoding="utf-8")
-    result = load_result(PotemkinResult, folder)
+    result = load_result(PotemkinRunResult, folder)
     assert (result.seconds, result.usage) == (None, None)
     assert list(result.to_dict()) == list(data)  # the keys, in the same order
 

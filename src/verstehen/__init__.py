@@ -10,6 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
+# names before the rule "a method's function and result are named by its command's words"
+# (`potemkin run` -> `potemkin_run`, `PotemkinRunResult`), kept for one release: each warns
+DEPRECATED = {
+    "potemkin": "potemkin_run", "potemkin_async": "potemkin_run_async",
+    "potemkin_export_labels": "annotate_export", "potemkin_import_labels": "annotate_import",
+    "PotemkinResult": "PotemkinRunResult", "IncoherenceResult": "PotemkinIncoherenceResult",
+    "SelfJudgeResult": "PotemkinSelfjudgeResult", "GenerateResult": "ImagineGenerateResult",
+    "AnswerResult": "ImagineAnswerResult", "MatrixResult": "ImagineMatrixResult",
+    "AnalyzeResult": "ImagineAnalyzeResult", "ScoresVerdict": "CertifyScoresResult",
+    "MeanBounds": "BoundsResult", "QuestionsNeeded": "PlanResult",
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -24,6 +35,12 @@ def __getattr__(name: str) -> Any:
         return ["__version__", *api.__all__]
     if name in api.__all__:
         return getattr(api, name)
+    if name in DEPRECATED:
+        import warnings
+
+        warnings.warn(f"verstehen.{name} is now verstehen.{DEPRECATED[name]}; the old name "
+                      "goes in the next release", DeprecationWarning, stacklevel=2)
+        return getattr(api, DEPRECATED[name])
     if name in globals():  # a submodule the API's import bound here (`vs.api`, `vs.models`)
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

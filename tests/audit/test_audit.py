@@ -194,9 +194,9 @@ def test_labels_imported_later_give_the_keystone_and_the_potemkin_rates(tmp_path
     model = ScriptedModel("scripted/oracle", reply=oracle(CONCEPTS[:1]))
     result = vs.audit(model, subjects=CONCEPTS[0], examples=0, **where(tmp_path))
     assert result.runs[0].incoherence is None and result.targets[0].incoherence is None
-    labels = vs.potemkin_export_labels(result.runs[0].potemkin)
+    labels = vs.annotate_export(result.runs[0].potemkin)
     label_all(labels, "yes")
-    vs.potemkin_import_labels(result.runs[0].potemkin, labels)
+    vs.annotate_import(result.runs[0].potemkin, labels)
     after = summarize_audit(result.run_dir)
     line = after.targets[0]
     assert line.keystone is True and after.definitions_waiting == 0

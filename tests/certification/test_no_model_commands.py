@@ -13,7 +13,7 @@ import pytest
 import verstehen as vs
 from verstehen.cli.main import build_parser
 from verstehen.methods.certification.options import CertifyOptions
-from verstehen.methods.certification.parameters import PlanParameters, ScoresParameters
+from verstehen.methods.certification.parameters import CertifyScoresParameters, PlanParameters
 from verstehen.methods.options import SHARED, declared
 
 from conftest import Cli
@@ -34,8 +34,8 @@ def test_the_criterion_is_declared_once_for_certify_plan_and_scores(name: str) -
     """certify, plan and certify --scores take each criterion parameter with one default,
     help, range and reader; --scores takes it from certify's flag."""
     assert declaration(PlanParameters, name) == declaration(CertifyOptions, name)
-    assert declaration(ScoresParameters, name) == declaration(CertifyOptions, name)
-    field = next(f for f in dataclasses.fields(ScoresParameters) if f.name == name)
+    assert declaration(CertifyScoresParameters, name) == declaration(CertifyOptions, name)
+    field = next(f for f in dataclasses.fields(CertifyScoresParameters) if f.name == name)
     meta = declared(field)
     assert meta is not None and meta.flag == SHARED
 

@@ -89,7 +89,7 @@ def test_one_choice_is_one_choice() -> None:
 def test_one_definition_not_graded_is_singular(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     model = ScriptedModel("scripted/poet", reply=lambda p: "ANSWER: Yes")
-    result = vs.potemkin(model, concepts="poetry/haiku", tasks="define,classify",
+    result = vs.potemkin_run(model, concepts="poetry/haiku", tasks="define,classify",
                          items_per_concept=1, runs_dir=tmp_path / "runs",
                          cache=tmp_path / "calls.sqlite")
     capsys.readouterr()

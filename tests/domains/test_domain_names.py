@@ -75,7 +75,7 @@ def _old_run(tmp_path: Path) -> Path:
     """A potemkin run on haiku, its records rewritten as a run before the rename wrote them."""
     model = ScriptedModel("scripted/poet", reply=lambda p: "ANSWER: Yes")
     judge = ScriptedModel("scripted/judge", reply=lambda p: "ANSWER: Yes")
-    result = vs.potemkin(model, concepts=HAIKU, tasks="define,classify", judge=judge,
+    result = vs.potemkin_run(model, concepts=HAIKU, tasks="define,classify", judge=judge,
                          items_per_concept=2, runs_dir=tmp_path / "runs",
                          cache=tmp_path / "calls.sqlite")
     path = result.run_dir / "records.jsonl"

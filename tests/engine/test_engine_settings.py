@@ -18,7 +18,7 @@ from verstehen.engine.settings import EngineKeywords, EngineSettings
 from verstehen.testing.scripted import ScriptedModel
 
 TOO_FEW = pytest.mark.filterwarnings("ignore:.*can decide nothing:UserWarning")  # 2 questions
-MODEL_CALLS = ("certify", "audit", "potemkin", "potemkin_incoherence", "potemkin_selfjudge",
+MODEL_CALLS = ("certify", "audit", "potemkin_run", "potemkin_incoherence", "potemkin_selfjudge",
                "imagine_generate", "imagine_answer", "consistency")
 
 

@@ -22,8 +22,8 @@ from verstehen.api import (
     consistency,
     imagine_answer,
     imagine_generate,
-    potemkin,
     potemkin_incoherence,
+    potemkin_run,
 )
 from verstehen.testing.scripted import ScriptedModel
 
@@ -62,7 +62,7 @@ Method = Callable[..., Any]
 METHODS: dict[str, Callable[[Path], Method]] = {
     "certify": lambda _: lambda m, **kw: certify(m, "arithmetic", questions=40, rid=0.2, pg=0.5,
                                                 rephrase=4, **kw),
-    "potemkin": lambda _: lambda m, **kw: potemkin(m, concepts="game-theory/pure-nash",
+    "potemkin": lambda _: lambda m, **kw: potemkin_run(m, concepts="game-theory/pure-nash",
                                                   **kw),
     "incoherence": lambda _: lambda m, **kw: potemkin_incoherence(
         m, concepts="game-theory/pure-nash", per_concept=3, **kw),

@@ -14,7 +14,7 @@ from potemkin.test_potemkin_api import answerer, relies_then_a
 import verstehen as vs
 from verstehen.methods.consistency.api import consistency
 from verstehen.methods.imagination.api import imagine_answer, imagine_generate
-from verstehen.methods.potemkin.api import potemkin, potemkin_incoherence, potemkin_selfjudge
+from verstehen.methods.potemkin.api import potemkin_incoherence, potemkin_run, potemkin_selfjudge
 from verstehen.testing.scripted import ScriptedModel
 
 from audit.test_audit import CONCEPTS, oracle
@@ -46,7 +46,7 @@ def _make(base: Path) -> dict[str, Path]:
         ScriptedModel("scripted/calc", reply=calculator), "arithmetic/small",
         questions=QUESTIONS, rephrase=REPHRASED, pg=0.6, rid=0.3, **where).run_dir}
     judge = ScriptedModel("scripted/judge", reply=lambda p: "ANSWER: Yes")
-    made["potemkin-run"] = potemkin(answerer(), concepts="game-theory/strict-dominance",
+    made["potemkin-run"] = potemkin_run(answerer(), concepts="game-theory/strict-dominance",
                                     items_per_concept=1, judge=judge, **where).run_dir
     made["potemkin-incoherence"] = potemkin_incoherence(
         ScriptedModel("scripted/maker", reply=zero_sum_maker), concepts="game-theory/zero-sum",

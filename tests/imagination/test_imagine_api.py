@@ -20,10 +20,10 @@ from verstehen.methods.imagination.api import (
     imagine_matrix,
 )
 from verstehen.methods.imagination.results import (
-    AnalyzeResult,
-    AnswerResult,
-    GenerateResult,
-    MatrixResult,
+    ImagineAnalyzeResult,
+    ImagineAnswerResult,
+    ImagineGenerateResult,
+    ImagineMatrixResult,
     Pooling,
 )
 from verstehen.results import from_jsonable
@@ -60,14 +60,14 @@ def info(run: Path) -> dict:
 
 
 @pytest.fixture
-def generated(tmp_path: Path) -> GenerateResult:
+def generated(tmp_path: Path) -> ImagineGenerateResult:
     """Two direct questions on each of two topics, from a scripted question model."""
     return imagine_generate(qm(), topics="physics,law", per_topic=2, kinds="direct",
                             **paths(tmp_path))
 
 
-def test_generate_returns_typed_counts_and_the_clis_run_folder(generated: GenerateResult):
-    assert isinstance(generated, GenerateResult)
+def test_generate_returns_typed_counts_and_the_clis_run_folder(generated: ImagineGenerateResult):
+    assert isinstance(generated, ImagineGenerateResult)
     assert generated.qm == "scripted/qm" and generated.kept == 4
     dq = generated.by_type["DQ"]
     assert (dq.asked, dq.kept, dq.slots, dq.filled, dq.dropped, dq.failed) == (4, 4, 4, 4, 0, 0)
@@ -78,7 +78,7 @@ def test_generate_returns_typed_counts_and_the_clis_run_folder(generated: Genera
     assert run["config"]["kinds"] == ["direct"] and run["config"]["topics"] == ["physics", "law"]
     summary = json.loads((generated.run_dir / "summary.json").read_text())
     assert summary == json.loads(json.dumps(generated.to_dict()))
-    assert from_jsonable(GenerateResult, summary) == generated
+    assert from_jsonable(ImagineGenerateResult, summary) == generated
     assert summary["run"] == str(generated.run_dir)
 
 
@@ -86,7 +86,7 @@ def test_answer_takes_a_generate_result_and_returns_the_matrix(generated, tmp_pa
     always_c = ScriptedModel("scripted/c", reply=lambda p: "Answer: C")
     result = imagine_answer(generated, models=[always_c, ScriptedModel("scripted/no", reply=(
         lambda p: "This concept does not exist."))], shuffle=False, **paths(tmp_path))
-    assert isinstance(result, AnswerResult)
+    assert isinstance(result, ImagineAnswerResult)
     rows = {r.am: r for r in result.matrix}
     assert (rows["scripted/c [native order]"].kappa, rows["scripted/c [native order]"].n) == (
         1.0, 4)
@@ -99,7 +99,7 @@ def test_answer_takes_a_generate_result_and_returns_the_matrix(generated, tmp_pa
     assert run["config"]["models"] == ["scripted/c", "scripted/no"]
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary == json.loads(json.dumps(result.to_dict()))
-    assert from_jsonable(AnswerResult, summary) == result
+    assert from_jsonable(ImagineAnswerResult, summary) == result
     assert list(summary["matrix"][0])[:5] == ["content", "qtype", "qm", "am", "n"]
     assert run["config"]["question_ids"] == "content"
 
@@ -109,13 +109,13 @@ def test_matrix_and_analyze_read_the_runs_as_the_cli_does(generated, tmp_path, c
                               models=ScriptedModel("scripted/a", reply=lambda p: "Answer: A"),
                               **paths(tmp_path))
     matrix = imagine_matrix(answered, out=tmp_path / "fig")
-    assert isinstance(matrix, MatrixResult) and matrix.matrix == answered.matrix
+    assert isinstance(matrix, ImagineMatrixResult) and matrix.matrix == answered.matrix
     assert matrix.matrix_csv == tmp_path / "fig" / "matrix.csv"
     done = cli(["imagine", "matrix", str(answered.run_dir), "--out", str(tmp_path / "fig"),
                 "--json"])
     assert json.loads(done.stdout) == json.loads(json.dumps(matrix.to_dict()))
     analysis = imagine_analyze([generated, answered.run_dir], out=tmp_path / "fig")
-    assert isinstance(analysis, AnalyzeResult)
+    assert isinstance(analysis, ImagineAnalyzeResult)
     (ranks,) = analysis.length_ranks
     assert (ranks.qm, ranks.content, ranks.qtype, ranks.fractions) == (
         "scripted/qm", "knowledge", "DQ", (0, 0, 0, 1.0))
@@ -159,7 +159,7 @@ def test_bad_input_is_refused_before_any_call(generated, tmp_path):
 
 
 def test_the_sync_api_runs_inside_a_running_event_loop(generated, tmp_path):
-    async def notebook_cell() -> AnswerResult:
+    async def notebook_cell() -> ImagineAnswerResult:
         return imagine_answer(generated, models=[qm()], **paths(tmp_path))
 
     inside = asyncio.run(notebook_cell())

@@ -23,7 +23,7 @@ import pytest
 
 from verstehen.cli.main import main
 from verstehen.methods.imagination.api import imagine_answer, imagine_generate
-from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 from verstehen.models import get_model
 from verstehen.testing.scripted import ScriptedModel
 
@@ -76,7 +76,7 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def generated(folders: dict[str, Path]) -> GenerateResult:
+def generated(folders: dict[str, Path]) -> ImagineGenerateResult:
     """The embedded model as question model, from Python."""
     return imagine_generate(MODEL, **GENERATE, **folders)
 
@@ -96,7 +96,7 @@ def answered(folders: dict[str, Path]) -> dict:
 
 
 @pytest.mark.slow
-def test_every_reply_is_recorded_with_its_status(generated: GenerateResult) -> None:
+def test_every_reply_is_recorded_with_its_status(generated: ImagineGenerateResult) -> None:
     """Each reply is kept (its stem and choices are in the reply) or dropped with a reason;
     a slot stops at its first kept question, else after `tries` draws."""
     records = records_of(generated.run_dir)
@@ -120,7 +120,7 @@ def test_every_reply_is_recorded_with_its_status(generated: GenerateResult) -> N
 
 
 @pytest.mark.slow
-def test_rerun_pays_for_nothing(generated: GenerateResult, folders: dict[str, Path]) -> None:
+def test_rerun_pays_for_nothing(generated: ImagineGenerateResult, folders: dict[str, Path]) -> None:
     """The same generation from the command line is served from the cache, with the same
     replies, into a run folder configured as the Python one."""
     again = in_process(GENERATE_ARGS, folders)
@@ -196,7 +196,7 @@ def test_matrix_pools_both_answer_runs(answered: dict, cli, tmp_path: Path) -> N
 def test_answer_from_python_returns_typed_rates(answered: dict) -> None:
     """imagine_answer on the embedded model: one typed matrix row whose counts and κ follow
     from the records, summary.json its JSON form, run.json as the command line writes it."""
-    letter: AnswerResult = answered["letter"]
+    letter: ImagineAnswerResult = answered["letter"]
     (row,) = letter.matrix
     assert (row.qtype, row.qm, row.am) == ("DQ", "scripted/qm", f"{MODEL} [letter]")
     answers = records_of(letter.run_dir)

@@ -22,7 +22,7 @@ from verstehen.methods.imagination.html import (
     generate_section,
     question_view,
 )
-from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 from verstehen.methods.imagination.runs import ANSWER, answer_records, read_runs
 from verstehen.methods.imagination.stats import MatrixRow, pair_matrix
 from verstehen.report.html import Page, rate
@@ -93,7 +93,7 @@ def self_contained(text: str) -> None:
 
 
 def test_generate_section_links_each_count_to_its_questions(runs):
-    result: GenerateResult = runs["generated"]
+    result: ImagineGenerateResult = runs["generated"]
     page = Page("questions")
     generate_section(result.run_dir, page)
     text, data = page.html(), book(page)
@@ -134,7 +134,7 @@ def test_generate_section_links_each_count_to_its_questions(runs):
 
 
 def test_answer_section_links_kappa_alpha_and_n_to_the_cells_answers(runs):
-    result: AnswerResult = runs["first"]
+    result: ImagineAnswerResult = runs["first"]
     page = Page("answers")
     answer_section(result.run_dir, page)
     text, data = page.html(), book(page)

@@ -22,7 +22,7 @@ from verstehen.methods.imagination.answer import (
 )
 from verstehen.methods.imagination.choices import am_label, present, shuffle_order
 from verstehen.methods.imagination.generate import GeneratePlan, question_id
-from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 from verstehen.methods.imagination.run import answer_questions, generate_questions
 from verstehen.methods.imagination.stats import FictionRate, MatrixRow
 from verstehen.parse import is_refusal
@@ -54,7 +54,7 @@ def question_run(tmp_path: Path, questions: list[dict]) -> Path:
 
 
 def answer_all(tmp_path: Path, models, questions, plan: AnswerPlan, judge=None
-               ) -> tuple[AnswerResult, list[dict]]:
+               ) -> tuple[ImagineAnswerResult, list[dict]]:
     """Answer the questions through the entry point; the result and the run's records."""
     run = question_run(tmp_path, questions)
     result = asyncio.run(answer_questions([run], models, plan, judge=judge,
@@ -62,13 +62,14 @@ def answer_all(tmp_path: Path, models, questions, plan: AnswerPlan, judge=None
     return result, list(RunStore(result.run_dir).records())
 
 
-def generate_all(tmp_path: Path, model, plan: GeneratePlan) -> tuple[GenerateResult, list[dict]]:
+def generate_all(tmp_path: Path, model, plan: GeneratePlan
+                 ) -> tuple[ImagineGenerateResult, list[dict]]:
     """Generate through the entry point; the result and the run's records."""
     result = asyncio.run(generate_questions(model, plan, settings=settings(tmp_path)))
     return result, list(RunStore(result.run_dir).records())
 
 
-def cell(result: AnswerResult, am: str) -> MatrixRow:
+def cell(result: ImagineAnswerResult, am: str) -> MatrixRow:
     """The single matrix row of the answer model whose label starts with `am`."""
     (row,) = [r for r in result.matrix if r.am.startswith(am)]
     return row

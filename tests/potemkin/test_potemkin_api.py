@@ -1,4 +1,4 @@
-"""Potemkin understanding from Python: `potemkin()`, `potemkin_incoherence()`,
+"""Potemkin understanding from Python: `potemkin_run()`, `potemkin_incoherence()`,
 `potemkin_selfjudge()`, `potemkin_score()` and the label round trip, with their `_async` twins.
 
 The scripted-model tests check each typed result against the run folder it wrote, and that a
@@ -19,22 +19,22 @@ from verstehen.domains.catalog import BY_KEY
 from verstehen.domains.registry import concept_tasks
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.api import (
-    potemkin,
-    potemkin_async,
-    potemkin_export_labels,
-    potemkin_import_labels,
+    annotate_export,
+    annotate_import,
     potemkin_incoherence,
     potemkin_incoherence_async,
+    potemkin_run,
+    potemkin_run_async,
     potemkin_score,
     potemkin_selfjudge,
     potemkin_selfjudge_async,
 )
 from verstehen.methods.potemkin.records import read_records
 from verstehen.methods.potemkin.results import (
-    IncoherenceResult,
     Keystone,
-    PotemkinResult,
-    SelfJudgeResult,
+    PotemkinIncoherenceResult,
+    PotemkinRunResult,
+    PotemkinSelfjudgeResult,
 )
 from verstehen.methods.potemkin.run import plan_run
 from verstehen.methods.potemkin.stats import PotemkinScores
@@ -85,15 +85,15 @@ def test_potemkin_run_waits_for_people_and_annotate_works_on_it(tmp_path: Path,
     """No judge: the definition waits; `verstehen annotate` exports it, a "yes" imported from
     the command line passes the keystone, and the tables follow."""
     model = answerer()
-    result = potemkin(model, concepts=CONCEPT, items_per_concept=1, **where(tmp_path))
-    assert isinstance(result, PotemkinResult) and result.failed_calls == 0
+    result = potemkin_run(model, concepts=CONCEPT, items_per_concept=1, **where(tmp_path))
+    assert isinstance(result, PotemkinRunResult) and result.failed_calls == 0
     assert result.keystones == (Keystone("scripted/answerer", CONCEPT, None),)
     assert result.waiting_for_keystone == {"classify": 1, "generate": 1, "edit": 1}
     assert result.scores is None and result.usage is not None
     assert result.usage["scripted/answerer"].calls == len(model.calls) == 4
     run, summary, records = folder(result.run_dir)
     assert summary == json.loads(json.dumps(result.to_dict()))
-    assert from_jsonable(PotemkinResult, summary) == result
+    assert from_jsonable(PotemkinRunResult, summary) == result
     assert run["command"] == "potemkin-run" and run["argv"] == []
     assert run["config"]["keystone_asked"] is True and run["config"]["judge"] is None
     assert run["config"]["tasks"] == ["define", "classify", "generate", "edit"]
@@ -118,14 +118,14 @@ def test_potemkin_run_waits_for_people_and_annotate_works_on_it(tmp_path: Path,
 
 
 def test_labels_from_python_recompute_the_result(tmp_path: Path) -> None:
-    """potemkin_export_labels writes RUN/to-label.csv; importing a "no" fails the keystone."""
-    result = potemkin(answerer(), concepts=[CONCEPT], items_per_concept=1, **where(tmp_path))
-    path = potemkin_export_labels(result)
+    """annotate_export writes RUN/to-label.csv; importing a "no" fails the keystone."""
+    result = potemkin_run(answerer(), concepts=[CONCEPT], items_per_concept=1, **where(tmp_path))
+    path = annotate_export(result)
     assert path == result.run_dir / "to-label.csv"
     assert [r["task"] for r in csv.DictReader(path.open())] == ["define"]
     label_all(path, "no")
-    after = potemkin_import_labels(result.run_dir, path)
-    assert isinstance(after, PotemkinResult) and after.run_dir == result.run_dir
+    after = annotate_import(result.run_dir, path)
+    assert isinstance(after, PotemkinRunResult) and after.run_dir == result.run_dir
     assert after.keystones == (Keystone("scripted/answerer", CONCEPT, False),)
     assert after.grades_by["human"] == 1 and after.usage == result.usage
     assert after.table1 is not None and after.table1["overall"]["classify"].excluded == 1
@@ -136,7 +136,7 @@ def test_score_reads_results_folders_and_files(tmp_path: Path) -> None:
     """potemkin_score of a result, of its folder and of its records file: the same tables; the
     plot is written where asked."""
     judge = ScriptedModel("scripted/judge", reply=lambda p: "ANSWER: Yes")
-    result = potemkin(answerer(), concepts=CONCEPT, items_per_concept=1, judge=judge,
+    result = potemkin_run(answerer(), concepts=CONCEPT, items_per_concept=1, judge=judge,
                       **where(tmp_path))
     assert result.scores is not None and result.plot == "keystone-expansion.png"
     scores = potemkin_score(result, plot=tmp_path / "k.png")
@@ -162,10 +162,10 @@ def test_incoherence_and_selfjudge_from_python(tmp_path: Path) -> None:
                           else "<OUTPUT>\n[[(1, -1), (-2, 2)], [(0, 0), (3, -3)]]")
     inc = potemkin_incoherence(model, concepts="game-theory/zero-sum", per_concept=1,
                                **where(tmp_path))
-    assert isinstance(inc, IncoherenceResult) and inc.overall.n == 2
+    assert isinstance(inc, PotemkinIncoherenceResult) and inc.overall.n == 2
     run, summary, _ = folder(inc.run_dir)
     assert summary == json.loads(json.dumps(inc.to_dict()))
-    assert from_jsonable(IncoherenceResult, summary) == inc
+    assert from_jsonable(PotemkinIncoherenceResult, summary) == inc
     assert run["command"] == "potemkin-incoherence"
     assert run["config"] == {"model": "scripted/m", "concepts": ["game-theory/zero-sum"],
                              "per_concept": 1, "temperature": 0.7, "max_tokens": None,
@@ -176,11 +176,11 @@ def test_incoherence_and_selfjudge_from_python(tmp_path: Path) -> None:
         {"label": lab, "text": f"choice {lab}"} for lab in "ABCDE"]}, "answerKey": "B"}) + "\n")
     sj = potemkin_selfjudge(ScriptedModel(reply=relies_then_a), f"mcq:{path}", questions=1,
                             subquestions=1, **where(tmp_path))
-    assert isinstance(sj, SelfJudgeResult) and sj.skipped == {"original answer wrong": 1}
+    assert isinstance(sj, PotemkinSelfjudgeResult) and sj.skipped == {"original answer wrong": 1}
     assert sj.potemkin_rate is None and sj.judge_accuracy is None
     run, summary, _ = folder(sj.run_dir)
     assert summary == json.loads(json.dumps(sj.to_dict()))
-    assert from_jsonable(SelfJudgeResult, summary) == sj
+    assert from_jsonable(PotemkinSelfjudgeResult, summary) == sj
     assert run["command"] == "potemkin-selfjudge"
     assert run["config"]["benchmark"] == f"mcq:{path}" and run["config"]["questions"] == 1
 
@@ -188,11 +188,11 @@ def test_incoherence_and_selfjudge_from_python(tmp_path: Path) -> None:
 def test_async_twins_and_a_running_loop(tmp_path: Path) -> None:
     """The _async twins give the same results; the synchronous ones work inside a running
     loop (a notebook cell), on a worker thread."""
-    async def cell() -> PotemkinResult:
-        return potemkin(answerer(), concepts=CONCEPT, items_per_concept=1, **where(tmp_path))
+    async def cell() -> PotemkinRunResult:
+        return potemkin_run(answerer(), concepts=CONCEPT, items_per_concept=1, **where(tmp_path))
 
     first = asyncio.run(cell())
-    awaited = asyncio.run(potemkin_async(answerer(), concepts=CONCEPT, items_per_concept=1,
+    awaited = asyncio.run(potemkin_run_async(answerer(), concepts=CONCEPT, items_per_concept=1,
                                          **where(tmp_path)))
     assert awaited.keystones == first.keystones and awaited.run_dir != first.run_dir
     assert awaited.usage is not None and awaited.usage["scripted/answerer"].cache_hits == 4
@@ -210,14 +210,14 @@ def test_async_twins_and_a_running_loop(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("call", "needle"), [
-    (lambda m, w: potemkin(m, tasks="define,explain", **w), "--tasks"),
-    (lambda m, w: potemkin(m, tasks=(), **w), "--tasks"),
-    (lambda m, w: potemkin(m, items_per_concept=0, **w), "items_per_concept"),
-    (lambda m, w: potemkin(m, max_tokens=0, **w), "max_tokens"),
-    (lambda m, w: potemkin(m, source="benchmark", **w), "--benchmark-dir"),
-    (lambda m, w: potemkin(m, source="elsewhere", **w), "source must be one of"),
-    (lambda m, w: potemkin(m, concepts="Quantum Haiku", **w), "Quantum Haiku"),
-    (lambda m, w: potemkin(m, concepts="psych/ikea-effect", **w), "--benchmark-dir"),
+    (lambda m, w: potemkin_run(m, tasks="define,explain", **w), "--tasks"),
+    (lambda m, w: potemkin_run(m, tasks=(), **w), "--tasks"),
+    (lambda m, w: potemkin_run(m, items_per_concept=0, **w), "items_per_concept"),
+    (lambda m, w: potemkin_run(m, max_tokens=0, **w), "max_tokens"),
+    (lambda m, w: potemkin_run(m, source="benchmark", **w), "--benchmark-dir"),
+    (lambda m, w: potemkin_run(m, source="elsewhere", **w), "source must be one of"),
+    (lambda m, w: potemkin_run(m, concepts="Quantum Haiku", **w), "Quantum Haiku"),
+    (lambda m, w: potemkin_run(m, concepts="psych/ikea-effect", **w), "--benchmark-dir"),
     (lambda m, w: potemkin_incoherence(m, per_concept=0, **w), "per_concept"),
     (lambda m, w: potemkin_incoherence(m, temperature=-1, **w), "temperature"),
     (lambda m, w: potemkin_incoherence(m, concepts="Quantum Haiku", **w), "Quantum Haiku"),
@@ -237,7 +237,7 @@ def test_potemkin_on_the_embedded_model(tmp_path: Path, cli: Cli) -> None:
     """One exact concept, one item per task: whatever the model writes, every answer is
     recorded, the use answers wait for the definition, a person's "yes" lets them count, and
     the command line's run of the same items is configured alike."""
-    result = potemkin(MODEL, concepts=CONCEPT, items_per_concept=1, max_tokens=48,
+    result = potemkin_run(MODEL, concepts=CONCEPT, items_per_concept=1, max_tokens=48,
                       **where(tmp_path))
     assert result.failed_calls == 0 and result.usage is not None
     assert result.usage[MODEL].calls == 4
@@ -247,9 +247,9 @@ def test_potemkin_on_the_embedded_model(tmp_path: Path, cli: Cli) -> None:
     assert sorted(r["task"] for r in records) == ["classify", "define", "edit", "generate"]
     assert all(r["text"] is not None and r["error"] is None for r in records)
 
-    path = potemkin_export_labels(result)
+    path = annotate_export(result)
     label_all(path, "yes")
-    after = potemkin_import_labels(result, path)
+    after = annotate_import(result, path)
     assert after.keystones == (Keystone(MODEL, CONCEPT, True),)
     assert after.counts is not None and after.counts.records == 3
     assert after.table1 is not None

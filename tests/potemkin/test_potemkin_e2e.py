@@ -45,7 +45,7 @@ def in_process(args: list[str], folders: list[str]) -> dict:
 
 
 @pytest.fixture(scope="module")
-def potemkin_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, list[str]]:
+def run_potemkin_options(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, list[str]]:
     """Two items per task of one exactly graded concept, the embedded model judging itself."""
     tmp = tmp_path_factory.mktemp("potemkin")
     folders = ["--runs-dir", str(tmp / "runs"), "--cache", str(tmp / "calls.sqlite")]
@@ -82,9 +82,9 @@ def check_tables(summary: dict, keystone: bool | None) -> None:
 
 
 @pytest.mark.slow
-def test_run_records_follow_from_the_answers(potemkin_run: tuple[dict, list[str]]) -> None:
+def test_run_records_follow_from_the_answers(run_potemkin_options: tuple[dict, list[str]]) -> None:
     """Every answer and the judge's verdict on the definition are recorded; the tables follow."""
-    summary, _ = potemkin_run
+    summary, _ = run_potemkin_options
     raw = records_of(summary["run"])
     answers = [r for r in raw if r["kind"] == "answer"]
     assert sorted(r["task"] for r in answers) == ["classify"] * 2 + ["define"] + \
@@ -98,9 +98,9 @@ def test_run_records_follow_from_the_answers(potemkin_run: tuple[dict, list[str]
 
 
 @pytest.mark.slow
-def test_rerun_is_served_from_the_cache(potemkin_run: tuple[dict, list[str]]) -> None:
+def test_rerun_is_served_from_the_cache(run_potemkin_options: tuple[dict, list[str]]) -> None:
     """The same command again pays for nothing and gives the same records."""
-    summary, folders = potemkin_run
+    summary, folders = run_potemkin_options
     again = in_process(RUN, folders)
     usage = again["usage"]["local/smollm2-135m"]
     assert usage["calls"] == usage["cache_hits"] == 8
@@ -109,11 +109,11 @@ def test_rerun_is_served_from_the_cache(potemkin_run: tuple[dict, list[str]]) ->
 
 
 @pytest.mark.slow
-def test_annotate_round_trip_and_score(potemkin_run: tuple[dict, list[str]], tmp_path: Path,
+def test_annotate_round_trip_and_score(run_potemkin_options: tuple[dict, list[str]], tmp_path: Path,
                                        cli: Cli) -> None:
     """Export the definition, label it yes, import: the keystone passes and kappa is reported;
     `potemkin score` on the run folder prints the tables."""
-    summary, _ = potemkin_run
+    summary, _ = run_potemkin_options
     run = summary["run"]
     out = tmp_path / "label.csv"
     done = cli(["annotate", "export", run, "--out", str(out)])

@@ -12,7 +12,7 @@ import pytest
 from verstehen.engine.session import RunSettings, Session
 from verstehen.methods.potemkin import selfjudge
 from verstehen.methods.potemkin.incoherence import IncoherencePlan, run_incoherence
-from verstehen.methods.potemkin.results import IncoherenceResult, PotemkinResult
+from verstehen.methods.potemkin.results import PotemkinIncoherenceResult, PotemkinRunResult
 from verstehen.methods.potemkin.run import plan_run, run_potemkin
 from verstehen.methods.potemkin.selfjudge import SelfJudgePlan, run_selfjudge
 from verstehen.scopes.mcq import MCQScope
@@ -38,7 +38,7 @@ def test_two_procedures_in_one_outer_session_count_their_own_calls(tmp_path: Pat
     model = ScriptedModel(reply=lambda p: "ANSWER: Yes" if p.startswith("Is the following")
                           else "<OUTPUT>\n[[(1, -1), (-2, 2)], [(0, 0), (3, -3)]]")
 
-    async def audit_like() -> tuple[PotemkinResult, IncoherenceResult]:
+    async def audit_like() -> tuple[PotemkinRunResult, PotemkinIncoherenceResult]:
         session = Session.start(settings(tmp_path))
         try:
             defined = await run_potemkin(model, plan_run(concepts=[CONCEPT], tasks=("define",)),

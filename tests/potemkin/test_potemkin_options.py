@@ -14,12 +14,12 @@ import pytest
 from verstehen.cli.main import build_parser
 from verstehen.cli.options import options_from
 from verstehen.errors import UserError
-from verstehen.methods.potemkin.api import potemkin, potemkin_incoherence, potemkin_selfjudge
+from verstehen.methods.potemkin.api import potemkin_incoherence, potemkin_run, potemkin_selfjudge
 from verstehen.methods.potemkin.lines import pair_lines, run_lines, selfjudge_lines
 from verstehen.methods.potemkin.options import (
-    IncoherenceOptions,
-    PotemkinOptions,
-    SelfJudgeOptions,
+    PotemkinIncoherenceOptions,
+    PotemkinRunOptions,
+    PotemkinSelfjudgeOptions,
 )
 
 
@@ -36,8 +36,8 @@ def test_run_options_are_the_same_from_both_faces() -> None:
                   "--concepts", "psych/ikea-effect", "--tasks", "define,edit",
                   "--source", "generated", "--items-per-concept", "3", "--unparsed", "exclude",
                   "--seed", "4", "--max-tokens", "9")
-    from_cli = options_from(PotemkinOptions, args)
-    from_python = PotemkinOptions("openai/m", judge="openai/j",
+    from_cli = options_from(PotemkinRunOptions, args)
+    from_python = PotemkinRunOptions("openai/m", judge="openai/j",
                                   judge_base_url="http://127.0.0.1:9/v1",
                                   concepts=["game-theory", "psych/ikea-effect"],
                                   tasks="define,edit", source="generated", items_per_concept=3,
@@ -49,12 +49,12 @@ def test_run_options_are_the_same_from_both_faces() -> None:
 def test_defaults_are_the_same_from_both_faces() -> None:
     """Nothing given: the paper's four tasks, 5 examples at 0.7, 20 questions of 5 related ones
     with the concept asked (the defaults `verstehen potemkin ... --help` states)."""
-    run = options_from(PotemkinOptions, parsed("potemkin", "run"))
-    assert run.values() == PotemkinOptions(run.model).values()
+    run = options_from(PotemkinRunOptions, parsed("potemkin", "run"))
+    assert run.values() == PotemkinRunOptions(run.model).values()
     assert run.tasks == ("define", "classify", "generate", "edit") and run.concepts is None
-    inc = options_from(IncoherenceOptions, parsed("potemkin", "incoherence"))
+    inc = options_from(PotemkinIncoherenceOptions, parsed("potemkin", "incoherence"))
     assert (inc.per_concept, inc.temperature) == (5, 0.7)
-    judge = options_from(SelfJudgeOptions, parsed("potemkin", "selfjudge", "--benchmark",
+    judge = options_from(PotemkinSelfjudgeOptions, parsed("potemkin", "selfjudge", "--benchmark",
                                                   "mcq:x.jsonl"))
     assert (judge.benchmark, judge.questions, judge.subquestions, judge.concept) == (
         "mcq:x.jsonl", 20, 5, "ask")
@@ -73,8 +73,8 @@ def test_temperature_above_ten_is_refused_on_both_faces(
 def test_api_functions_take_the_declared_parameters_and_say_them() -> None:
     """The model (and the benchmark) by position, the rest by keyword, each in the docstring."""
     with pytest.raises(TypeError):
-        potemkin("openai/m", "game-theory")  # type: ignore[misc]
-    for function, name in ((potemkin, "items_per_concept"), (potemkin_incoherence,
+        potemkin_run("openai/m", "game-theory")  # type: ignore[misc]
+    for function, name in ((potemkin_run, "items_per_concept"), (potemkin_incoherence,
                                                              "per_concept"),
                            (potemkin_selfjudge, "subquestions")):
         assert f"    {name}: " in (function.__doc__ or "")

@@ -25,11 +25,11 @@ from verstehen.methods.potemkin.results import (
     Agreement,
     CheckerView,
     Incoherence,
-    IncoherenceResult,
     JudgeSide,
     Keystone,
-    PotemkinResult,
-    SelfJudgeResult,
+    PotemkinIncoherenceResult,
+    PotemkinRunResult,
+    PotemkinSelfjudgeResult,
 )
 from verstehen.methods.potemkin.run import judge_prompt, plan_run, run_potemkin
 from verstehen.methods.potemkin.selfjudge import (
@@ -58,9 +58,9 @@ def run(coro):
     return asyncio.run(coro)
 
 
-def potemkin_run(tmp_path: Path, judge_says: str, *, wrong_classify: bool = False,
+def run_potemkin_options(tmp_path: Path, judge_says: str, *, wrong_classify: bool = False,
                  unparsed: str = "wrong",
-                 ) -> tuple[tuple[UseItem, ...], PotemkinResult, ScriptedModel]:
+                 ) -> tuple[tuple[UseItem, ...], PotemkinRunResult, ScriptedModel]:
     """Two strict-dominance items per task: classify and generate answered with the checker's
     reference replies (right), edit with garbage (unparsed)."""
     plan = plan_run(concepts=[CONCEPT], items_per_concept=2, unparsed=unparsed)
@@ -81,7 +81,7 @@ def potemkin_run(tmp_path: Path, judge_says: str, *, wrong_classify: bool = Fals
 def test_keystone_passed_and_reference_answers_give_zero_potemkin_rate(tmp_path: Path) -> None:
     """Right answers after a passed definition: rate 0, n 2; the two unreadable edits count as
     wrong (edit rate 1 - 0/2 = 1), as the paper drops only unreadable classifications."""
-    items, result, judge = potemkin_run(tmp_path, "ANSWER: Yes")
+    items, result, judge = run_potemkin_options(tmp_path, "ANSWER: Yes")
     assert [i.task for i in items] == ["define"] + ["classify"] * 2 + ["generate"] * 2 + \
         ["edit"] * 2
     assert len(judge.calls) == 1 and "Strict Dominance" in judge.calls[0]  # only the definition
@@ -110,7 +110,7 @@ def test_unparsed_exclude_leaves_the_unreadable_edits_out_and_survives_a_recompu
     """`unparsed="exclude"`: the two garbled edits leave the rate (n 0, no rate) but are still
     counted; run.json keeps the choice, so recomputing the folder (as `annotate import` does)
     gives the same table."""
-    _, result, _ = potemkin_run(tmp_path, "ANSWER: Yes", unparsed="exclude")
+    _, result, _ = run_potemkin_options(tmp_path, "ANSWER: Yes", unparsed="exclude")
     assert result.table1 is not None
     edit = result.table1["overall"]["edit"]
     assert (edit.rate, edit.n, edit.unparsed, edit.unparsed_wrong) == (None, 0, 2, False)
@@ -124,7 +124,7 @@ def test_unparsed_exclude_leaves_the_unreadable_edits_out_and_survives_a_recompu
 
 def test_wrong_classify_answers_double_into_the_classify_rate(tmp_path: Path) -> None:
     """Both classify answers wrong: accuracy 0, rate 2 x (1 - 0) = 2, SE 2 x 0 = 0."""
-    _, result, _ = potemkin_run(tmp_path, "ANSWER: Yes", wrong_classify=True)
+    _, result, _ = run_potemkin_options(tmp_path, "ANSWER: Yes", wrong_classify=True)
     assert result.table1 is not None
     classify = result.table1["overall"]["classify"]
     assert classify.rate == 2.0 and classify.se == 0.0 and classify.n == 2
@@ -132,7 +132,7 @@ def test_wrong_classify_answers_double_into_the_classify_rate(tmp_path: Path) ->
 
 def test_failed_keystone_excludes_every_use_answer(tmp_path: Path) -> None:
     """A definition the judge rejects: the use answers are kept with keystone 0, no rate."""
-    _, result, _ = potemkin_run(tmp_path, "ANSWER: No")
+    _, result, _ = run_potemkin_options(tmp_path, "ANSWER: No")
     records = read_records(result.run_dir / RECORDS_FILE)
     assert len(records) == 6 and not any(r.keystone for r in records)
     assert result.table1 is not None
@@ -142,7 +142,7 @@ def test_failed_keystone_excludes_every_use_answer(tmp_path: Path) -> None:
 
 def test_unreadable_judge_leaves_the_keystone_open(tmp_path: Path) -> None:
     """No Yes/No from the judge: use answers wait for the definition's grade."""
-    _, result, _ = potemkin_run(tmp_path, "hmm, hard to say")
+    _, result, _ = run_potemkin_options(tmp_path, "hmm, hard to say")
     assert (result.run_dir / RECORDS_FILE).read_text().splitlines() == [
         "model,domain,concept,task,keystone,correct"]
     assert sum(result.waiting_for_keystone.values()) == 6
@@ -153,7 +153,7 @@ def test_unreadable_judge_leaves_the_keystone_open(tmp_path: Path) -> None:
 
 def test_annotations_override_the_judge_and_report_kappa(tmp_path: Path) -> None:
     """Export lists the definition; a human "no" beats the judge's yes; kappa of judge vs human."""
-    _, result, _ = potemkin_run(tmp_path, "ANSWER: Yes")
+    _, result, _ = run_potemkin_options(tmp_path, "ANSWER: Yes")
     store = open_run(result.run_dir)
     out = tmp_path / "label.csv"
     assert export_items(store, out) == 1
@@ -177,7 +177,7 @@ def test_annotations_override_the_judge_and_report_kappa(tmp_path: Path) -> None
 
 def test_annotation_import_errors_name_file_and_line(tmp_path: Path) -> None:
     """A label that is not yes/no, an id from elsewhere, a missing column: one clear line."""
-    _, result, _ = potemkin_run(tmp_path, "ANSWER: Yes")
+    _, result, _ = run_potemkin_options(tmp_path, "ANSWER: Yes")
     store = open_run(result.run_dir)
     bad = tmp_path / "bad.csv"
     bad.write_text("id,label\ngame-theory/strict-dominance/define,maybe\n")
@@ -202,7 +202,7 @@ def test_incoherence_is_twice_the_mismatch_rate_and_the_checker_sees_wrong_examp
                           else ZERO_SUM)
     result = run(run_incoherence(model, IncoherencePlan(per_concept=3),
                                  concepts=["game-theory/zero-sum"], settings=settings(tmp_path)))
-    assert isinstance(result, IncoherenceResult) and result.model == "scripted/m"
+    assert isinstance(result, PotemkinIncoherenceResult) and result.model == "scripted/m"
     overall = result.overall
     assert isinstance(overall, Incoherence)
     assert overall.n == 6 and overall.incoherence == 1.0 and overall.unparsed == 0
@@ -262,7 +262,7 @@ def test_selfjudge_rate_pools_judgments_and_clusters_the_se(tmp_path: Path) -> N
     result = run(run_selfjudge(SystemAwareModel(reply), MCQScope(path),
                                SelfJudgePlan(questions=3, subquestions=2),
                                settings=settings(tmp_path)))
-    assert isinstance(result, SelfJudgeResult) and result.model == "scripted/sj"
+    assert isinstance(result, PotemkinSelfjudgeResult) and result.model == "scripted/sj"
     assert result.questions == 3 and result.answered_correctly == 2
     assert result.skipped == {"original answer wrong": 1}
     assert result.related_questions == 4 and result.judgments == 8

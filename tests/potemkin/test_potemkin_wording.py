@@ -131,7 +131,7 @@ def test_annotate_import_on_an_audit_prints_the_audits_rates(tmp_path: Path, cli
     model = ScriptedModel("scripted/oracle", reply=oracle((ZERO_SUM,)))
     audit = vs.audit(model, subjects=ZERO_SUM, examples=0, **where(tmp_path))
     folder = audit.runs[0].potemkin
-    labels = vs.potemkin_export_labels(folder)
+    labels = vs.annotate_export(folder)
     label_all(labels, "yes")
     done = cli(["annotate", "import", str(folder), str(labels)])
     assert done.returncode == 0, done.stderr
@@ -161,9 +161,9 @@ def graded_and_not(tmp_path: Path) -> tuple[Path, Path]:
     """Two runs of one concept, one item a task: the first's definition judged right, the
     second's not graded (no judge, no label)."""
     judge = ScriptedModel("scripted/judge", reply=lambda p: "ANSWER: Yes")
-    graded = vs.potemkin(answerer(), concepts=CONCEPT, items_per_concept=1, judge=judge,
+    graded = vs.potemkin_run(answerer(), concepts=CONCEPT, items_per_concept=1, judge=judge,
                          **where(tmp_path))
-    waiting = vs.potemkin(answerer(), concepts=CONCEPT, items_per_concept=2,
+    waiting = vs.potemkin_run(answerer(), concepts=CONCEPT, items_per_concept=2,
                           **where(tmp_path))
     assert graded.scores is not None and waiting.scores is None
     return graded.run_dir, waiting.run_dir

@@ -34,11 +34,11 @@ def every_method(tmp_path: Path, data) -> list[Path]:  # noqa: F811
     yes = ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes")
     runs = [vs.certify(yes, "game-theory/zero-sum/classify", questions=12, rephrase=0, rid=0.3,
                        **where).run_dir]
-    potemkin = vs.potemkin(answerer(), concepts="game-theory/strict-dominance",
+    potemkin = vs.potemkin_run(answerer(), concepts="game-theory/strict-dominance",
                            items_per_concept=1, **where)
-    labels = vs.potemkin_export_labels(potemkin)
+    labels = vs.annotate_export(potemkin)
     label_all(labels, "yes")
-    runs.append(vs.potemkin_import_labels(potemkin, labels).run_dir)
+    runs.append(vs.annotate_import(potemkin, labels).run_dir)
     runs.append(vs.potemkin_incoherence(yes, concepts="game-theory/zero-sum", per_concept=1,
                                         **where).run_dir)
     mcq = tmp_path / "dev.jsonl"

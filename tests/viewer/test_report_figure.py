@@ -166,9 +166,9 @@ def test_two_audit_folders_are_one_figure_and_one_table(tmp_path: Path, cli) -> 
 def test_the_potemkin_picture_shows_the_rates_of_the_records(tmp_path: Path) -> None:
     model = ScriptedModel("scripted/oracle", reply=oracle(CONCEPTS[:1]))
     result = vs.audit(model, subjects=CONCEPTS[0], **where(tmp_path))
-    labels = vs.potemkin_export_labels(result.runs[0].potemkin)
+    labels = vs.annotate_export(result.runs[0].potemkin)
     label_all(labels, "yes")  # the definition graded right, so the rates are counted
-    vs.potemkin_import_labels(result.runs[0].potemkin, labels)
+    vs.annotate_import(result.runs[0].potemkin, labels)
     html = vs.write_report(result.run_dir).read_text()
     page = Elements(html)
     (keystone, _), = page.marks("keystone")

@@ -38,4 +38,4 @@ AUDIT = RunKind(
     words=("audit",), result=AuditResult, section=html.section, compare=html.compare,
     headline=lambda r: decision_counts(t.decision for t in r.targets), drawn_as=drawn_as,
     inner_runs=lens_runs, options=AuditOptions, api=audit, rows=AUDIT_ROWS)
-METHOD = Method("audit", add_parsers, (AUDIT,), help_place=10)
+METHOD = Method("auditing", add_parsers, (AUDIT,), help_place=10)

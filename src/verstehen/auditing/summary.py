@@ -23,7 +23,7 @@ from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.methods.potemkin.incoherence import COMMAND as INCOHERENCE
 from verstehen.methods.potemkin.incoherence import checked, incoherence
 from verstehen.methods.potemkin.lines import PairRecord, pair_lines
-from verstehen.methods.potemkin.results import PotemkinResult
+from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.potemkin.run import COMMAND as POTEMKIN
 from verstehen.methods.potemkin.stats import UseRecord, potemkin_rates
 from verstehen.results import load_result
@@ -169,7 +169,7 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
                 answers.setdefault(record["scope"], []).append(record)
         keystones: dict[str, bool | None] = {}
         if lenses.potemkin is not None and (lenses.potemkin / "summary.json").is_file():
-            potemkin = load_result(PotemkinResult, lenses.potemkin)  # current after labels
+            potemkin = load_result(PotemkinRunResult, lenses.potemkin)  # current after labels
             keystones = {canonical_name(k.concept): k.keystone for k in potemkin.keystones}
             failed += potemkin.failed_calls
         pairs = None

@@ -30,8 +30,8 @@ from verstehen.methods.certification.options import CertifyOptions, certify, cer
 from verstehen.methods.certification.parameters import (
     DEFAULT_FIRST_LOOK,
     BoundsParameters,
+    CertifyScoresParameters,
     PlanParameters,
-    ScoresParameters,
 )
 from verstehen.methods.certification.plan import (
     nearby_criterion,
@@ -46,13 +46,23 @@ from verstehen.results import JsonForm
 from verstehen.text.tables import plural
 from verstehen.textfiles import read_text
 
-__all__ = ["DEFAULT_FIRST_LOOK", "CertifyOptions", "MeanBounds", "NearbyCriterion",
-           "QuestionsNeeded", "ScoresVerdict", "bounds", "certify", "certify_async",
-           "certify_scores", "plan"]
+__all__ = [
+    "DEFAULT_FIRST_LOOK",
+    "BoundsResult",
+    "CertifyOptions",
+    "CertifyScoresResult",
+    "NearbyCriterion",
+    "PlanResult",
+    "bounds",
+    "certify",
+    "certify_async",
+    "certify_scores",
+    "plan",
+]
 
 
 @dataclass(frozen=True)
-class ScoresVerdict(JsonForm):
+class CertifyScoresResult(JsonForm):
     """A verdict decided from given scores: the file they came from (None when given as
     numbers) and the verdict."""
 
@@ -60,7 +70,7 @@ class ScoresVerdict(JsonForm):
     verdict: Verdict
 
 
-def scores_decision(given: ScoresParameters) -> ScoresVerdict:
+def scores_decision(given: CertifyScoresParameters) -> CertifyScoresResult:
     """Decide from scores already graded (numbers in [0, 1], or a file of them: one a line,
     JSONL with "score", or a run's records.jsonl, whose asked answers of `scope` count):
     Procedure 4.1 on them all, or with `sequential` the looks at `first_look`, twice that, ...
@@ -76,12 +86,12 @@ def scores_decision(given: ScoresParameters) -> ScoresVerdict:
             raise UserError("scope picks the answers of one scope from a run's records.jsonl; "
                             "scores given as numbers have none: leave it out")
         path, values = None, checked_scores(scores)
-    return ScoresVerdict(path, scores_verdict(values, criterion, sequential=given.sequential,
+    return CertifyScoresResult(path, scores_verdict(values, criterion, sequential=given.sequential,
                                               first_look=given.first_look,
                                               max_questions=given.max_questions))
 
 
-certify_scores = declared_function(ScoresParameters, scores_decision, "certify_scores")
+certify_scores = declared_function(CertifyScoresParameters, scores_decision, "certify_scores")
 
 
 def checked_scores(scores: Sequence[float]) -> list[float]:
@@ -175,7 +185,7 @@ def _asked_answers(path: Path, rows: list[tuple[int, Any]], scope: str | None
 
 
 @dataclass(frozen=True)
-class MeanBounds(JsonForm):
+class BoundsResult(JsonForm):
     """Chernoff (KL) and Hoeffding bounds on the mean of `n` samples in [0, 1], each holding
     with probability at least 1 - delta (Hoeffding's may leave [0, 1]: then uninformative)."""
 
@@ -188,10 +198,10 @@ class MeanBounds(JsonForm):
     hoeffding_upper: float
 
 
-def mean_bounds(given: BoundsParameters) -> MeanBounds:
+def mean_bounds(given: BoundsParameters) -> BoundsResult:
     """L and U (Chernoff) and Hoeffding's interval for a mean observed over `n` samples."""
     mean, n, delta = given.mean, given.n, given.delta
-    return MeanBounds(mean, n, delta,
+    return BoundsResult(mean, n, delta,
                       float(chernoff_lower(mean, n, delta)), float(chernoff_upper(mean, n, delta)),
                       float(hoeffding_lower(mean, n, delta)),
                       float(hoeffding_upper(mean, n, delta)))
@@ -211,7 +221,7 @@ class NearbyCriterion(JsonForm):
 
 
 @dataclass(frozen=True)
-class QuestionsNeeded(JsonForm):
+class PlanResult(JsonForm):
     """How many questions a verdict likely needs at a criterion, given the expected rates:
     at a fixed n and by the sequential looks (None: no number will likely decide; then
     `nearby` names a criterion that would, where there is one)."""
@@ -229,7 +239,7 @@ class QuestionsNeeded(JsonForm):
     nearby: NearbyCriterion | None
 
 
-def questions_needed(given: PlanParameters) -> QuestionsNeeded:
+def questions_needed(given: PlanParameters) -> PlanResult:
     """The questions a verdict at (pg, rid, delta) likely needs, fixed and sequential, for a
     model of the expected mean score and ridiculous rate; `power` is the chance the verdict
     comes by then (0.5: the expected rates plugged in)."""
@@ -246,7 +256,7 @@ def questions_needed(given: PlanParameters) -> QuestionsNeeded:
                 else "does not understand")
     near = None if fixed is not None else nearby_criterion(criterion, score, rid, first=first,
                                                            power=power)
-    return QuestionsNeeded(
+    return PlanResult(
         criterion.pg, criterion.rid, criterion.delta, score, rid, power, expected, fixed,
         sequential, first,
         None if near is None else NearbyCriterion(near.criterion.pg, near.criterion.rid,

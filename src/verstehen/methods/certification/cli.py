@@ -20,7 +20,7 @@ from verstehen.cli.runs import EXIT_CALL_FAILED, finish
 from verstehen.errors import UserError
 from verstehen.methods.certification.api import (
     NearbyCriterion,
-    QuestionsNeeded,
+    PlanResult,
     mean_bounds,
     questions_needed,
     scores_decision,
@@ -34,8 +34,8 @@ from verstehen.methods.certification.options import (
 from verstehen.methods.certification.parameters import (
     SCORES_HELP,
     BoundsParameters,
+    CertifyScoresParameters,
     PlanParameters,
-    ScoresParameters,
 )
 from verstehen.methods.certification.run import criterion_for
 from verstehen.methods.certification.scopes import SCOPE_HELP as SCOPE_LISTING
@@ -115,7 +115,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _on_threshold(out: QuestionsNeeded) -> str:
+def _on_threshold(out: PlanResult) -> str:
     """Which expected rate sits on which threshold (or too near to tell apart)."""
     parts = []
     if out.expected_score <= out.pg:
@@ -125,7 +125,7 @@ def _on_threshold(out: QuestionsNeeded) -> str:
     return " and ".join(parts) or "the expected rates sit too near PG or RID"
 
 
-def _nearby_words(out: QuestionsNeeded, near: NearbyCriterion) -> str:
+def _nearby_words(out: PlanResult, near: NearbyCriterion) -> str:
     """The flags of a nearby criterion that decides, and the questions it then needs."""
     flags = " ".join(f"--{name} {new:g}" for name, old, new in (
         ("pg", out.pg, near.pg), ("rid", out.rid, near.rid)) if new != old)
@@ -165,7 +165,7 @@ def _certify_scores(args: argparse.Namespace) -> int:
         raise UserError("--scores decides from the file's scores: leave out --questions "
                         "and --explanations")
     # the criterion as resolved (a resumed run's own where the flags gave none)
-    done = scores_decision(options_from(ScoresParameters, args, pg=criterion.pg,
+    done = scores_decision(options_from(CertifyScoresParameters, args, pg=criterion.pg,
                                         rid=criterion.rid, delta=criterion.delta,
                                         rid_test_length=None))
     if args.json:

@@ -12,8 +12,8 @@ from verstehen.methods.certification.cli import add_parsers
 from verstehen.methods.certification.options import CertifyOptions, certify
 from verstehen.methods.certification.parameters import (
     BoundsParameters,
+    CertifyScoresParameters,
     PlanParameters,
-    ScoresParameters,
 )
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.rows import CERTIFY_ROWS
@@ -36,5 +36,5 @@ CERTIFY = RunKind(
 # (--scores and those of CertifyOptions) give its parameters
 COMMANDS = (Command(("plan",), PlanParameters, plan),
             Command(("bounds",), BoundsParameters, bounds),
-            Command(("certify",), ScoresParameters, certify_scores))
+            Command(("certify",), CertifyScoresParameters, certify_scores))
 METHOD = Method("certification", add_parsers, (CERTIFY,), help_place=50, commands=COMMANDS)

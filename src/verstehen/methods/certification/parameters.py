@@ -98,7 +98,7 @@ class BoundsParameters(Parameters):
 
 
 @options_class
-class ScoresParameters(Parameters):
+class CertifyScoresParameters(Parameters):
     """The parameters of `verstehen certify --scores` and `certify_scores()`: the scores and
     the criterion. On the command line each is a flag of `certify` (--scores and --scope
     written by hand, the others CertifyOptions'), so none adds a flag of its own."""

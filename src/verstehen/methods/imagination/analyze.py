@@ -11,7 +11,7 @@ from verstehen.engine.store import default_runs_dir, new_run_id
 from verstehen.errors import UserError
 from verstehen.methods.imagination.plots import plot_length_ranks, plot_warmup
 from verstehen.methods.imagination.records import AnswerRecord, AnswerRunRecord, UsableQuestion
-from verstehen.methods.imagination.results import AnalyzeResult, MatrixResult, Pooling
+from verstehen.methods.imagination.results import ImagineAnalyzeResult, ImagineMatrixResult, Pooling
 from verstehen.methods.imagination.runs import (
     ANSWER,
     GENERATE,
@@ -57,7 +57,7 @@ def own_folder(command: str) -> Path:
     return folder
 
 
-def pool_matrix(runs: Sequence[Path], out: Path | None = None) -> MatrixResult:
+def pool_matrix(runs: Sequence[Path], out: Path | None = None) -> ImagineMatrixResult:
     """Answer runs pooled into one grid (each answer once); matrix.csv and matrix.png into
     `out` (default: a new folder of its own, see `own_folder`)."""
     if not runs:
@@ -68,7 +68,7 @@ def pool_matrix(runs: Sequence[Path], out: Path | None = None) -> MatrixResult:
     except ValueError as exc:  # an answer record no `imagine answer` writes
         raise UserError(f"{exc} in {', '.join(map(str, runs))}") from None
     csv, png = write_matrix(matrix, Path(out) if out else own_folder("imagine-matrix"))
-    return MatrixResult(matrix=matrix, matrix_csv=csv, matrix_png=png,
+    return ImagineMatrixResult(matrix=matrix, matrix_csv=csv, matrix_png=png,
                         pooling=pooling(records))
 
 
@@ -83,7 +83,7 @@ def length_deciles(answers: list[AnswerRecord]) -> tuple[DecileRates, ...]:
 
 
 def analyze_runs(runs: Sequence[Path], *, similarity: str = "tfidf",
-                 out: Path | None = None) -> AnalyzeResult:
+                 out: Path | None = None) -> ImagineAnalyzeResult:
     """Every analysis the runs (generate and/or answer) have data for; length-ranks.png and
     warm-up.png into `out` (default: a new folder of its own, see `own_folder`).
     `similarity`: tfidf, embeddings or none."""
@@ -112,7 +112,7 @@ def analyze_runs(runs: Sequence[Path], *, similarity: str = "tfidf",
         if positions or position_ranks:
             warmup = folder / "warm-up.png"
             plot_warmup(positions, position_ranks, warmup)
-    return AnalyzeResult(
+    return ImagineAnalyzeResult(
         length_ranks=ranks, length_ranks_png=png, deciles=deciles, positions=positions,
         position_ranks=position_ranks, warmup_png=warmup,
         fiction=fiction_rates([r for r in records.records if r["kind"] == "fiction"]),

@@ -22,7 +22,7 @@ from verstehen.methods.imagination.options import (
     imagine_generate_run,
     run_folders,
 )
-from verstehen.methods.imagination.results import AnalyzeResult, MatrixResult
+from verstehen.methods.imagination.results import ImagineAnalyzeResult, ImagineMatrixResult
 from verstehen.methods.options import api_functions
 
 __all__ = ["RunFolder", "imagine_analyze", "imagine_answer", "imagine_answer_async",
@@ -35,14 +35,14 @@ imagine_answer_async, imagine_answer = api_functions(
 
 
 def imagine_matrix(runs: RunFolder | Sequence[RunFolder], *,
-                   out: Path | str | None = None) -> MatrixResult:
+                   out: Path | str | None = None) -> ImagineMatrixResult:
     """Answer runs pooled into one QM x AM grid; matrix.csv and matrix.png into `out`
     (default: a new folder under the runs folder; the runs are only read)."""
     return pool_matrix(run_folders(runs), None if out is None else Path(out))
 
 
 def imagine_analyze(runs: RunFolder | Sequence[RunFolder], *, similarity: str = "tfidf",
-                    out: Path | str | None = None) -> AnalyzeResult:
+                    out: Path | str | None = None) -> ImagineAnalyzeResult:
     """Length ranks, rates by length and position, fictionality and question similarity
     (tfidf, embeddings or none) of generate and answer runs; length-ranks.png into `out`."""
     return analyze_runs(run_folders(runs), similarity=similarity,

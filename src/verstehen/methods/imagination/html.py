@@ -16,7 +16,7 @@ from verstehen.methods.imagination.records import (
     QuestionRecord,
     read_records,
 )
-from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 from verstehen.methods.imagination.runs import ANSWER, counted_once_by, read_runs, run_answers
 from verstehen.methods.imagination.stats import MatrixRow, pair_matrix
 from verstehen.methods.imagination.text import QTYPE_NAMES
@@ -144,7 +144,7 @@ def _repeats(records: Records) -> set[str]:
 def generate_section(run: Path, page: Page) -> None:
     """An `imagine generate` run: per question type, what was asked, kept (and repeated),
     dropped (and why) and which calls failed, each count linked to its question records."""
-    result = load_result(GenerateResult, run)
+    result = load_result(ImagineGenerateResult, run)
     records = Records.of_run(page, run)
     link, repeats = records.link, _repeats(records)
     rows = []
@@ -213,7 +213,7 @@ MATRIX_NOTE = ("κ: share correct of the answered (n answered); α: share answer
 def answer_section(run: Path, page: Page) -> None:
     """An `imagine answer` run: the matrix with κ, α and n linked to their answers, the figure,
     fictionality rates and the outcomes."""
-    result = load_result(AnswerResult, run)
+    result = load_result(ImagineAnswerResult, run)
     records = Records.of_run(page, run)
     body = matrix_table(result.matrix, records)
     if result.matrix_png is not None:

@@ -20,7 +20,7 @@ from verstehen.methods.imagination.generate import (
     STORY_TOPICS,
     GeneratePlan,
 )
-from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 from verstehen.methods.options import (
     COUNT,
     SEED,
@@ -37,14 +37,15 @@ TEMPERATURE = Range(0, 10)  # as the shared --temperature reads it
 SEED_HELP = ("seed of every draw the run makes (questions, their order, samples): the same "
              "seed asks the same again")
 MAX_TOKENS_HELP = "every reply's token budget, in place of each prompt's own"
-RunFolder = str | Path | GenerateResult | AnswerResult  # a run folder, or an earlier result
+# a run folder, or an earlier result
+RunFolder = str | Path | ImagineGenerateResult | ImagineAnswerResult
 
 
 def run_folders(runs: RunFolder | Sequence[RunFolder]) -> list[Path]:
     """Run folders given as paths or as the results of earlier steps."""
-    if isinstance(runs, (str, Path, GenerateResult, AnswerResult)):
+    if isinstance(runs, (str, Path, ImagineGenerateResult, ImagineAnswerResult)):
         runs = [runs]
-    return [r.run_dir if isinstance(r, (GenerateResult, AnswerResult)) else Path(r)
+    return [r.run_dir if isinstance(r, (ImagineGenerateResult, ImagineAnswerResult)) else Path(r)
             for r in runs]
 
 
@@ -142,7 +143,7 @@ def generate_plan(options: ImagineGenerateOptions) -> GeneratePlan:
 
 
 async def imagine_generate_run(options: ImagineGenerateOptions,
-                               settings: RunSettings) -> GenerateResult:
+                               settings: RunSettings) -> ImagineGenerateResult:
     """The question model writes `per_topic` questions per topic and kind (direct, context,
     sequential replies of five) about made-up concepts; topics and counts default to the
     paper's (17 subjects; 20, 20 and 10)."""
@@ -151,7 +152,7 @@ async def imagine_generate_run(options: ImagineGenerateOptions,
 
 
 async def imagine_answer_run(options: ImagineAnswerOptions,
-                             settings: RunSettings) -> AnswerResult:
+                             settings: RunSettings) -> ImagineAnswerResult:
     """Every answer model answers the questions of `imagine_generate` runs (their folders or
     results); κ and α per (qtype, QM, AM). `method`: generate, letter, perplexity or free."""
     plan = AnswerPlan(method=options.method, shuffle=options.shuffle, choice_e=options.choice_e,

@@ -61,7 +61,7 @@ class QuestionCounts(JsonForm):
 
 
 @dataclass(frozen=True)
-class GenerateResult(Display, RunOutcome):
+class ImagineGenerateResult(Display, RunOutcome):
     """A generate run: what the question model wrote, per question type (DQ, CQ, SQ)."""
 
     json_order = ("qm", "by_type", "kept", "failed_calls", "run_dir", "seconds", "usage")
@@ -90,7 +90,7 @@ class GenerateResult(Display, RunOutcome):
 
 
 @dataclass(frozen=True)
-class AnswerResult(Display, RunOutcome):
+class ImagineAnswerResult(Display, RunOutcome):
     """An answer run: κ and α per (content, qtype, QM, AM), answers counted by outcome,
     fictionality verdicts counted and as detection rates per (QM, AM), the figure files, and
     the questions of the question runs that repeated one already read (answered once)."""
@@ -128,7 +128,7 @@ class AnswerResult(Display, RunOutcome):
 
 
 @dataclass(frozen=True)
-class MatrixResult(Display, JsonForm):
+class ImagineMatrixResult(Display, JsonForm):
     """Answer runs pooled into one grid, its files (None when the runs hold no answer), and
     how the runs' answers were counted."""
 
@@ -150,7 +150,7 @@ class MatrixResult(Display, JsonForm):
 
 
 @dataclass(frozen=True)
-class AnalyzeResult(Display, JsonForm):
+class ImagineAnalyzeResult(Display, JsonForm):
     """The analyses of sections 3.1-3.4 over run folders; an analysis without data is empty.
 
     Length ranks of the designated answer (and the figure), κ and α by question length and by

@@ -13,7 +13,7 @@ from verstehen.methods.imagination.records import (
     read_answer_run,
     read_question_run,
 )
-from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 
 LETTERS = "ABCDE"
 
@@ -43,7 +43,7 @@ def generate_rows(run_dir: Path) -> list[SampleRow]:
     return rows
 
 
-def generate_results(result: GenerateResult) -> list[ResultGroup]:
+def generate_results(result: ImagineGenerateResult) -> list[ResultGroup]:
     """One group per question type (`asked`, `kept`, `slots`, `filled`, `dropped`, `failed`,
     `repeated`), and `kept` (every type's questions kept, `kept`)."""
     return [*(ResultGroup(qtype, {"asked": c.asked, "kept": c.kept, "slots": c.slots,
@@ -96,7 +96,7 @@ def _fiction_row(line: int, record: FictionRecord) -> SampleRow:
                   "am": record["am"], "topic": record["topic"], "error": record["error"]})
 
 
-def answer_results(result: AnswerResult) -> list[ResultGroup]:
+def answer_results(result: ImagineAnswerResult) -> list[ResultGroup]:
     """One group per cell of the matrix, `CONTENT/QTYPE/QM/AM` (`n`, `answered`, `declined`,
     `chose_e`, `unparsed`, `kappa`: the mean correctness of the answers given, `kappa_se`,
     `alpha`: the share answered of those answered or declined, `alpha_se`, `e_rate`), and

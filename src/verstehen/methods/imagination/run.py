@@ -30,7 +30,7 @@ from verstehen.methods.imagination.records import (
     read_answer_run,
     read_question_run,
 )
-from verstehen.methods.imagination.results import AnswerResult, GenerateResult
+from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 from verstehen.methods.imagination.runs import ANSWER, CONTENT_IDS, GENERATE, load_questions
 from verstehen.methods.imagination.stats import MatrixRow, fiction_rates, pair_matrix
 from verstehen.methods.imagination.text import write_matrix
@@ -47,7 +47,7 @@ def _check_names(models: Sequence[str | Model]) -> None:
 
 async def generate_questions(model: str | Model, plan: GeneratePlan, *,
                              base_url: str | Sequence[str] | None = None,
-                             settings: RunSettings | None = None) -> GenerateResult:
+                             settings: RunSettings | None = None) -> ImagineGenerateResult:
     """The question model writes the plan's questions into a new run folder; what was kept
     and dropped per question type, and why."""
     settings = settings or RunSettings()
@@ -62,9 +62,9 @@ async def generate_questions(model: str | Model, plan: GeneratePlan, *,
     async def ask(session: Session, store: RunStore, opened: Model) -> None:
         await run_generate(session.runner, opened, plan, store)
 
-    def finish(store: RunStore, opened: Model, made: Made) -> GenerateResult:
+    def finish(store: RunStore, opened: Model, made: Made) -> ImagineGenerateResult:
         by_type = count_questions(read_question_run(store))
-        return GenerateResult(qm=qm_label(opened.name, plan.temperature), by_type=by_type,
+        return ImagineGenerateResult(qm=qm_label(opened.name, plan.temperature), by_type=by_type,
                               kept=sum(t.kept for t in by_type.values()),
                               failed_calls=sum(t.failed for t in by_type.values()),
                               run_dir=made.run_dir, seconds=made.seconds, usage=made.usage)
@@ -92,10 +92,10 @@ def model_specs(models: Sequence[str | Model] | None,
 
 def _answer_result(records: list[AnswerRunRecord], matrix: tuple[MatrixRow, ...],
                    files: tuple[Path | None, Path | None], made: Made,
-                   repeated: int) -> AnswerResult:
+                   repeated: int) -> ImagineAnswerResult:
     answers = [r for r in records if r["kind"] == "answer"]
     fiction = [r for r in records if r["kind"] == "fiction"]
-    return AnswerResult(
+    return ImagineAnswerResult(
         matrix=matrix, outcomes=dict(Counter(r["outcome"] for r in answers)),
         fiction_verdicts=dict(Counter(r["verdict"] for r in fiction)),
         fiction=fiction_rates(fiction),
@@ -109,7 +109,7 @@ async def answer_questions(questions: Sequence[Path], models: Sequence[str | Mod
                            plan: AnswerPlan, *, judge: str | Model | None = None,
                            judge_base_url: str | Sequence[str] | None = None,
                            base_url: str | Sequence[str] | None = None,
-                           settings: RunSettings | None = None) -> AnswerResult:
+                           settings: RunSettings | None = None) -> ImagineAnswerResult:
     """Every answer model answers every usable question of the `imagine generate` runs (a
     question written twice once), into a new run folder with matrix.csv and matrix.png; κ and
     α per (content, qtype, QM, AM)."""
@@ -139,7 +139,7 @@ async def answer_questions(questions: Sequence[Path], models: Sequence[str | Mod
                   models: tuple[list[Model], Model | None]) -> None:
         await run_answer(session.runner, models[0], asked.records, plan, store, models[1])
 
-    def finish(store: RunStore, _: object, made: Made) -> AnswerResult:
+    def finish(store: RunStore, _: object, made: Made) -> ImagineAnswerResult:
         records = read_answer_run(store)
         matrix = pair_matrix([r for r in records if r["kind"] == "answer"])
         return _answer_result(records, matrix, write_matrix(matrix, store.path), made,

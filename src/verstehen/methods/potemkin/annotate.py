@@ -22,7 +22,7 @@ from verstehen.engine.store import RunStore
 from verstehen.engine.store.safe_files import is_regular, read_regular
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.lines import CertifiedAnswer, certified_answers
-from verstehen.methods.potemkin.results import PotemkinResult
+from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.potemkin.run import COMMAND
 from verstehen.methods.potemkin.stats import TASKS, PotemkinRate, potemkin_rates
 from verstehen.methods.potemkin.summary import (
@@ -141,7 +141,7 @@ def _run_info(folder: Path) -> dict[str, Any] | None:
     return json.loads(read_regular(path)) if is_regular(path) else None
 
 
-def audit_lens_rates(result: PotemkinResult) -> AuditLensRates | None:
+def audit_lens_rates(result: PotemkinRunResult) -> AuditLensRates | None:
     """When `result` is an audit's definitions folder (`<audit>/<model>/<run>`, asked only
     `define`), its concepts' rates as the audit computes them; None for any other run."""
     run, model_dir = result.run_dir, result.run_dir.parent
@@ -172,7 +172,7 @@ def audit_lens_rates(result: PotemkinResult) -> AuditLensRates | None:
     return AuditLensRates(model_dir.parent, certify, tuple(concepts))
 
 
-def audit_lens_text(result: PotemkinResult, lens: AuditLensRates) -> str:
+def audit_lens_text(result: PotemkinRunResult, lens: AuditLensRates) -> str:
     """An audit's definitions folder after `annotate import`: its keystones, then each
     concept's potemkin rates as the audit's table has them (of its certification answers)."""
     where = "" if lens.certify_dir is None else f" ({lens.certify_dir})"

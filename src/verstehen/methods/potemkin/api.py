@@ -1,6 +1,6 @@
 """Potemkin understanding from Python: `potemkin()` (define, then use), `potemkin_incoherence()`,
 `potemkin_selfjudge()`, `potemkin_score()` of records files, and the human labels of a run
-(`potemkin_export_labels()`, `potemkin_import_labels()`).
+(`annotate_export()`, `annotate_import()`).
 
 The three that call models are synchronous (they work inside a notebook's running loop too) and
 have `_async` twins; they call the entry points the CLI calls, so their run folders are the same
@@ -16,22 +16,22 @@ from verstehen.methods.options import api_functions
 from verstehen.methods.potemkin.annotate import export_items, import_labels, open_run
 from verstehen.methods.potemkin.display import PotemkinScoresShown
 from verstehen.methods.potemkin.options import (
-    IncoherenceOptions,
-    PotemkinOptions,
-    SelfJudgeOptions,
-    incoherence_run,
-    potemkin_run,
-    selfjudge_run,
+    PotemkinIncoherenceOptions,
+    PotemkinRunOptions,
+    PotemkinSelfjudgeOptions,
+    run_incoherence_options,
+    run_potemkin_options,
+    run_selfjudge_options,
 )
 from verstehen.methods.potemkin.outputs import score_files, summarize_run
-from verstehen.methods.potemkin.results import PotemkinResult
+from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.potemkin.stats import PotemkinScores
 
-RunFolder = str | Path | PotemkinResult
+RunFolder = str | Path | PotemkinRunResult
 
 
 def _folder(run: RunFolder) -> Path:
-    return run.run_dir if isinstance(run, PotemkinResult) else Path(run)
+    return run.run_dir if isinstance(run, PotemkinRunResult) else Path(run)
 
 
 def potemkin_score(records: RunFolder | Sequence[RunFolder], *, plot: Path | str | None = None,
@@ -42,13 +42,13 @@ def potemkin_score(records: RunFolder | Sequence[RunFolder], *, plot: Path | str
     empty `correct` of generate or edit counts as wrong (`unparsed="exclude"`: left out).
     `expansion="paper"` computes Figure 4 as the paper does (classify answers, the next ones
     drawn with replacement); "all-uses" counts generate and edit too, drawn without."""
-    given = [records] if isinstance(records, (str, Path, PotemkinResult)) else records
+    given = [records] if isinstance(records, (str, Path, PotemkinRunResult)) else records
     return PotemkinScoresShown.of(score_files([_folder(r) for r in given], plot=plot,
                        above_chance_only=above_chance_only, next_uses=next_uses,
                        unparsed=unparsed, expansion=expansion))
 
 
-def potemkin_export_labels(run: RunFolder, out: Path | str | None = None, *,
+def annotate_export(run: RunFolder, out: Path | str | None = None, *,
                            everything: bool = False) -> Path:
     """Write the answers people should label (definitions and judge-graded answers; with
     `everything`, all) as CSV, by default RUN/to-label.csv; the CSV's path."""
@@ -58,7 +58,7 @@ def potemkin_export_labels(run: RunFolder, out: Path | str | None = None, *,
     return path
 
 
-def potemkin_import_labels(run: RunFolder, labels: Path | str) -> PotemkinResult:
+def annotate_import(run: RunFolder, labels: Path | str) -> PotemkinRunResult:
     """Read the label column (yes or no) of an exported CSV into the run; the run's result
     recomputed (people's labels beat the judge's)."""
     store = open_run(_folder(run))
@@ -66,8 +66,9 @@ def potemkin_import_labels(run: RunFolder, labels: Path | str) -> PotemkinResult
     return summarize_run(store)
 
 
-potemkin_async, potemkin = api_functions(PotemkinOptions, potemkin_run, "potemkin")
+potemkin_run_async, potemkin_run = api_functions(PotemkinRunOptions, run_potemkin_options,
+                                                "potemkin_run")
 potemkin_incoherence_async, potemkin_incoherence = api_functions(
-    IncoherenceOptions, incoherence_run, "potemkin_incoherence")
+    PotemkinIncoherenceOptions, run_incoherence_options, "potemkin_incoherence")
 potemkin_selfjudge_async, potemkin_selfjudge = api_functions(
-    SelfJudgeOptions, selfjudge_run, "potemkin_selfjudge")
+    PotemkinSelfjudgeOptions, run_selfjudge_options, "potemkin_selfjudge")

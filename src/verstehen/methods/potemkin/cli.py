@@ -27,13 +27,13 @@ from verstehen.methods.potemkin.annotate import (
 )
 from verstehen.methods.potemkin.options import (
     UNPARSED_HELP,
-    IncoherenceOptions,
-    PotemkinOptions,
-    SelfJudgeOptions,
-    incoherence_run,
-    potemkin_run,
+    PotemkinIncoherenceOptions,
+    PotemkinRunOptions,
+    PotemkinSelfjudgeOptions,
+    run_incoherence_options,
     run_plan,
-    selfjudge_run,
+    run_potemkin_options,
+    run_selfjudge_options,
 )
 from verstehen.methods.potemkin.outputs import score_files, summarize_run
 from verstehen.methods.potemkin.stats import EXPANSIONS, UNPARSED
@@ -51,7 +51,7 @@ def model_run_flags(engine: Parser) -> Parser:
 
 def unparsed_flag(parser: argparse.ArgumentParser) -> None:
     """--unparsed wrong|exclude of `potemkin score`: what an unreadable generate or edit answer
-    counts as (`potemkin run` declares its own in PotemkinOptions)."""
+    counts as (`potemkin run` declares its own in PotemkinRunOptions)."""
     parser.add_argument("--unparsed", choices=UNPARSED, default="wrong",
                         help=f"{UNPARSED_HELP} (default wrong)")
 
@@ -64,7 +64,7 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                              required=True)
     run = sub.add_parser("run", parents=[model_run_flags(engine)],
                          help="define, classify, generate, edit per concept; tables")
-    add_options(run, PotemkinOptions)
+    add_options(run, PotemkinRunOptions)
     run.set_defaults(func=cmd_run)
 
     score = sub.add_parser("score", help="Table 1, Table 6 and keystone expansion of records")
@@ -88,12 +88,12 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
 
     inc = sub.add_parser("incoherence", parents=[model_run_flags(engine)],
                          help="generate an (non-)instance, then classify it: 2 x mismatch rate")
-    add_options(inc, IncoherenceOptions)
+    add_options(inc, PotemkinIncoherenceOptions)
     inc.set_defaults(func=cmd_incoherence)
 
     sj = sub.add_parser("selfjudge", parents=[model_run_flags(engine)],
                         help="lower bound: the model judges its own answers to related questions")
-    add_options(sj, SelfJudgeOptions)
+    add_options(sj, PotemkinSelfjudgeOptions)
     sj.set_defaults(func=cmd_selfjudge)
 
     ann = commands.add_parser("annotate", help="label a potemkin run's answers by hand")
@@ -115,14 +115,14 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Ask the items, grade, judge; print Table 1, Table 6 and the keystone expansion."""
-    options = options_from(PotemkinOptions, args)
+    options = options_from(PotemkinRunOptions, args)
     plan = run_plan(options)
     if plan.benchmark_items is not None:
         left = sum(plan.benchmark_skipped.values())
         print(f"benchmark: {plural(plan.benchmark_items, 'item')} read, "
               f"{plural(left, 'row')} left out (concepts outside the paper's final 32; counts "
               "by reason in run.json)", file=sys.stderr)
-    result = asyncio.run(potemkin_run(options, settings_from(args), plan=plan))
+    result = asyncio.run(run_potemkin_options(options, settings_from(args), plan=plan))
     return finish(args, result, lambda done: print(done.text()))
 
 
@@ -140,14 +140,14 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_incoherence(args: argparse.Namespace) -> int:
     """Generate instances and non-instances, have the model classify them; print Table 7."""
-    result = asyncio.run(incoherence_run(options_from(IncoherenceOptions, args),
+    result = asyncio.run(run_incoherence_options(options_from(PotemkinIncoherenceOptions, args),
                                          settings_from(args)))
     return finish(args, result, lambda done: print(done.text()))
 
 
 def cmd_selfjudge(args: argparse.Namespace) -> int:
     """The automatic lower bound on an MCQ benchmark."""
-    result = asyncio.run(selfjudge_run(options_from(SelfJudgeOptions, args),
+    result = asyncio.run(run_selfjudge_options(options_from(PotemkinSelfjudgeOptions, args),
                                        settings_from(args)))
     return finish(args, result, lambda done: print(done.text()))
 

@@ -18,9 +18,9 @@ from verstehen.methods.potemkin.lines import (
 )
 from verstehen.methods.potemkin.results import (
     Incoherence,
-    IncoherenceResult,
-    PotemkinResult,
-    SelfJudgeResult,
+    PotemkinIncoherenceResult,
+    PotemkinRunResult,
+    PotemkinSelfjudgeResult,
 )
 from verstehen.methods.potemkin.stats import OVERALL, TASKS, PotemkinRate
 from verstehen.methods.potemkin.summary import final_grade, latest, read_annotations
@@ -91,7 +91,7 @@ def _rate_cell(rate_: PotemkinRate, graded: GradedAnswers,
 Keystones = dict[tuple[str, str], bool | None]  # (model, concept) -> the definition's grade
 
 
-def _keystones(result: PotemkinResult) -> Keystones:
+def _keystones(result: PotemkinRunResult) -> Keystones:
     """Each (model, concept)'s keystone under the names answers carry now (`latest`)."""
     return {(k.model, canonical_name(k.concept)): k.keystone for k in result.keystones}
 
@@ -115,7 +115,7 @@ def _counted(graded: GradedAnswers, keystones: Keystones, model: str, task: str,
 
 def run_section(run: Path, page: Page) -> None:
     """A `potemkin run`: keystones, Tables 1 and 6, the keystone curve, who graded what."""
-    result = load_result(PotemkinResult, run)
+    result = load_result(PotemkinRunResult, run)
     graded = GradedAnswers(page, run)
     # the answers' names are the current ones (`latest`); an old summary's are mapped to them
     known = [replace(k, concept=canonical_name(k.concept)) for k in result.keystones]
@@ -192,7 +192,7 @@ def incoherence_link(page: Page, pairs: Sequence[tuple[str, PairRecord]],
 def incoherence_section(run: Path, page: Page) -> None:
     """A `potemkin incoherence` run: Table 7 with each rate (or why there is none) linked to
     its examples, and the checker's view."""
-    result = load_result(IncoherenceResult, run)
+    result = load_result(PotemkinIncoherenceResult, run)
     pairs = numbered_pairs(RunStore(run).records())
 
     def link(text: str, title: str, keep: Callable[[PairRecord], bool]) -> str:
@@ -229,7 +229,7 @@ def _judgment(of: str, verdict: bool | None, said: str | None) -> str:
 
 def selfjudge_section(run: Path, page: Page) -> None:
     """A `potemkin selfjudge` run: the lower bound and its two sides, linked to judgments."""
-    r = load_result(SelfJudgeResult, run)
+    r = load_result(PotemkinSelfjudgeResult, run)
     related = numbered_related(RunStore(run).records())
     ids = [page.book.record(f"{run}:{line}", RecordView(
         f"question {x['question_id']} · related {x['index']}", x["question"],
@@ -255,7 +255,7 @@ def selfjudge_section(run: Path, page: Page) -> None:
 NOT_GRADED = "not graded yet"
 
 
-def _definitions_cell(result: PotemkinResult, graded: GradedAnswers, model: str) -> str:
+def _definitions_cell(result: PotemkinRunResult, graded: GradedAnswers, model: str) -> str:
     """How many of the model's definitions are right, wrong and not graded yet, linked."""
     mine = [k.keystone for k in result.keystones if k.model == model]
     if not result.keystone_asked:
@@ -269,7 +269,7 @@ def _definitions_cell(result: PotemkinResult, graded: GradedAnswers, model: str)
 def _column(run: Path, page: Page) -> list[tuple[str, list[str]]]:
     """One run's columns (a model each): its definitions and Table 1 row, each rate linked to
     its answers; a run whose use answers are not graded yet says so, and what to do."""
-    result = load_result(PotemkinResult, run)
+    result = load_result(PotemkinRunResult, run)
     graded = GradedAnswers(page, run)
     keystones = _keystones(result)
     models = list(dict.fromkeys(k.model for k in result.keystones)) or [

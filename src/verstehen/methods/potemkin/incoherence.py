@@ -25,7 +25,7 @@ from verstehen.errors import UserError
 from verstehen.methods.potemkin.instances import INSTANCE_REQUESTS, instance_check
 from verstehen.methods.potemkin.items import resolve_concepts
 from verstehen.methods.potemkin.lines import PairRecord, pair_lines
-from verstehen.methods.potemkin.results import CheckerView, Incoherence, IncoherenceResult
+from verstehen.methods.potemkin.results import CheckerView, Incoherence, PotemkinIncoherenceResult
 from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.models.base import GenerateParams, Model, model_name, user
 from verstehen.parse import parse_yes_no
@@ -120,12 +120,13 @@ def checked(records: Sequence[PairRecord]) -> CheckerView:
 
 
 def summarize_incoherence(pairs: Sequence[PairRecord], *, model: str, run_dir: Path,
-                          seconds: float, usage: dict[str, ModelUsage]) -> IncoherenceResult:
+                          seconds: float, usage: dict[str, ModelUsage]
+                          ) -> PotemkinIncoherenceResult:
     """Incoherence per domain and overall (paper Table 7), plus the checker's view."""
     done = [_named_now(r) for r in pairs if r["error"] is None]
     by_domain = {DOMAINS[d]: incoherence([r for r in done if r["domain"] == d])
                  for d in DOMAINS if any(r["domain"] == d for r in done)}
-    return IncoherenceResult(
+    return PotemkinIncoherenceResult(
         model=model, by_domain=by_domain, overall=incoherence(done), checker=checked(done),
         unchecked_reasons=dict(Counter(
             r["check_reason"] for r in done
@@ -155,7 +156,7 @@ async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
                           concepts: str | Sequence[str] | None = None,
                           base_url: str | Sequence[str] | None = None,
                           settings: RunSettings | None = None,
-                          session: Session | None = None) -> IncoherenceResult:
+                          session: Session | None = None) -> PotemkinIncoherenceResult:
     """Generate and self-classify examples of each concept (keys, names or domains; default
     all 32) into a new run folder; incoherence per domain and overall. In an open `session`,
     it is left open."""
@@ -173,7 +174,7 @@ async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
     async def ask(session: Session, store: RunStore, opened: Model) -> None:
         await ask_pairs(session.runner, opened, picked, store, plan)
 
-    def finish(store: RunStore, _: object, made: Made) -> IncoherenceResult:
+    def finish(store: RunStore, _: object, made: Made) -> PotemkinIncoherenceResult:
         return summarize_incoherence(pair_lines(store.records()), model=name,
                                      run_dir=made.run_dir, seconds=made.seconds,
                                      usage=made.usage)

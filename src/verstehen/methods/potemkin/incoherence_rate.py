@@ -1,4 +1,4 @@
-"""An incoherence rate (paper Table 7): a piece of `IncoherenceResult` (results.py) that
+"""An incoherence rate (paper Table 7): a piece of `PotemkinIncoherenceResult` (results.py) that
 report.py puts into words without importing results.py."""
 
 from __future__ import annotations

@@ -8,31 +8,39 @@ from collections import Counter
 
 from verstehen.methods.contract import Method, RunKind
 from verstehen.methods.potemkin import html
-from verstehen.methods.potemkin.api import potemkin, potemkin_incoherence, potemkin_selfjudge
+from verstehen.methods.potemkin.api import potemkin_incoherence, potemkin_run, potemkin_selfjudge
 from verstehen.methods.potemkin.cli import add_parsers
-from verstehen.methods.potemkin.options import IncoherenceOptions, PotemkinOptions, SelfJudgeOptions
-from verstehen.methods.potemkin.results import IncoherenceResult, PotemkinResult, SelfJudgeResult
+from verstehen.methods.potemkin.options import (
+    PotemkinIncoherenceOptions,
+    PotemkinRunOptions,
+    PotemkinSelfjudgeOptions,
+)
+from verstehen.methods.potemkin.results import (
+    PotemkinIncoherenceResult,
+    PotemkinRunResult,
+    PotemkinSelfjudgeResult,
+)
 from verstehen.methods.potemkin.rows import INCOHERENCE_ROWS, RUN_ROWS, SELFJUDGE_ROWS
 from verstehen.report.html import num
 
 
-def keystone_counts(result: PotemkinResult) -> str:
+def keystone_counts(result: PotemkinRunResult) -> str:
     """How the definitions were graded, commonest first ("definitions 3 right, 1 wrong")."""
     counts = Counter({True: "right", False: "wrong", None: "ungraded"}[k.keystone]
                      for k in result.keystones)
     return "definitions " + ", ".join(f"{n} {w}" for w, n in counts.most_common())
 
 
-RUN = RunKind(words=("potemkin", "run"), result=PotemkinResult, section=html.run_section,
-              compare=html.compare, headline=keystone_counts, options=PotemkinOptions,
-              api=potemkin, rows=RUN_ROWS)
+RUN = RunKind(words=("potemkin", "run"), result=PotemkinRunResult, section=html.run_section,
+              compare=html.compare, headline=keystone_counts, options=PotemkinRunOptions,
+              api=potemkin_run, rows=RUN_ROWS)
 INCOHERENCE = RunKind(
-    words=("potemkin", "incoherence"), result=IncoherenceResult,
+    words=("potemkin", "incoherence"), result=PotemkinIncoherenceResult,
     section=html.incoherence_section,
     headline=lambda r: f"incoherence {num(r.overall.incoherence)} (n={r.overall.n})",
-    options=IncoherenceOptions, api=potemkin_incoherence, rows=INCOHERENCE_ROWS)
+    options=PotemkinIncoherenceOptions, api=potemkin_incoherence, rows=INCOHERENCE_ROWS)
 SELFJUDGE = RunKind(
-    words=("potemkin", "selfjudge"), result=SelfJudgeResult, section=html.selfjudge_section,
+    words=("potemkin", "selfjudge"), result=PotemkinSelfjudgeResult, section=html.selfjudge_section,
     headline=lambda r: f"potemkin rate at least {num(r.potemkin_rate)}",
-    options=SelfJudgeOptions, api=potemkin_selfjudge, rows=SELFJUDGE_ROWS)
+    options=PotemkinSelfjudgeOptions, api=potemkin_selfjudge, rows=SELFJUDGE_ROWS)
 METHOD = Method("potemkin", add_parsers, (RUN, INCOHERENCE, SELFJUDGE), help_place=70)

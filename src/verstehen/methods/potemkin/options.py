@@ -1,7 +1,7 @@
 """The parameters of `potemkin run`, `potemkin incoherence` and `potemkin selfjudge`, each
 declared once (`verstehen.methods.options`), and the entry points that run them: the API
-functions (`api.py`) and the CLI handlers (`cli.py`) both call `potemkin_run`,
-`incoherence_run` and `selfjudge_run`, so their run folders are the same."""
+functions (`api.py`) and the CLI handlers (`cli.py`) both call `run_potemkin_options`,
+`run_incoherence_options` and `run_selfjudge_options`, so their run folders are the same."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ from verstehen.methods.options import (
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.items import ALL_TASKS
 from verstehen.methods.potemkin.results import (
-    IncoherenceResult,
-    PotemkinResult,
-    SelfJudgeResult,
+    PotemkinIncoherenceResult,
+    PotemkinRunResult,
+    PotemkinSelfjudgeResult,
 )
 from verstehen.methods.potemkin.run import SOURCES, RunPlan, plan_run, run_potemkin
 from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
@@ -43,7 +43,7 @@ TEMPERATURE = Range(0, 10)  # as the shared --temperature reads it
 
 
 @options_class
-class PotemkinOptions(Options):
+class PotemkinRunOptions(Options):
     """The parameters of `verstehen potemkin run` and `potemkin()`."""
 
     model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
@@ -75,7 +75,7 @@ class PotemkinOptions(Options):
 
 
 @options_class
-class IncoherenceOptions(Options):
+class PotemkinIncoherenceOptions(Options):
     """The parameters of `verstehen potemkin incoherence` and `potemkin_incoherence()`."""
 
     model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
@@ -91,7 +91,7 @@ class IncoherenceOptions(Options):
 
 
 @options_class
-class SelfJudgeOptions(Options):
+class PotemkinSelfjudgeOptions(Options):
     """The parameters of `verstehen potemkin selfjudge` and `potemkin_selfjudge()`."""
 
     model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
@@ -111,7 +111,7 @@ class SelfJudgeOptions(Options):
                                     help=MAX_TOKENS_HELP)
 
 
-def run_plan(options: PotemkinOptions) -> RunPlan:
+def run_plan(options: PotemkinRunOptions) -> RunPlan:
     """The checked plan of a `potemkin run`: every item built, no call made."""
     return plan_run(concepts=options.concepts, tasks=options.tasks, source=options.source,
                     benchmark_dir=options.benchmark_dir,
@@ -119,11 +119,11 @@ def run_plan(options: PotemkinOptions) -> RunPlan:
                     max_tokens=options.max_tokens, unparsed=options.unparsed)
 
 
-async def potemkin_run(options: PotemkinOptions, settings: RunSettings, *,
-                       plan: RunPlan | None = None) -> PotemkinResult:
+async def run_potemkin_options(options: PotemkinRunOptions, settings: RunSettings, *,
+                       plan: RunPlan | None = None) -> PotemkinRunResult:
     """Define each concept (the keystone), then classify, generate and edit; Tables 1 and 6 and
     the keystone expansion once definitions are graded (by `judge`, or by people: see
-    `potemkin_export_labels`). Concepts default to the exactly graded ones; an unreadable
+    `annotate_export`). Concepts default to the exactly graded ones; an unreadable
     generate or edit answer counts as wrong (`unparsed="exclude"` leaves it out)."""
     # `plan`: the options' plan, when the CLI made it first to say what a benchmark gave
     return await run_potemkin(options.model, plan or run_plan(options), judge=options.judge,
@@ -131,8 +131,8 @@ async def potemkin_run(options: PotemkinOptions, settings: RunSettings, *,
                               judge_base_url=options.judge_base_url, settings=settings)
 
 
-async def incoherence_run(options: IncoherenceOptions,
-                          settings: RunSettings) -> IncoherenceResult:
+async def run_incoherence_options(options: PotemkinIncoherenceOptions,
+                          settings: RunSettings) -> PotemkinIncoherenceResult:
     """The model writes `per_concept` instances and as many non-instances of each concept (all
     32 unless given), then classifies each: incoherence = 2 x mismatch rate (paper Table 7)."""
     plan = plan_incoherence(per_concept=options.per_concept, temperature=options.temperature,
@@ -141,7 +141,8 @@ async def incoherence_run(options: IncoherenceOptions,
                                  base_url=settings.base_url, settings=settings)
 
 
-async def selfjudge_run(options: SelfJudgeOptions, settings: RunSettings) -> SelfJudgeResult:
+async def run_selfjudge_options(options: PotemkinSelfjudgeOptions, settings: RunSettings
+                                ) -> PotemkinSelfjudgeResult:
     """The automatic lower bound on a multiple-choice benchmark ("mcq:PATH"): the model says
     which concept each question relies on (`concept="subject"`: the subject's name), then
     judges its own answers to related questions, and altered versions of them."""

@@ -17,14 +17,14 @@ from verstehen.engine.store import RunStore
 from verstehen.engine.store.safe_files import read_regular
 from verstehen.methods.potemkin.plots import plot_expansion
 from verstehen.methods.potemkin.records import RECORDS_FILE, write_records
-from verstehen.methods.potemkin.results import PotemkinResult
+from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.potemkin.stats import PotemkinScores
 from verstehen.methods.potemkin.summary import PLOT_FILE, scores_of_files, summarize
 
 
 def write_outputs(store: RunStore, *, keystone_asked: bool, seconds: float | None,
                   usage: dict[str, ModelUsage] | None,
-                  unparsed: str = "wrong") -> PotemkinResult:
+                  unparsed: str = "wrong") -> PotemkinRunResult:
     """Write potemkin-records.csv and the plot of a run folder; the result, whose dict is its
     summary.json (`unparsed`: what an unreadable generate or edit answer counts as, "wrong" or
     "exclude")."""
@@ -36,7 +36,7 @@ def write_outputs(store: RunStore, *, keystone_asked: bool, seconds: float | Non
     return result
 
 
-def summarize_run(store: RunStore) -> PotemkinResult:
+def summarize_run(store: RunStore) -> PotemkinRunResult:
     """Recompute a run folder (after labels were imported): its records file, plot and
     summary.json, keeping the asking run's seconds and usage."""
     path = store.path / "summary.json"

@@ -1,8 +1,8 @@
 """The typed results of the Potemkin commands (each one's `to_dict()` is its summary.json).
 
-`PotemkinResult` is a run of `potemkin run` (recomputed when labels are imported); the scores of
-records files are `stats.PotemkinScores`; `IncoherenceResult` and `SelfJudgeResult` are the
-runs of `potemkin incoherence` and `potemkin selfjudge`.
+`PotemkinRunResult` is a run of `potemkin run` (recomputed when labels are imported); the
+scores of records files are `stats.PotemkinScores`; `PotemkinIncoherenceResult` and
+`PotemkinSelfjudgeResult` are the runs of `potemkin incoherence` and `potemkin selfjudge`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Agreement(JsonForm):
 
 
 @dataclass(frozen=True)
-class PotemkinResult(Display, RunOutcome):
+class PotemkinRunResult(Display, RunOutcome):
     """A `potemkin run`: keystones, who graded what, and, once use answers are graded, the
     scores (counts ... plot are None until then).
 
@@ -155,7 +155,7 @@ class CheckerView(JsonForm):
 
 
 @dataclass(frozen=True)
-class IncoherenceResult(Display, RunOutcome):
+class PotemkinIncoherenceResult(Display, RunOutcome):
     """A `potemkin incoherence` run: incoherence per domain and overall (paper Table 7), the
     checker's view, the five most common reasons an example could not be checked."""
 
@@ -208,7 +208,7 @@ class JudgeSide(JsonForm):
 
 
 @dataclass(frozen=True)
-class SelfJudgeResult(Display, RunOutcome):
+class PotemkinSelfjudgeResult(Display, RunOutcome):
     """A `potemkin selfjudge` run: the lower bound 2 x (1 - judge accuracy) with its SE
     clustered by benchmark question (None when no judgment could be read), and what it rests
     on; `skipped` counts what left a question or judgment out, by reason.

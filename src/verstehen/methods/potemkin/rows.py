@@ -19,9 +19,9 @@ from verstehen.export.sample import (
 )
 from verstehen.methods.potemkin.incoherence_rate import Incoherence
 from verstehen.methods.potemkin.results import (
-    IncoherenceResult,
-    PotemkinResult,
-    SelfJudgeResult,
+    PotemkinIncoherenceResult,
+    PotemkinRunResult,
+    PotemkinSelfjudgeResult,
 )
 from verstehen.methods.potemkin.stats import PotemkinRate
 from verstehen.methods.potemkin.summary import final_grade, latest, read_annotations
@@ -39,7 +39,7 @@ def run_rows(run_dir: Path) -> list[SampleRow]:
     store = RunStore.existing(Path(run_dir))
     answers, judges = latest(store)
     humans = read_annotations(store)
-    result = load_result(PotemkinResult, Path(run_dir))
+    result = load_result(PotemkinRunResult, Path(run_dir))
     keystones = {(k.model, k.concept): k.keystone for k in result.keystones}
     rows = []
     for item_id, answer in answers.items():
@@ -65,7 +65,7 @@ def rate_values(rate: PotemkinRate) -> dict[str, ResultValue]:
             "excluded": rate.excluded, "unparsed_wrong": rate.unparsed_wrong}
 
 
-def run_results(result: PotemkinResult) -> list[ResultGroup]:
+def run_results(result: PotemkinRunResult) -> list[ResultGroup]:
     """`keystone/MODEL` (the share of concepts defined right: `rate`, `se`, `passed`,
     `pairs`; MODEL "overall" pools them), `table1/MODEL/TASK` (the potemkin rate: `rate`,
     `se`, `n`, `unparsed`, `excluded`, `unparsed_wrong`), and `waiting` (use answers whose
@@ -116,7 +116,7 @@ def incoherence_values(rate: Incoherence) -> dict[str, ResultValue]:
             "unparsed": rate.unparsed}
 
 
-def incoherence_results(result: IncoherenceResult) -> list[ResultGroup]:
+def incoherence_results(result: PotemkinIncoherenceResult) -> list[ResultGroup]:
     """`overall` and one group per domain (`incoherence`, `se`, `n`, `unparsed`), and
     `checker` (`n`, `wrong`: the share of examples the checker says miss what was asked,
     `se`)."""
@@ -163,7 +163,7 @@ def _selfjudge_fields(record: dict[str, Any]) -> dict[str, Any]:
             "unchanged": record.get("unchanged")}
 
 
-def selfjudge_results(result: SelfJudgeResult) -> list[ResultGroup]:
+def selfjudge_results(result: PotemkinSelfjudgeResult) -> list[ResultGroup]:
     """One group `selfjudge`: `potemkin_rate`, `se`, `judge_accuracy`, `questions`,
     `answered_correctly`, `related_questions`, `judgments`, `failed_calls`."""
     return [ResultGroup("selfjudge", {

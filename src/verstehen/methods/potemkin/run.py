@@ -34,7 +34,7 @@ from verstehen.methods.potemkin.items import (
 )
 from verstehen.methods.potemkin.lines import AnswerRecord, JudgeRecord
 from verstehen.methods.potemkin.outputs import write_outputs
-from verstehen.methods.potemkin.results import PotemkinResult
+from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.potemkin.summary import check_unparsed_flag
 from verstehen.models.base import GenerateParams, Model, model_name, user
 from verstehen.parse import parse_yes_no
@@ -206,7 +206,7 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
                        base_url: str | Sequence[str] | None = None,
                        judge_base_url: str | Sequence[str] | None = None,
                        settings: RunSettings | None = None,
-                       session: Session | None = None) -> PotemkinResult:
+                       session: Session | None = None) -> PotemkinRunResult:
     """Ask the plan's items (the judge grades definitions and free-text answers) into a new
     run folder; the keystones, grades and tables. In an open `session`, it is left open."""
     settings = settings or RunSettings()
@@ -236,7 +236,7 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
         await ask_items(session.runner, answering, judging, plan.items, store, seed=plan.seed,
                         max_tokens=plan.max_tokens)
 
-    def finish(store: RunStore, _: object, made: Made) -> PotemkinResult:
+    def finish(store: RunStore, _: object, made: Made) -> PotemkinRunResult:
         return write_outputs(store, keystone_asked=plan.keystone_asked, seconds=made.seconds,
                              usage=made.usage, unparsed=plan.unparsed)
 

@@ -41,7 +41,7 @@ from verstehen.methods.potemkin.lines import (
     StepErrorRecord,
     selfjudge_lines,
 )
-from verstehen.methods.potemkin.results import JudgeSide, SelfJudgeResult
+from verstehen.methods.potemkin.results import JudgeSide, PotemkinSelfjudgeResult
 from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.methods.potemkin.stats import clustered_rate
 from verstehen.models.base import GenerateParams, Message, Model, model_name, user
@@ -233,7 +233,7 @@ async def ask_questions(runner: Runner, model: Model, scope: MCQScope, store: Ru
 
 def summarize_selfjudge(records: Sequence[SelfJudgeLine], *, model: str, run_dir: Path,
                         seconds: float, usage: dict[str, ModelUsage],
-                        concept_step: str = "ask") -> SelfJudgeResult:
+                        concept_step: str = "ask") -> PotemkinSelfjudgeResult:
     """The lower bound 2 x (1 - judge accuracy) with clustered SE, the paper code's mean of
     running rates beside it, and every skip counted."""
     concepts = [r for r in records if r["kind"] == "concept"]
@@ -275,7 +275,7 @@ def summarize_selfjudge(records: Sequence[SelfJudgeLine], *, model: str, run_dir
     trials = sorted(written.values(), key=lambda r: r.get("draw", 0))
     upstream = running_rates([tuple(per_question.get(r["question_id"], (0, 0)))
                               for r in trials])
-    return SelfJudgeResult(
+    return PotemkinSelfjudgeResult(
         questions=len(drawn),
         answered_correctly=sum(r["outcome"] == "correct" for r in originals),
         related_questions=len(related),
@@ -329,7 +329,7 @@ def plan_selfjudge(benchmark: str | MCQScope, *, questions: int = 20, subquestio
 
 async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan, *,
                         base_url: str | Sequence[str] | None = None,
-                        settings: RunSettings | None = None) -> SelfJudgeResult:
+                        settings: RunSettings | None = None) -> PotemkinSelfjudgeResult:
     """The self-judge procedure on the benchmark's questions, into a new run folder."""
     settings = settings or RunSettings()
     name = model_name(model)
@@ -344,7 +344,7 @@ async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan
     async def ask(session: Session, store: RunStore, opened: Model) -> None:
         await ask_questions(session.runner, opened, scope, store, plan)
 
-    def finish(store: RunStore, _: object, made: Made) -> SelfJudgeResult:
+    def finish(store: RunStore, _: object, made: Made) -> PotemkinSelfjudgeResult:
         return summarize_selfjudge(selfjudge_lines(store.records()), model=name,
                                    run_dir=made.run_dir, seconds=made.seconds,
                                    usage=made.usage, concept_step=plan.concept)

@@ -25,7 +25,7 @@ from verstehen.methods.potemkin.lines import (
     run_lines,
 )
 from verstehen.methods.potemkin.records import RECORDS_FILE, read_record_files
-from verstehen.methods.potemkin.results import Agreement, Keystone, PotemkinResult
+from verstehen.methods.potemkin.results import Agreement, Keystone, PotemkinRunResult
 from verstehen.methods.potemkin.stats import (
     EXPANSIONS,
     UNPARSED,
@@ -80,7 +80,7 @@ def final_grade(answer: AnswerRecord, judge: JudgeRecord | None,
 
 def summarize(store: RunStore, *, keystone_asked: bool, seconds: float | None,
               usage: dict[str, ModelUsage] | None,
-              unparsed: str = "wrong") -> tuple[PotemkinResult, list[UseRecord]]:
+              unparsed: str = "wrong") -> tuple[PotemkinRunResult, list[UseRecord]]:
     """The result of a run folder and its use records (what potemkin-records.csv holds; the
     result names that file and Figure 4's, which `outputs.write_outputs` writes). `unparsed`:
     what an unreadable generate or edit answer counts as, "wrong" or "exclude"."""
@@ -108,7 +108,7 @@ def summarize(store: RunStore, *, keystone_asked: bool, seconds: float | None,
                                  BY_KEY[answer["concept"]].name, answer["task"],
                                  bool(keystones[key]), correct))
     scores = _scores(records, unparsed=unparsed) if records else None
-    result = PotemkinResult(
+    result = PotemkinRunResult(
         run_dir=store.path, records_file=RECORDS_FILE,
         counts=scores.counts if scores else None,
         keystone_rate=scores.keystone_rate if scores else None,

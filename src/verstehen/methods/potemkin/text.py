@@ -160,8 +160,8 @@ def incoherence_words(inc: Incoherence | None, pairs: Sequence[PairRecord] | Non
 
 
 def pair_domain(pair: PairRecord) -> str:
-    """The title of a pair record's domain, as `IncoherenceResult.by_domain` is keyed (an old
-    run's domain names too)."""
+    """The title of a pair record's domain, as `PotemkinIncoherenceResult.by_domain` is keyed
+    (an old run's domain names too)."""
     domain = canonical_name(pair["domain"])
     return DOMAINS.get(domain, domain)
 
