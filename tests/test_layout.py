@@ -54,7 +54,8 @@ LAZY = {
     # cheap (test_importing_a_leaf_module_loads_little)
     "verstehen": {"verstehen.api", "warnings"},  # warnings: only when an old name is used
     "verstehen.models": {"verstehen.models.local", "verstehen.models.openai_api",
-                         "verstehen.models.anthropic_api"},  # providers load their SDK/llama.cpp
+                         "verstehen.models.anthropic_api",  # providers load their SDK/llama.cpp
+                         "verstehen.models.litellm_api"},
     "verstehen.report.figures": {"matplotlib.backends.backend_agg",
                                  "matplotlib.figure"},  # matplotlib: ~0.4 s
     "verstehen.domains.game_theory.checks": {"nashpy"},  # loads SciPy: ~0.4 s

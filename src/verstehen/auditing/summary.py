@@ -91,9 +91,11 @@ def _short(text: str | None) -> str:
 
 
 def _evidence(answers: list[AnswerRecord], decision: Decision | None) -> tuple[Evidence, ...]:
-    """The first few answers the verdict rests on, plain wrong answers first."""
+    """The first few answers the verdict rests on, plain wrong answers first, then in the order
+    asked (not the order the replies came back in, which varies with concurrency)."""
     chosen = sorted(deciding(answers, decision),
-                    key=lambda r: (r["score"] != 0.0, r["outcome"] != "wrong"))[:EVIDENCE]
+                    key=lambda r: (r["score"] != 0.0, r["outcome"] != "wrong",
+                                   r["index"]))[:EVIDENCE]
     return tuple(Evidence(str(r["family"]), _short(r["prompt"]), _short(r["text"] or r["error"]),
                           r["outcome"], r["score"], r["reason"]) for r in chosen)
 

@@ -23,13 +23,13 @@ from verstehen.cli.runs import EXIT_CALL_FAILED
 from verstehen.engine.cache import Cache, cache_file
 from verstehen.engine.session import RunSettings, Session
 from verstehen.errors import UserError
-from verstehen.models import DEFAULT_MODEL, PROVIDERS
+from verstehen.models import DEFAULT_MODEL, PROVIDERS, known_providers
 from verstehen.models.base import GenerateParams, Message
 from verstehen.models.embedded import EMBEDDED, embedded_path
 from verstehen.models.endpoints import describe_endpoint, endpoint_list, pool_identity
 from verstehen.models.threads import ThreadPolicy
-from verstehen.report.tables import plural
-from verstehen.report.terminal import terminal_line, terminal_text
+from verstehen.text.tables import plural
+from verstehen.text.terminal import terminal_line, terminal_text
 from verstehen.textfiles import surrogate_problem
 
 
@@ -71,18 +71,20 @@ def params_from(args: argparse.Namespace) -> GenerateParams:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    """List providers, their keys and capabilities, the embedded default and its threads."""
+    """List providers (the built-in ones, then installed plugins'), their keys and
+    capabilities, the embedded default and its threads."""
     threads = ThreadPolicy()  # a bad $VERSTEHEN_THREADS stops here, before any output
     rows = [(info.name, (info.key_variable or "(none)") + (
         "" if not info.key_variable else
         " [set]" if os.environ.get(info.key_variable) else " [not set]"), info)
-        for info in PROVIDERS.values()]
+        for info in known_providers().values()]
     name_width = max(len("provider"), *(len(name) for name, _, _ in rows))
     key_width = max(len("key variable"), *(len(key) for _, key, _ in rows))
     print(f"{'provider':<{name_width}}  {'key variable':<{key_width}}  capabilities")
     for name, key, info in rows:
         print(f"{name:<{name_width}}  {key:<{key_width}}  {info.capabilities}")
-        print(f"{'':<{name_width}}  e.g. {info.example}")
+        plugin = "" if name in PROVIDERS else "an installed plugin; "
+        print(f"{'':<{name_width}}  {plugin}e.g. {info.example}")
     print(f"\nembedded default: {DEFAULT_MODEL}")
     for name in EMBEDDED:
         try:

@@ -1,4 +1,5 @@
-"""`verstehen concepts`: the concept catalog, with how each concept is graded."""
+"""`verstehen concepts`: the concept catalog (the paper's 32 concepts and installed plugin
+domains'), with how each concept is graded."""
 
 from __future__ import annotations
 
@@ -7,14 +8,15 @@ import textwrap
 from typing import Any
 
 from verstehen.cli.flags import print_json
-from verstehen.domains.catalog import CONCEPTS, DOMAINS, canonical_name
+from verstehen.domains.catalog import CONCEPTS, DOMAINS, PLUGINS, canonical_name
 from verstehen.errors import UserError
 
 
 def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     """Add the `concepts` subcommand."""
     p = commands.add_parser(
-        "concepts", help="the Potemkin paper's 32 concepts and how verstehen grades each")
+        "concepts", help="the Potemkin paper's 32 concepts (and installed plugin domains') "
+                         "and how verstehen grades each")
     p.add_argument("--domain", type=canonical_name, choices=sorted(DOMAINS), default=None,
                    help="one domain only (poetry: the paper's literary techniques, also "
                         "taken as literary)")
@@ -35,12 +37,14 @@ def cmd_concepts(args: argparse.Namespace) -> int:
                      "scope": c.scope, "definition": c.definition} for c in chosen])
         return 0
     width = max(len(c.key) for c in chosen)
+    plugins = {domain.name for domain in PLUGINS.domains}
     for domain, title in DOMAINS.items():
         group = [c for c in chosen if c.domain == domain]
         if not group:
             continue
         exact = sum(c.grading == "exact" for c in group)
-        print(f"{title} ({domain}): {len(group)} concepts, {exact} graded exactly")
+        where = f"{domain}, an installed plugin" if domain in plugins else domain
+        print(f"{title} ({where}): {len(group)} concepts, {exact} graded exactly")
         for c in group:
             mode = f"exact, --scope {c.scope}" if c.scope else "judge or human labels"
             print(f"  {c.key:<{width}}  {c.name}  [{mode}]")

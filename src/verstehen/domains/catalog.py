@@ -1,14 +1,19 @@
-"""The Potemkin paper's 32 concepts (its Table 3) in three domains, with definitions of our own.
+"""The concept catalog: the Potemkin paper's 32 concepts (its Table 3) in three domains, with
+definitions of our own, then the concepts of installed plugin domains (`domains/plugins.py`).
 
 `name` is the paper's spelling (it keys the published benchmark's rows); `scope` names the
 certification scope when verstehen grades the concept exactly by code (the key itself: one
-name for both), and is None when the concept needs a judge model or human labels.
+name for both), and is None when the concept needs a judge model or human labels. A plugin's
+concepts are all graded exactly; they join `CONCEPTS`, `DOMAINS`, `BY_KEY` and `BY_NAME` when
+this module is first imported (a plugin left out is one line on stderr).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from verstehen.domains.plugins import installed_domains
 
 Grading = Literal["exact", "judge"]
 
@@ -41,7 +46,7 @@ class Concept:
 
     @property
     def domain(self) -> str:
-        """The domain slug: poetry, game-theory or psych."""
+        """The domain slug: poetry, game-theory, psych or a plugin's domain."""
         return self.key.split("/", 1)[0]
 
     @property
@@ -54,7 +59,7 @@ def _c(key: str, name: str, definition: str, scope: str | None = None) -> Concep
     return Concept(key, name, definition, scope)
 
 
-CONCEPTS: tuple[Concept, ...] = (
+PAPER_CONCEPTS: tuple[Concept, ...] = (
     _c("poetry/haiku", "Haiku",
        "A poem of three lines whose syllables number five, seven and five.", "poetry/haiku"),
     _c("poetry/shakespearean-sonnet", "Shakespearean Sonnet",
@@ -139,6 +144,12 @@ CONCEPTS: tuple[Concept, ...] = (
        "Expecting the worst conceivable outcome and treating it as likely."),
 )
 
+PLUGINS = installed_domains({*DOMAINS, *DOMAIN_ALIASES}, {c.key for c in PAPER_CONCEPTS},
+                            {c.name.lower() for c in PAPER_CONCEPTS})
+DOMAINS.update({domain.name: domain.title for domain in PLUGINS.domains})
+CONCEPTS: tuple[Concept, ...] = PAPER_CONCEPTS + tuple(
+    Concept(c.tasks.key, c.name, c.definition, c.tasks.key)
+    for domain in PLUGINS.domains for c in domain.concepts)
 BY_KEY = {c.key: c for c in CONCEPTS}
 BY_NAME = {c.name.lower(): c for c in CONCEPTS}
 

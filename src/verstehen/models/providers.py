@@ -1,12 +1,33 @@
-"""The providers a model name can start with, the key each needs, and reading names."""
+"""The providers a model name can start with: the built-in ones and those of installed packages;
+the key each needs, and reading names.
+
+A package adds a provider with an entry point of group `verstehen.providers` naming a
+`ProviderPlugin`, e.g. in its pyproject.toml:
+
+    [project.entry-points."verstehen.providers"]
+    echo = "echo_provider:PROVIDER"
+
+Installed providers are looked for when a name's provider is not built in (or when all are
+listed), once per process. One that does not load, or whose name is taken, is left out, said in
+one line on stderr (`plugin_problems()` keeps the lines), never a crash.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import importlib.metadata
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from verstehen.errors import UserError
+from verstehen.models.base import Model
 
 DEFAULT_MODEL = "local/smollm2-135m"
+GROUP = "verstehen.providers"
+_PROVIDER_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 
 
 @dataclass(frozen=True)
@@ -17,6 +38,33 @@ class ProviderInfo:
     example: str
     key_variable: str | None
     capabilities: str
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """The engine's settings a provider's factory gets with the model part of a name; each is
+    None where not given (the provider's own default then). `extra` holds the keywords a
+    Python caller passed to `get_model` beyond these."""
+
+    base_url: str | None = None
+    timeout: float | None = None
+    api_key_env: str | None = None
+    reasoning_budget: int | None = None
+    threads: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+ModelFactory = Callable[[str, ProviderSettings], Model]
+
+
+@dataclass(frozen=True)
+class ProviderPlugin:
+    """A provider from an installed package: what `verstehen models` says of it (its name is
+    the part before the "/" of a model name) and the factory making a Model from the part after
+    it and the engine's settings."""
+
+    info: ProviderInfo
+    make: ModelFactory
 
 
 PROVIDERS = {
@@ -40,7 +88,31 @@ PROVIDERS = {
         "ANTHROPIC_API_KEY",
         "generate (extended thinking: --reasoning-budget)",
     ),
+    "litellm": ProviderInfo(
+        "litellm",
+        "litellm/gemini/gemini-1.5-pro: litellm/<provider>/<model> for any provider LiteLLM "
+        "routes (pip install 'verstehen[litellm]'; another server: --base-url, "
+        "--api-key-env NAME)",
+        None,
+        "generate, through LiteLLM; its key is the provider's own variable "
+        "(GEMINI_API_KEY, MISTRAL_API_KEY, AWS_* for Bedrock...), read by LiteLLM",
+    ),
 }
+
+
+def known_providers() -> dict[str, ProviderInfo]:
+    """Every provider: the built-in ones, then the installed plugins'."""
+    return {**PROVIDERS, **{name: p.info for name, p in _installed()[0].items()}}
+
+
+def provider_plugin(provider: str) -> ProviderPlugin | None:
+    """The installed plugin of that provider name, or None (built in, or not known)."""
+    return None if provider in PROVIDERS else _installed()[0].get(provider)
+
+
+def plugin_problems() -> tuple[str, ...]:
+    """One line for each installed provider plugin that was left out, and why."""
+    return _installed()[1]
 
 
 def split_name(name: str) -> tuple[str, str]:
@@ -50,7 +122,60 @@ def split_name(name: str) -> tuple[str, str]:
         raise UserError(
             f"malformed model name {name!r}: write provider/model, e.g. {DEFAULT_MODEL}"
         )
-    if provider not in PROVIDERS:
-        known = ", ".join(PROVIDERS)
+    if provider not in PROVIDERS and provider_plugin(provider) is None:
+        known = ", ".join(known_providers())
         raise UserError(f"unknown provider {provider!r} in {name!r}: use one of {known}")
     return provider, model
+
+
+@functools.cache
+def _installed() -> tuple[dict[str, ProviderPlugin], tuple[str, ...]]:
+    """(the installed plugins by provider name, a line for each one left out); the lines are
+    said on stderr when first found."""
+    found: dict[str, ProviderPlugin] = {}
+    problems: list[str] = []
+    for point in _entry_points():
+        try:
+            plugin = _plugin(point.load(), point.value)
+        except Exception as exc:  # whatever a third party's import raises
+            problems.append(_left_out(point, f"{type(exc).__name__}: {exc}"))
+            continue
+        name = plugin.info.name
+        if name in PROVIDERS or name in found:
+            problems.append(_left_out(point, f"a provider named {name!r} is known already"))
+            continue
+        found[name] = plugin
+    for problem in problems:
+        print(f"verstehen: warning: {_escaped(problem)}", file=sys.stderr)
+    return found, tuple(problems)
+
+
+def _entry_points() -> Iterable[importlib.metadata.EntryPoint]:
+    """The installed packages' entry points of the group."""
+    return importlib.metadata.entry_points(group=GROUP)
+
+
+def _plugin(value: object, where: str) -> ProviderPlugin:
+    """`value` when it is a well-formed ProviderPlugin; TypeError or ValueError saying why
+    not otherwise."""
+    if not isinstance(value, ProviderPlugin):
+        raise TypeError(f"{where} is a {type(value).__name__}, not a "
+                        "verstehen.models.providers.ProviderPlugin")
+    name = value.info.name
+    if not isinstance(name, str) or not _PROVIDER_NAME.fullmatch(name):
+        raise ValueError(f"provider name {name!r} is not lower-case letters, digits, "
+                         "'-', '_' or '.'")
+    if not callable(value.make):
+        raise TypeError(f"the factory of provider {name!r} is not callable")
+    return value
+
+
+def _left_out(point: importlib.metadata.EntryPoint, why: str) -> str:
+    """The line saying a plugin was left out: its name, where it points, why (first line)."""
+    first = why.strip().splitlines()[0] if why.strip() else "no reason given"
+    return f"provider plugin {point.name!r} ({point.value}) left out: {first}"
+
+
+def _escaped(text: str) -> str:
+    """`text` with its control characters escaped (it may quote a third party's message)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
