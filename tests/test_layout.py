@@ -45,7 +45,7 @@ SHARED = ("engine", "models", "domains", "scopes", "stats", "report", "text", "d
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "grading.py", "parse.py",
                 "prompts.py", "py.typed", "results.py", "textfiles.py"}
 ROOT_PACKAGES = {"auditing", "cli", "data", "domains", "engine", "export", "methods", "models",
-                 "report", "scopes", "stats", "testing", "text", "viewer"}
+                 "report", "schema", "scopes", "stats", "testing", "text", "viewer"}
 ABOVE_SHARED = ("methods", "auditing", "viewer", "cli", "api", "testing")
 ABOVE_METHODS = ("methods", "auditing", "viewer", "api", "testing")  # a method's cli.py uses cli/
 # module -> the modules it may import inside a function, and why

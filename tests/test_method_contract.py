@@ -89,9 +89,9 @@ def test_built_in_declarations_give_the_tables_of_before(cli: Cli) -> None:
     assert set(RESUMABLE) == {("certify",), ("audit",), ("consistency",), ("potemkin", "run"),
                               ("potemkin", "incoherence"), ("potemkin", "selfjudge"),
                               ("imagine", "generate"), ("imagine", "answer")}
-    assert commands(cli) == ["audit", "report", "runs", "export", "models", "ask", "cache", "batch",
-                             "certify", "scopes", "bounds", "plan", "concepts", "potemkin",
-                             "annotate", "imagine", "consistency"]
+    assert commands(cli) == ["audit", "report", "runs", "export", "schema", "models", "ask",
+                             "cache", "batch", "certify", "scopes", "bounds", "plan", "concepts",
+                             "potemkin", "annotate", "imagine", "consistency"]
 
 
 def test_a_method_registered_in_one_line_runs_resumes_lists_and_draws(

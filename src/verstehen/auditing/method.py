@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Never
 
 from verstehen.auditing import html
 from verstehen.auditing.api import audit
@@ -37,5 +37,6 @@ def drawn_as(info: Mapping[str, Any]) -> str:
 AUDIT = RunKind(
     words=("audit",), result=AuditResult, section=html.section, compare=html.compare,
     headline=lambda r: decision_counts(t.decision for t in r.targets), drawn_as=drawn_as,
-    inner_runs=lens_runs, options=AuditOptions, api=audit, rows=AUDIT_ROWS)
+    inner_runs=lens_runs, options=AuditOptions, api=audit, rows=AUDIT_ROWS,
+    records=Never)
 METHOD = Method("auditing", add_parsers, (AUDIT,), help_place=10)

@@ -24,6 +24,7 @@ import verstehen.cli.basic as basic
 import verstehen.cli.batch as batch
 import verstehen.cli.concepts as concepts
 import verstehen.export.cli as export
+import verstehen.schema.cli as schema
 import verstehen.viewer.cli as viewer
 from verstehen import __version__
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser, engine_flags
@@ -49,8 +50,8 @@ OUT_OF: dict[int, tuple[str, str]] = {
 # the commands of no method, each with its place in `--help` among the methods' (a method's
 # declaration gives its own place; lower first)
 GENERAL_COMMANDS: tuple[tuple[int, AddParsers], ...] = (
-    (20, viewer.add_parsers), (25, export.add_parsers), (30, basic.add_parsers),
-    (40, batch.add_parsers), (60, concepts.add_parsers))
+    (20, viewer.add_parsers), (25, export.add_parsers), (27, schema.add_parsers),
+    (30, basic.add_parsers), (40, batch.add_parsers), (60, concepts.add_parsers))
 
 
 def build_parser() -> Parser:

@@ -49,18 +49,20 @@ RESUMABLE = ResumableCommands()
 
 # flags a resume may add: how calls are made, never what is asked (value-taking, then not)
 RESUME_VALUE_FLAGS = ("--cache", "--max-connections", "--max-attempts", "--threads",
-                      "--timeout")
+                      "--timeout", "--fail-on")
 RESUME_SWITCHES = ("--no-progress", "--json")
 # where calls go and with which key: taken from the typed command only, and only when the
 # run was made with the very same values; what each one lets a folder choose
 DESTINATIONS = {"--base-url": "where calls go", "--judge-base-url": "where the judge's calls go",
-                "--api-key-env": "which key is sent with calls"}
+                "--api-key-env": "which key is sent with calls",
+                "--junit": "where the JUnit summary is written"}
 MODEL_FLAGS = ("--model", "--judge")  # a model given as NAME@URL is a destination too
 ALLOWED = ", ".join((*RESUME_VALUE_FLAGS, *RESUME_SWITCHES))
 RESUME_HELP = ("go on with an interrupted run folder: its settings come from its run.json, "
                f"finished calls from the cache; only {ALLOWED} may be given with it, and the "
-               "run's --base-url, --judge-base-url, --api-key-env and NAME@URL models must be "
-               "typed again (a run folder never chooses where calls go)")
+               "run's --base-url, --judge-base-url, --api-key-env, --junit and NAME@URL models "
+               "must be typed again (a run folder never chooses where calls go or files are "
+               "written)")
 
 
 def add_resume_flag(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NotRequired, TypedDict, TypeVar
 
 from verstehen.engine.cache import Cache, cache_file
 from verstehen.engine.progress import make_progress
@@ -21,6 +21,17 @@ from verstehen.models.endpoints import check_endpoints, endpoint_list, one_or_se
 from verstehen.models.remote import KEY_OF, api_key, without_credentials
 
 T = TypeVar("T")
+
+
+class RemoteSettings(TypedDict):
+    """What a session gives a served model's provider (`get_model`'s keywords); `server_kind`
+    and `endpoint_limit` for openai/ models only."""
+
+    timeout: float | None
+    api_key_env: str | None
+    reasoning_budget: int | None
+    server_kind: NotRequired[str | None]
+    endpoint_limit: NotRequired[int | None]
 
 
 @dataclass(frozen=True)
@@ -147,11 +158,11 @@ class Session:
         if (model, urls) in self._opened:
             return self._opened[(model, urls)]
         provider, _ = split_name(model)
-        remote: dict[str, Any] = {"timeout": self.timeout, "api_key_env": self.api_key_env,
+        remote: RemoteSettings = {"timeout": self.timeout, "api_key_env": self.api_key_env,
                                   "reasoning_budget": self.reasoning_budget}
         if provider == "openai":
-            remote.update(server_kind=self.server_kind,
-                          endpoint_limit=self.runner.connection_limit())
+            remote["server_kind"] = self.server_kind
+            remote["endpoint_limit"] = self.runner.connection_limit()
         if urls is not None:
             if provider == "local":
                 raise UserError("--base-url is for openai/ and anthropic/ models, not local/")

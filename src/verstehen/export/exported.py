@@ -13,6 +13,7 @@ from verstehen.export.kinds import kind_of, rows_of
 from verstehen.export.sample import ResultGroup, SampleRow
 from verstehen.methods.contract import RunKind
 from verstehen.results import load_result
+from verstehen.schema.folders import require_fit
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ def exported(run_dir: Path | str) -> ExportedRun:
     """A finished run folder's rows and results (UserError when it is not one)."""
     run_dir = Path(run_dir)
     kind, info = kind_of(run_dir)
+    require_fit(run_dir)  # the published schema: a folder edited by hand is named, not exported
     declared = rows_of(kind)
     result = load_result(kind.result, run_dir)
     return ExportedRun(run_dir, kind, info, declared.rows(run_dir), declared.results(result))

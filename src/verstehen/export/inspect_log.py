@@ -14,14 +14,26 @@ import datetime
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from verstehen import __version__
 from verstehen.export.exported import ExportedRun, exported
 from verstehen.export.extras import need
-from verstehen.export.sample import ResultGroup, SampleRow
+from verstehen.export.sample import ResultGroup, ResultValue, SampleRow
 
 SCORER = "verstehen"  # the name of each sample's score and of the results' scorer
+
+
+class LogMetadata(TypedDict):
+    """The eval spec's metadata: the run folder, its command, seed and package versions (as
+    run.json has them), and for a lens folder the outer folder and its command."""
+
+    verstehen_run: str
+    command: str
+    seed: int | None
+    versions: dict[str, str]
+    outer_run: NotRequired[str]
+    outer_command: NotRequired[str]
 
 
 def write_inspect_logs(run_dir: Path | str, out_dir: Path) -> list[Path]:
@@ -48,9 +60,9 @@ def _models(run: ExportedRun) -> list[str]:
                      if isinstance(m, dict)]
 
 
-def _created(info: dict[str, Any]) -> str:
+def _created(created: object) -> str:
     """run.json's `created` in ISO 8601 with a colon in its offset, as Inspect writes it."""
-    text = str(info.get("created", ""))
+    text = str(created)
     try:
         return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S%z").isoformat()
     except ValueError:
@@ -71,13 +83,15 @@ def _write(run: ExportedRun, path: Path, outer: tuple[ExportedRun, list[ResultGr
         write_eval_log,
     )
 
-    created = _created(run.info)
-    metadata: dict[str, Any] = {"verstehen_run": str(run.run_dir), "command": run.kind.kind,
-                                "seed": run.info.get("seed"),
-                                "versions": run.info.get("versions", {})}
-    results_metadata: dict[str, Any] | None = None
+    created = _created(run.info.get("created", ""))
+    metadata: LogMetadata = {"verstehen_run": str(run.run_dir), "command": run.kind.kind,
+                             "seed": run.info.get("seed"),
+                             "versions": run.info.get("versions", {})}
+    # the outer folder's result groups of this model, under its command
+    results_metadata: dict[str, list[dict[str, ResultValue]]] | None = None
     if outer is not None:
-        metadata.update(outer_run=str(outer[0].run_dir), outer_command=outer[0].kind.kind)
+        metadata["outer_run"] = str(outer[0].run_dir)
+        metadata["outer_command"] = outer[0].kind.kind
         results_metadata = {outer[0].kind.kind: [{"name": g.name, **g.values}
                                                  for g in outer[1]]}
     models = _models(run)
@@ -88,7 +102,7 @@ def _write(run: ExportedRun, path: Path, outer: tuple[ExportedRun, list[ResultGr
         dataset=EvalDataset(name=run.kind.kind, samples=len(run.rows)),
         model=", ".join(models) or "unknown", config=EvalConfig(),
         task_args=dict(run.info.get("config", {})), packages={"verstehen": __version__},
-        metadata=metadata)
+        metadata=dict(metadata))
     results = EvalResults(total_samples=len(run.rows), completed_samples=len(run.rows),
                           scores=[_score(g) for g in run.results], metadata=results_metadata)
     log = EvalLog(status="success" if run.info.get("status") == "done" else "cancelled",

@@ -48,6 +48,9 @@ class RunKind(Generic[R]):
     parameters (`verstehen.methods.options`) and `api` the Python function made from it
     (None: a command whose parameters are not declared so). `rows` says how its folders
     become rows and results for `verstehen export` and `records_frame` (None: not exportable).
+    `records` is the type of one line of its records.jsonl: a record TypedDict, or their
+    union (`A | B`), or `typing.Never` when it writes none (None: undeclared, any JSON
+    object); `verstehen schema` makes its published schema from it.
     """
 
     words: tuple[str, ...]
@@ -61,6 +64,7 @@ class RunKind(Generic[R]):
     options: type[Options] | None = None
     api: Callable[..., object] | None = None
     rows: RunRows | None = None
+    records: object = None
 
     def __post_init__(self) -> None:
         if not self.words or any(not w or "-" in w or " " in w for w in self.words):

@@ -11,7 +11,7 @@ refusals fail the call.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from verstehen.errors import TransientError, UnsupportedCapability, UserError
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message
@@ -30,6 +30,23 @@ EXAMPLE = "litellm/gemini/gemini-1.5-pro or litellm/openai/gpt-4o-mini"
 # sent to a server named by base_url when no key variable is named, so that LiteLLM does not
 # send it the provider's own key from the environment (a local server must not get a paid key)
 NO_KEY = "no-key"
+
+
+class CompletionRequest(TypedDict):
+    """The keyword arguments of one `litellm.acompletion` (LiteLLM's and its own retries off)."""
+
+    model: str
+    messages: list[Message]
+    temperature: float
+    max_tokens: int
+    seed: int
+    timeout: float
+    num_retries: int
+    max_retries: int
+    drop_params: bool
+    stop: NotRequired[list[str]]
+    api_base: NotRequired[str]  # with base_url: the server to reach
+    api_key: NotRequired[str]
 
 
 class LiteLLMModel:
@@ -77,10 +94,10 @@ class LiteLLMModel:
         return {"provider": "litellm", "model": self.model,
                 "base_url": public_url(self.base_url) if self.base_url else ""}
 
-    def _request(self, messages: list[Message], params: GenerateParams) -> dict[str, Any]:
+    def _request(self, messages: list[Message], params: GenerateParams) -> CompletionRequest:
         """The keyword arguments of one `litellm.acompletion`."""
-        request: dict[str, Any] = {
-            "model": self.model, "messages": [dict(m) for m in messages],
+        request: CompletionRequest = {
+            "model": self.model, "messages": [m.copy() for m in messages],
             "temperature": params.temperature, "max_tokens": params.max_tokens,
             "seed": params.seed, "timeout": self.timeout,
             "num_retries": 0, "max_retries": 0, "drop_params": True,

@@ -24,6 +24,7 @@ from verstehen.errors import UserError
 from verstehen.methods import registry
 from verstehen.methods.contract import RunKind
 from verstehen.report.html import Page
+from verstehen.schema.folders import require_fit
 
 REPORT_FILE = "report.html"
 
@@ -54,6 +55,8 @@ def build_page(runs: Sequence[Path | str]) -> Page:
     if not folders:
         raise UserError("give at least one run folder (see `verstehen runs`)")
     kinds = [kind_of(f) for f in folders]
+    for folder in folders:  # each fits its kind's published schema, or one line says where not
+        require_fit(folder)
     page = Page("verstehen report: " + ", ".join(dict.fromkeys(kinds)))
     for kind in dict.fromkeys(kinds):
         same = [f for f, k in zip(folders, kinds, strict=True) if k == kind]

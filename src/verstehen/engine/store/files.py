@@ -9,8 +9,11 @@ from typing import Any, cast
 
 DROPPED_FILE = "records.dropped.jsonl"
 # the keys of run.json and their types (create writes them all; a reader needs none but command)
+# of the published run-folder schemas (verstehen.schema); a run.json without it is of 1
+SCHEMA_VERSION = 1
 RUN_KEYS: dict[str, type | tuple[type, ...]] = {
-    "run_id": str, "command": str, "argv": list, "config": dict, "seed": (int, type(None)),
+    "schema_version": int, "run_id": str, "command": str, "argv": list, "config": dict,
+    "seed": (int, type(None)),
     "created": str, "versions": dict, "models": list, "status": str,
     "status_reason": (str, type(None)), "cache": (str, type(None))}
 RUN_LIST_ITEMS: dict[str, type] = {"argv": str, "models": dict}

@@ -25,6 +25,7 @@ from typing import Any
 
 from verstehen.engine.store.files import (
     DROPPED_FILE,
+    SCHEMA_VERSION,
     RecordLine,
     json_kind,
     parse_line,
@@ -142,6 +143,7 @@ class RunStore:
             ) from None
         store._take_lock()
         store._write_json("run.json", {
+            "schema_version": SCHEMA_VERSION,
             "run_id": run_id,
             "command": command,
             "argv": argv,

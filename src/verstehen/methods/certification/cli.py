@@ -17,6 +17,12 @@ from verstehen.cli.flags import (
 from verstehen.cli.options import add_options, options_from
 from verstehen.cli.resume import add_resume_flag
 from verstehen.cli.runs import EXIT_CALL_FAILED, finish
+from verstehen.cli.verdicts import (
+    VerdictCase,
+    VerdictSuite,
+    add_verdict_flags,
+    end_with_verdicts,
+)
 from verstehen.errors import UserError
 from verstehen.methods.certification.api import (
     NearbyCriterion,
@@ -37,6 +43,7 @@ from verstehen.methods.certification.parameters import (
     CertifyScoresParameters,
     PlanParameters,
 )
+from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import criterion_for
 from verstehen.methods.certification.scopes import SCOPE_HELP as SCOPE_LISTING
 from verstehen.methods.certification.text import explain
@@ -60,6 +67,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) ->
                       help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
     cert.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     add_resume_flag(cert)
+    add_verdict_flags(cert)
     cert.set_defaults(func=cmd_certify)
 
     scopes = commands.add_parser("scopes", help="the scopes certify can ask")
@@ -151,8 +159,23 @@ def cmd_certify(args: argparse.Namespace) -> int:
         print(f"{plural(limited, 'program')} could not be run to the end in the sandbox (a "
               "busy machine), so no verdict: rerun the same command to retry",
               file=sys.stderr)
-        return EXIT_CALL_FAILED
-    return code
+        code = EXIT_CALL_FAILED
+    return end_with_verdicts(args, _verdict_suite(result), code)
+
+
+def _verdict_suite(result: CertifyResult) -> VerdictSuite:
+    """Each scope's verdict, for --fail-on and --junit."""
+    return VerdictSuite("certify", tuple(
+        VerdictCase(result.model, scope.scope, scope.verdict, _no_verdict(scope.failed_calls))
+        for scope in result.scopes), result.criterion, result.run_dir, result.seconds)
+
+
+def _no_verdict(failed_calls: int) -> str:
+    """Why a scope has no verdict: its failed calls, else programs the sandbox left unrun."""
+    if failed_calls:
+        return (f"no verdict: {plural(failed_calls, 'call')} failed; resume the run to retry "
+                "them")
+    return "no verdict: the sandbox could not run every program to the end; rerun to retry"
 
 
 def _certify_scores(args: argparse.Namespace) -> int:
@@ -172,4 +195,6 @@ def _certify_scores(args: argparse.Namespace) -> int:
         print_json(done.to_dict())
     else:
         print("\n".join(explain(done.verdict)))
-    return 0
+    name = args.scope or str(args.scores)
+    return end_with_verdicts(args, VerdictSuite(
+        "certify", (VerdictCase("scores", name, done.verdict),), criterion), 0)

@@ -15,6 +15,7 @@ from verstehen.methods.certification.parameters import (
     CertifyScoresParameters,
     PlanParameters,
 )
+from verstehen.methods.certification.records import AnswerRecord, ExplanationRecord
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.rows import CERTIFY_ROWS
 from verstehen.methods.certification.verdict import Decision
@@ -31,7 +32,8 @@ CERTIFY = RunKind(
     words=("certify",), result=CertifyResult, section=html.section, compare=html.compare,
     headline=lambda r: decision_counts(s.verdict.decision if s.verdict else None
                                        for s in r.scopes),
-    options=CertifyOptions, api=certify, rows=CERTIFY_ROWS)
+    options=CertifyOptions, api=certify, rows=CERTIFY_ROWS,
+    records=AnswerRecord | ExplanationRecord)
 # the commands that call no model; `certify --scores` is a mode of `certify`, whose flags
 # (--scores and those of CertifyOptions) give its parameters
 COMMANDS = (Command(("plan",), PlanParameters, plan),

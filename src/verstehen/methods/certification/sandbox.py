@@ -82,9 +82,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 from verstehen.methods.certification.code_text import extract_code
+from verstehen.methods.certification.sandbox_child.messages import Job, Output
 from verstehen.methods.certification.sandbox_host import (
     children,
     disk_use,
@@ -133,15 +134,6 @@ def max_inputs(limits: Limits) -> int:
     return limits.output_bytes // (limits.answer_bytes + MESSAGE_HEAD)
 
 
-
-class ProgramOutput(TypedDict, total=False):
-    """What the program gave for one input: its return value (JSON of any kind) or, when it
-    raised, the error's text; exactly one of the two."""
-
-    value: Any
-    error: str
-
-
 @dataclass(frozen=True)
 class SandboxResult:
     """Outcome of a run: per-input outputs, or why the whole run failed; `layers` are those in
@@ -152,7 +144,7 @@ class SandboxResult:
     machine (the wall clock ran out while the run's processes waited for a CPU)."""
 
     ok: bool
-    outputs: list[ProgramOutput]
+    outputs: list[Output]
     error: str | None
     seconds: float
     layers: frozenset[str] = frozenset()
@@ -241,8 +233,11 @@ def _diagnose(returncode: int, stderr: bytes) -> str:
     return f"sandbox child failed (exit code {returncode}): {last[0][:300]}"
 
 
-def _checked(doc: Any, n_inputs: int, asked: frozenset[str]
-             ) -> tuple[bool, list[ProgramOutput], str | None, list[str]]:
+# a verdict's ok, outputs, error and layers (`messages.Verdict`), checked
+CheckedReport = tuple[bool, list[Output], str | None, list[str]]
+
+
+def _checked(doc: Any, n_inputs: int, asked: frozenset[str]) -> CheckedReport:
     """The report's fields after checking its shape; ValueError if it is malformed."""
     if not isinstance(doc, dict) or set(doc) != {"ok", "outputs", "error", "layers"}:
         raise ValueError("not an object with ok, outputs, error and layers")
@@ -264,7 +259,7 @@ def _checked(doc: Any, n_inputs: int, asked: frozenset[str]
 
 
 def _report(out: bytes, nonce: bytes, n_inputs: int, asked: frozenset[str]
-            ) -> tuple[Any, ...] | str | None:
+            ) -> CheckedReport | str | None:
     """The child's report as checked fields; an error string if it is malformed; None if absent."""
     if not out:
         return None
@@ -297,12 +292,13 @@ def run_program(source: str, entry: str, inputs: list[list[Any]], limits: Limits
     nonce = secrets.token_hex(16).encode()
     walk = "parent" in layers
     try:
-        job = {"source": source, "entry": entry, "inputs": inputs, "tmpdir": tmp, "uid": uid,
-               "layers": sorted(layers), "per_call_seconds": limits.per_call_seconds,
-               "load_seconds": limits.load_seconds, "cpu_seconds": limits.cpu_seconds,
-               "wall_seconds": limits.wall_seconds, "memory_bytes": limits.memory_bytes,
-               "output_bytes": limits.output_bytes, "disk_bytes": limits.disk_bytes,
-               "disk_files": limits.disk_files, "answer_bytes": limits.answer_bytes}
+        job: Job = {
+            "source": source, "entry": entry, "inputs": inputs, "tmpdir": tmp, "uid": uid,
+            "layers": sorted(layers), "per_call_seconds": limits.per_call_seconds,
+            "load_seconds": limits.load_seconds, "cpu_seconds": limits.cpu_seconds,
+            "wall_seconds": limits.wall_seconds, "memory_bytes": limits.memory_bytes,
+            "output_bytes": limits.output_bytes, "disk_bytes": limits.disk_bytes,
+            "disk_files": limits.disk_files, "answer_bytes": limits.answer_bytes}
         data = json.dumps(job).encode()
         payload = b"%d\n" % len(data) + data + nonce
         env = dict(os.environ)

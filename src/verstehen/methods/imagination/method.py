@@ -8,6 +8,7 @@ from verstehen.methods.imagination import html
 from verstehen.methods.imagination.api import imagine_answer, imagine_generate
 from verstehen.methods.imagination.cli import add_parsers
 from verstehen.methods.imagination.options import ImagineAnswerOptions, ImagineGenerateOptions
+from verstehen.methods.imagination.records import AnswerRunRecord, QuestionRecord
 from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 from verstehen.methods.imagination.rows import ANSWER_ROWS, GENERATE_ROWS
 from verstehen.text.tables import plural
@@ -15,9 +16,11 @@ from verstehen.text.tables import plural
 GENERATE = RunKind(
     words=("imagine", "generate"), result=ImagineGenerateResult, section=html.generate_section,
     headline=lambda r: f"{plural(r.kept, 'question')} kept",
-    options=ImagineGenerateOptions, api=imagine_generate, rows=GENERATE_ROWS)
+    options=ImagineGenerateOptions, api=imagine_generate, rows=GENERATE_ROWS,
+    records=QuestionRecord)
 ANSWER = RunKind(
     words=("imagine", "answer"), result=ImagineAnswerResult, section=html.answer_section,
     compare=html.compare, headline=lambda r: f"{len(r.matrix)} (QM, AM) cells",
-    options=ImagineAnswerOptions, api=imagine_answer, rows=ANSWER_ROWS)
+    options=ImagineAnswerOptions, api=imagine_answer, rows=ANSWER_ROWS,
+    records=AnswerRunRecord)
 METHOD = Method("imagination", add_parsers, (GENERATE, ANSWER), help_place=80)

@@ -10,6 +10,7 @@ from verstehen.methods.contract import Method, RunKind
 from verstehen.methods.potemkin import html
 from verstehen.methods.potemkin.api import potemkin_incoherence, potemkin_run, potemkin_selfjudge
 from verstehen.methods.potemkin.cli import add_parsers
+from verstehen.methods.potemkin.lines import PairRecord, RunLine, SelfJudgeLine
 from verstehen.methods.potemkin.options import (
     PotemkinIncoherenceOptions,
     PotemkinRunOptions,
@@ -33,14 +34,17 @@ def keystone_counts(result: PotemkinRunResult) -> str:
 
 RUN = RunKind(words=("potemkin", "run"), result=PotemkinRunResult, section=html.run_section,
               compare=html.compare, headline=keystone_counts, options=PotemkinRunOptions,
-              api=potemkin_run, rows=RUN_ROWS)
+              api=potemkin_run, rows=RUN_ROWS,
+              records=RunLine)
 INCOHERENCE = RunKind(
     words=("potemkin", "incoherence"), result=PotemkinIncoherenceResult,
     section=html.incoherence_section,
     headline=lambda r: f"incoherence {num(r.overall.incoherence)} (n={r.overall.n})",
-    options=PotemkinIncoherenceOptions, api=potemkin_incoherence, rows=INCOHERENCE_ROWS)
+    options=PotemkinIncoherenceOptions, api=potemkin_incoherence, rows=INCOHERENCE_ROWS,
+    records=PairRecord)
 SELFJUDGE = RunKind(
     words=("potemkin", "selfjudge"), result=PotemkinSelfjudgeResult, section=html.selfjudge_section,
     headline=lambda r: f"potemkin rate at least {num(r.potemkin_rate)}",
-    options=PotemkinSelfjudgeOptions, api=potemkin_selfjudge, rows=SELFJUDGE_ROWS)
+    options=PotemkinSelfjudgeOptions, api=potemkin_selfjudge, rows=SELFJUDGE_ROWS,
+    records=SelfJudgeLine)
 METHOD = Method("potemkin", add_parsers, (RUN, INCOHERENCE, SELFJUDGE), help_place=70)

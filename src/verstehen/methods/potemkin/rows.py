@@ -5,7 +5,7 @@ incoherence` and `potemkin selfjudge`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from verstehen.engine.store import RunStore
 from verstehen.export.sample import (
@@ -18,6 +18,7 @@ from verstehen.export.sample import (
     run_records,
 )
 from verstehen.methods.potemkin.incoherence_rate import Incoherence
+from verstehen.methods.potemkin.lines import SELFJUDGE_KINDS, SelfJudgeLine
 from verstehen.methods.potemkin.results import (
     PotemkinIncoherenceResult,
     PotemkinRunResult,
@@ -135,16 +136,11 @@ def selfjudge_rows(run_dir: Path) -> list[SampleRow]:
     (concept, original, questions, related), `question_id`, `outcome`, `concept`,
     `altered`, `judged_altered`, `unchanged`."""
     rows = []
-    for line, record in enumerate(run_records(run_dir)):
-        kind = record.get("kind")
-        if kind in ("concept", "original", "questions"):
-            outcome = record.get("outcome")
-            rows.append(SampleRow(
-                id=f"{record['question_id']}/{kind}/{line}", model=None,
-                input=record["prompt"], reply=record["text"], target=None,
-                score=None if outcome is None else float(outcome == "correct"),
-                grade=outcome, metadata=_selfjudge_fields(record)))
-        elif kind == "related":
+    for line, raw in enumerate(run_records(run_dir)):
+        if raw.get("kind") not in SELFJUDGE_KINDS:
+            continue
+        record = cast(SelfJudgeLine, raw)
+        if record["kind"] == "related":
             judged = record["judged_original"]
             rows.append(SampleRow(
                 id=f"{record['question_id']}/related/{record['index']}", model=None,
@@ -152,15 +148,43 @@ def selfjudge_rows(run_dir: Path) -> list[SampleRow]:
                 score=flag_score(judged), grade=None if judged is None else
                 "judged right" if judged else "judged wrong",
                 metadata=_selfjudge_fields(record)))
+        elif record["kind"] != "error":
+            fields = _selfjudge_fields(record)
+            outcome = fields["outcome"]
+            rows.append(SampleRow(
+                id=f"{record['question_id']}/{record['kind']}/{line}", model=None,
+                input=record["prompt"], reply=record["text"], target=None,
+                score=None if outcome is None else float(outcome == "correct"),
+                grade=outcome, metadata=fields))
     return rows
 
 
-def _selfjudge_fields(record: dict[str, Any]) -> dict[str, Any]:
+class SelfJudgeFields(TypedDict):
+    """The self-judge metadata columns of a row: each record's kind fills its own."""
+
+    kind: str
+    question_id: str
+    outcome: str | None  # an original's
+    concept: str | None  # a concept step's or the related questions'
+    altered: str | None  # a related question's, and the next two
+    judged_altered: bool | None
+    unchanged: bool | None
+
+
+def _selfjudge_fields(record: SelfJudgeLine) -> SelfJudgeFields:
     """The self-judge metadata columns of one record (None where its kind has no such key)."""
-    return {"kind": record["kind"], "question_id": record["question_id"],
-            "outcome": record.get("outcome"), "concept": record.get("concept"),
-            "altered": record.get("altered"), "judged_altered": record.get("judged_altered"),
-            "unchanged": record.get("unchanged")}
+    fields: SelfJudgeFields = {"kind": record["kind"], "question_id": record["question_id"],
+                               "outcome": None, "concept": None, "altered": None,
+                               "judged_altered": None, "unchanged": None}
+    if record["kind"] == "original":
+        fields["outcome"] = record.get("outcome")
+    elif record["kind"] == "concept" or record["kind"] == "questions":
+        fields["concept"] = record.get("concept")
+    elif record["kind"] == "related":
+        fields["altered"] = record.get("altered")
+        fields["judged_altered"] = record.get("judged_altered")
+        fields["unchanged"] = record.get("unchanged")
+    return fields
 
 
 def selfjudge_results(result: PotemkinSelfjudgeResult) -> list[ResultGroup]:

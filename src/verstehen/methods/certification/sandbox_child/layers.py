@@ -16,6 +16,8 @@ if TYPE_CHECKING:  # annotations only: typing costs every child an import
     from collections.abc import Callable
     from typing import Any
 
+    from verstehen.methods.certification.sandbox_child.messages import Job
+
 
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
 
@@ -201,7 +203,7 @@ def _drop_identity(uid: int | None) -> bool:
     return libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 and (uid is None or os.geteuid() != 0)
 
 
-def _set_limits(job: dict[str, Any]) -> bool:
+def _set_limits(job: Job) -> bool:
     """Cap CPU time, address space, file size, open files, core dumps and processes."""
     cpu = int(job["cpu_seconds"])
     wanted = [(resource.RLIMIT_CPU, (cpu, cpu + 1)),

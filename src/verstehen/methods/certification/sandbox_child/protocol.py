@@ -11,7 +11,7 @@ import signal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: typing costs every child an import
-    from typing import Any
+    from verstehen.methods.certification.sandbox_child.messages import Output, Verdict
 
 
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 4, 36, 38
@@ -129,7 +129,7 @@ def _diagnose(status: int, stderr: bytes) -> str:
     return f"the program exited (code {code}) before finishing: {last[0][:300]}"
 
 
-def _output(raw: bytes, cap: int) -> dict[str, Any]:
+def _output(raw: bytes, cap: int) -> Output:
     """One output message: {"value": JSON} or {"error": str}, at most `cap` bytes (the runner
     fits every honest output to it); ValueError if it is neither."""
     if len(raw) > cap:
@@ -141,18 +141,18 @@ def _output(raw: bytes, cap: int) -> dict[str, Any]:
         return {"error": doc["error"][:2000]}
     if "value" not in doc:
         raise ValueError("an output has neither value nor error")
-    return doc
+    return {"value": doc["value"]}  # doc's one key
 
 
 def _verdict(report: bytes, n_inputs: int, status: int, stderr: bytes, answer_bytes: int
-             ) -> dict[str, Any]:
+             ) -> Verdict:
     """The run's result from the runner's messages, which the program may have forged; each
     output at most `answer_bytes`."""
     layers: list[str] | None = None
-    outputs: list[dict[str, Any]] = []
+    outputs: list[Output] = []
     pos, ended = 0, False
 
-    def failed(error: str) -> dict[str, Any]:
+    def failed(error: str) -> Verdict:
         return {"ok": False, "outputs": [], "error": error, "layers": layers or []}
 
     while pos < len(report):

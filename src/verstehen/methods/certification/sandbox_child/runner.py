@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # annotations only: typing costs every child an import
     from collections.abc import Callable
     from typing import Any, NoReturn
 
+    from verstehen.methods.certification.sandbox_child.messages import Job, Output
+
 
 def _jsonable(value: Any, depth: int = 0) -> Any:
     """The JSON form of a return value; raises _Unserializable when there is none."""
@@ -71,7 +73,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"[:500]
 
 
-def _call(fn: Any, args: list[Any]) -> dict[str, Any]:
+def _call(fn: Any, args: list[Any]) -> Output:
     """One input: {"value": ...} or {"error": ...}; lets _Timeout and MemoryError through."""
     try:
         return {"value": _jsonable(fn(*args))}
@@ -110,7 +112,7 @@ def _own_fds(report_w: int, err_w: int) -> None:
     sys.stdout = sys.__stdout__ = open(os.devnull, "w")  # type: ignore[misc]  # noqa: SIM115
 
 
-def _confine(job: dict[str, Any], root: str, reads: tuple[str, ...]) -> list[str]:
+def _confine(job: Job, root: str, reads: tuple[str, ...]) -> list[str]:
     """Apply the job's layers in the order they need (mounts and Landlock rules while still
     root, then the uid switch, then rlimits); the names of those in force."""
     layers, applied = set(job["layers"]), []
@@ -137,7 +139,7 @@ def _confine(job: dict[str, Any], root: str, reads: tuple[str, ...]) -> list[str
     return applied
 
 
-def _runner(job: dict[str, Any], report_w: int, err_w: int) -> NoReturn:
+def _runner(job: Job, report_w: int, err_w: int) -> NoReturn:
     """Confine this process with the job's layers, then load and call the program."""
     _own_fds(report_w, err_w)
     send, dumps, exit_now = _sender(REPORT_FD), json.dumps, os._exit
@@ -166,10 +168,10 @@ def _runner(job: dict[str, Any], report_w: int, err_w: int) -> NoReturn:
     exit_now(0)
 
 
-def _load(job: dict[str, Any]) -> tuple[Any, str | None]:
+def _load(job: Job) -> tuple[Any, str | None]:
     """Compile and execute the program (its top level under the load timer); (entry, error).
     _Timeout and MemoryError pass through to _run."""
-    namespace: dict[str, Any] = {"__name__": "__explanation__", "__builtins__": __builtins__}
+    namespace: dict[str, object] = {"__name__": "__explanation__", "__builtins__": __builtins__}
     try:
         code = compile(job["source"], "<explanation>", "exec")
     except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes, lone surrogates
@@ -188,7 +190,7 @@ def _load(job: dict[str, Any]) -> tuple[Any, str | None]:
     return (fn, None) if callable(fn) else (None, f"no function named {job['entry']}")
 
 
-def _fitted(output: dict[str, Any], encoded: bytes, cap: int) -> bytes:
+def _fitted(output: Output, encoded: bytes, cap: int) -> bytes:
     """An output whose JSON is over `cap` bytes, made to fit: a value becomes that question's
     error; an error message is cut."""
     if "value" in output:
@@ -206,7 +208,7 @@ def _ignore_unraisable(info: Any) -> None:
     timer's own exception there still marks the call as timed out (see `_run`)."""
 
 
-def _run(job: dict[str, Any], send: Callable[[bytes, bytes], None],
+def _run(job: Job, send: Callable[[bytes, bytes], None],
          fatal: Callable[[str], NoReturn]) -> None:
     """Load the program, then call the entry on each input under the per-call timer. A call
     during which the timer fired is a timeout whatever it returned: the program may swallow
@@ -250,7 +252,7 @@ def _run(job: dict[str, Any], send: Callable[[bytes, bytes], None],
     if error is not None:
         fatal(error)
     cap, total, dumps = int(job["answer_bytes"]), int(job["output_bytes"]), json.dumps
-    output: dict[str, Any] = {}
+    output: Output = {}
     for args in job["inputs"]:
         arm(float(job["per_call_seconds"]))
         try:

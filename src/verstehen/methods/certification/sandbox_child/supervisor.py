@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from typing import TYPE_CHECKING
 
 from protocol import (
     NONCE_BYTES,
@@ -18,10 +19,13 @@ from protocol import (
 )
 from runner import _runner
 
+if TYPE_CHECKING:  # annotations only
+    from verstehen.methods.certification.sandbox_child.messages import Job, Verdict
+
 
 def main() -> None:
     """Supervisor: fork the runner, check what it reports, send the verdict framed by the nonce."""
-    job = json.loads(_read_exact(0, int(_read_line(0))))
+    job: Job = json.loads(_read_exact(0, int(_read_line(0))))
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of the program stay below us, so the parent finds
     _prctl(PR_SET_DUMPABLE, 0)  # them; and nothing of ours can be opened through /proc/<pid>
     report_r, report_w = os.pipe()
@@ -36,7 +40,8 @@ def main() -> None:
     os.close(err_w)
     nonce = _read_exact(0, NONCE_BYTES)  # only now: the runner never had it in memory
     report, err, status = _collect(pid, report_r, err_r, int(job["output_bytes"]) + 65536)
-    verdict = {"ok": False, "outputs": [], "error": "output limit exceeded", "layers": []}
+    verdict: Verdict = {"ok": False, "outputs": [], "error": "output limit exceeded",
+                        "layers": []}
     if report is not None:
         verdict = _verdict(report, len(job["inputs"]), status, err,
                            int(job["answer_bytes"]))

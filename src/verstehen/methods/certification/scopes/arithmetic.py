@@ -34,7 +34,7 @@ import numbers
 import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
@@ -58,6 +58,28 @@ PHRASINGS = (
 )
 INSTRUCTION = 'Answer with the number only, or say "I don\'t know".'
 INTEGER_CAP = 5 / 6
+
+
+class ArithmeticData(TypedDict):
+    """A question's `data`: its operands (ints with `integers=True`) and its op."""
+
+    a: float
+    b: float
+    op: str
+
+
+class ArithmeticPreset(TypedDict, total=False):
+    """The settings of a preset scope (`ArithmeticScope`'s fields; absent: the default)."""
+
+    low: float
+    high: float
+    integers: bool
+    idk_score: float
+
+
+def question_data(question: Question) -> ArithmeticData:
+    """The `data` an arithmetic scope wrote into its question, read back as typed."""
+    return cast(ArithmeticData, question.data)
 
 
 @dataclass
@@ -140,24 +162,24 @@ class ArithmeticScope:
         fa, fb = self._fmt(a), self._fmt(b)
         exact = {"+": Fraction.__add__, "-": Fraction.__sub__, "*": Fraction.__mul__,
                  "/": Fraction.__truediv__}[op](Fraction(fa), Fraction(fb))
-        data: dict[str, Any] = {"a": int(a) if self.integers else a,
+        data: ArithmeticData = {"a": int(a) if self.integers else a,
                                 "b": int(b) if self.integers else b, "op": op}
         return Question(id=f"{fa}{op}{fb}", prompt=self._prompt(data, phrasing),
-                        answer=float(exact), phrasing=phrasing, family=op, data=data)
+                        answer=float(exact), phrasing=phrasing, family=op, data=dict(data))
 
-    def _text(self, data: dict[str, Any], phrasing: int) -> str:
+    def _text(self, data: ArithmeticData, phrasing: int) -> str:
         fa, fb, op = self._fmt(data["a"]), self._fmt(data["b"]), data["op"]
         return PHRASINGS[phrasing].format(a=fa, b=fb, op=op, sym=SYMBOL[op], word=WORD[op],
                                           verb=VERB[op].format(a=fa, b=fb))
 
-    def _prompt(self, data: dict[str, Any], phrasing: int) -> str:
+    def _prompt(self, data: ArithmeticData, phrasing: int) -> str:
         return f"{self._text(data, phrasing)}\n{INSTRUCTION}"
 
     def rephrase(self, question: Question, phrasing: int) -> Question:
         """The same question (id, answer, data, family) worded with phrasing `phrasing`."""
         if not 0 <= phrasing < self.phrasings:
             raise ValueError(f"phrasing must be in [0, {self.phrasings}); got {phrasing}")
-        return replace(question, prompt=self._prompt(question.data, phrasing),
+        return replace(question, prompt=self._prompt(question_data(question), phrasing),
                        phrasing=phrasing)
 
     # -- scoring
@@ -176,7 +198,8 @@ class ArithmeticScope:
         a, up to three words or signs without digits, b), so that an operand is never read as
         the answer and a reply that only restates the question has no number left; "a - b = x"
         is kept for the parser."""
-        a, b = (re.escape(self._fmt(question.data[k])) for k in ("a", "b"))
+        data = question_data(question)
+        a, b = (re.escape(self._fmt(x)) for x in (data["a"], data["b"]))
         between = r"(?:[^\s\d=]+\s*){1,3}?"
         pair = rf"(?:{a}\s*{between}{b}|{b}\s*{between}{a})"  # "subtract b from a" too
         return re.sub(rf"(?<![\d.]){pair}(?![\d.])(?!\s*=)", " ", answer)
@@ -187,9 +210,10 @@ class ArithmeticScope:
 
     def exact_answer(self, question: Question) -> Fraction:
         """The exact result of the operands as the question prints them."""
-        a, b = (Fraction(self._fmt(question.data[k])) for k in ("a", "b"))
+        data = question_data(question)
+        a, b = (Fraction(self._fmt(x)) for x in (data["a"], data["b"]))
         op = {"+": Fraction.__add__, "-": Fraction.__sub__, "*": Fraction.__mul__,
-              "/": Fraction.__truediv__}[question.data["op"]]
+              "/": Fraction.__truediv__}[data["op"]]
         return op(a, b)
 
     def reference(self, question: Question) -> str:
@@ -216,11 +240,12 @@ class ArithmeticScope:
 
     def program_prompt(self, question: Question) -> str:
         """Ask for `solve(a, b)` answering every question of this question's op."""
-        op = question.data["op"]
+        data = question_data(question)
+        op = data["op"]
         kind = "integers" if self.integers else "real numbers"
         nonzero = " (b is never 0)" if op == "/" else ""
         return (
-            f"Here is a question:\n\n{self._text(question.data, question.phrasing)}\n\n"
+            f"Here is a question:\n\n{self._text(data, question.phrasing)}\n\n"
             f"Write a Python function `{self.program_entry}(a, b)` that returns the answer to "
             f'every question of the form "a {op} b", where a and b are {kind} in '
             f"[{self._fmt(self.low)}, {self._fmt(self.high)}]{nonzero}. It must return a "
@@ -229,7 +254,8 @@ class ArithmeticScope:
 
     def program_args(self, question: Question) -> list[Any]:
         """The arguments of `solve`: [a, b]."""
-        return [question.data["a"], question.data["b"]]
+        data = question_data(question)
+        return [data["a"], data["b"]]
 
     def grade_output(self, question: Question, output: Any) -> Graded:
         """Score a value `solve` returned, like a reply; anything but a finite number is 0."""
@@ -261,7 +287,7 @@ def number_text(x: Fraction, digits: int = 15) -> str:
     return f"{'-' if x < 0 else ''}{whole}.{frac:0{places}d}".rstrip("0")
 
 
-PRESETS: dict[str, dict[str, Any]] = {
+PRESETS: dict[str, ArithmeticPreset] = {
     "arithmetic": {},
     "arithmetic/small": {"low": 0, "high": 99, "integers": True, "idk_score": 0.0},
 }
@@ -271,7 +297,7 @@ def arithmetic_scope(name: str, *, idk_score: float | None = None) -> Arithmetic
     """The preset scope `name` ("arithmetic" or "arithmetic/small"), idk_score overridable."""
     if name not in PRESETS:
         raise UserError(f"unknown arithmetic scope {name!r}: choose one of {', '.join(PRESETS)}")
-    kwargs = dict(PRESETS[name], name=name)
+    settings = PRESETS[name].copy()
     if idk_score is not None:
-        kwargs["idk_score"] = idk_score
-    return ArithmeticScope(**kwargs)
+        settings["idk_score"] = idk_score
+    return ArithmeticScope(**settings, name=name)
