@@ -1,15 +1,15 @@
 """The engine settings: how a run's calls are made and where its folder goes, declared once for
 both faces (the CLI's engine and run flags build one; every API function takes one as
-`engine=`, or its fields as keywords)."""
+`engine=`, or its fields as keywords, which its options class inherits from here)."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 from verstehen.errors import UserError
 
@@ -76,20 +76,3 @@ class EngineSettings:
             raise TypeError(f"unexpected keyword argument {unknown[0]!r}; the engine settings "
                             f"are {', '.join(sorted(names))}")
         return EngineSettings(**{**self.engine_fields(), **keywords})
-
-
-class EngineKeywords(TypedDict, total=False):
-    """EngineSettings' fields as an API function's keywords; each one given replaces that
-    field of its `engine=` (a test keeps the two in step)."""
-
-    base_url: str | Sequence[str] | None
-    runs_dir: Path | str | None
-    cache: Path | str | None
-    max_connections: int | None
-    max_attempts: int
-    progress: bool | None
-    threads: int | None
-    timeout: float | None
-    api_key_env: str | None
-    server_kind: str | None
-    reasoning_budget: int | None
