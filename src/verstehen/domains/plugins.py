@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
-import sys
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from verstehen.plugins import left_out, warn_each
 
 if TYPE_CHECKING:  # not at run time: domains.base imports numpy, which the catalog needs not
     from verstehen.domains.base import ConceptTasks
@@ -80,11 +81,10 @@ def installed_domains(taken_domains: Collection[str], taken_keys: Collection[str
                         {*taken_keys, *(c.tasks.key for d in domains for c in d.concepts)},
                         {*taken_names, *(c.name.lower() for d in domains for c in d.concepts)})
         except Exception as exc:  # whatever a third party's import or objects raise
-            problems.append(_left_out(point, f"{type(exc).__name__}: {exc}"))
+            problems.append(left_out("domain plugin", point, f"{type(exc).__name__}: {exc}"))
             continue
         domains.append(domain)
-    for problem in problems:
-        print(f"verstehen: warning: {_escaped(problem)}", file=sys.stderr)
+    warn_each(problems)
     return Installed(tuple(domains), tuple(problems))
 
 
@@ -139,14 +139,3 @@ def _check_free(domain: ConceptDomain, domains: set[str], keys: set[str],
             raise ValueError(f"a concept named {concept.name!r} is known already")
         keys.add(concept.tasks.key)
         names.add(concept.name.lower())
-
-
-def _left_out(point: importlib.metadata.EntryPoint, why: str) -> str:
-    """The line saying a plugin was left out: its name, where it points, why (first line)."""
-    first = why.strip().splitlines()[0] if why.strip() else "no reason given"
-    return f"domain plugin {point.name!r} ({point.value}) left out: {first}"
-
-
-def _escaped(text: str) -> str:
-    """`text` with its control characters escaped (it may quote a third party's message)."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)

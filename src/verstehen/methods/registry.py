@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from verstehen.methods.contract import Method, RunKind
+from verstehen.plugins import left_out
 
 GROUP = "verstehen.methods"
 # the built-in methods, one line each: the module and name of its declaration, as an entry
@@ -98,10 +99,10 @@ def _loaded() -> tuple[tuple[Method, ...], tuple[Method, ...], tuple[str, ...]]:
         try:
             method = _method(point.load(), point.value)
         except Exception as exc:  # whatever a third party's import raises
-            problems.append(_left_out(point, f"{type(exc).__name__}: {exc}"))
+            problems.append(left_out("plugin", point, f"{type(exc).__name__}: {exc}"))
             continue
         if problem := _clash(method, [*built_in, *installed]):
-            problems.append(_left_out(point, problem))
+            problems.append(left_out("plugin", point, problem))
             continue
         installed.append(method)
     return tuple(built_in), tuple(installed), tuple(problems)
@@ -130,9 +131,3 @@ def _clash(method: Method, known: Iterable[Method]) -> str | None:
             return (f"method {method.name!r} makes {min(taken)!r} run folders, as method "
                     f"{other.name!r} does")
     return None
-
-
-def _left_out(point: importlib.metadata.EntryPoint, why: str) -> str:
-    """The line saying a plugin was left out: its name, where it points, why (first line)."""
-    first = why.strip().splitlines()[0] if why.strip() else "no reason given"
-    return f"plugin {point.name!r} ({point.value}) left out: {first}"

@@ -17,13 +17,13 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import re
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from verstehen.errors import UserError
 from verstehen.models.base import Model
+from verstehen.plugins import left_out, warn_each
 
 DEFAULT_MODEL = "local/smollm2-135m"
 GROUP = "verstehen.providers"
@@ -138,15 +138,15 @@ def _installed() -> tuple[dict[str, ProviderPlugin], tuple[str, ...]]:
         try:
             plugin = _plugin(point.load(), point.value)
         except Exception as exc:  # whatever a third party's import raises
-            problems.append(_left_out(point, f"{type(exc).__name__}: {exc}"))
+            problems.append(left_out("provider plugin", point, f"{type(exc).__name__}: {exc}"))
             continue
         name = plugin.info.name
         if name in PROVIDERS or name in found:
-            problems.append(_left_out(point, f"a provider named {name!r} is known already"))
+            problems.append(left_out("provider plugin", point,
+                                     f"a provider named {name!r} is known already"))
             continue
         found[name] = plugin
-    for problem in problems:
-        print(f"verstehen: warning: {_escaped(problem)}", file=sys.stderr)
+    warn_each(problems)
     return found, tuple(problems)
 
 
@@ -168,14 +168,3 @@ def _plugin(value: object, where: str) -> ProviderPlugin:
     if not callable(value.make):
         raise TypeError(f"the factory of provider {name!r} is not callable")
     return value
-
-
-def _left_out(point: importlib.metadata.EntryPoint, why: str) -> str:
-    """The line saying a plugin was left out: its name, where it points, why (first line)."""
-    first = why.strip().splitlines()[0] if why.strip() else "no reason given"
-    return f"provider plugin {point.name!r} ({point.value}) left out: {first}"
-
-
-def _escaped(text: str) -> str:
-    """`text` with its control characters escaped (it may quote a third party's message)."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
