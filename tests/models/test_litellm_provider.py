@@ -4,6 +4,7 @@ URL as its api_base), under the engine: cache, retries, usage, concurrency. No n
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import subprocess
@@ -21,7 +22,10 @@ from verstehen.errors import TransientError, UnsupportedCapability, UserError
 from verstehen.models import GenerateParams, Model, user
 from verstehen.testing.stub_endpoints import StubEndpoints
 
-pytest.importorskip("litellm")
+# whether the extra is installed, without importing it: a bare `import litellm` fetches its
+# cost map from the internet (verstehen's load_litellm sets LITELLM_LOCAL_MODEL_COST_MAP first)
+if importlib.util.find_spec("litellm") is None:
+    pytest.skip("the litellm extra is not installed", allow_module_level=True)
 # LiteLLM's own types, seen by pydantic as it imports them
 pytestmark = pytest.mark.filterwarnings("ignore:.*ReadOnly. qualifier:UserWarning")
 
