@@ -19,6 +19,7 @@ from verstehen.cli.resume import add_resume_flag
 from verstehen.engine.session import RunSettings
 from verstehen.engine.settings import EngineSettings
 from verstehen.errors import UserError
+from verstehen.methods.options import COUNT_MAX, SEED_MAX
 from verstehen.models import DEFAULT_MODEL, split_name
 from verstehen.models.endpoints import one_or_several, read_url_list
 from verstehen.models.remote import base_url_address
@@ -84,9 +85,6 @@ def _in_range(kind: type, low: float, high: float, doc: str) -> Callable[[str], 
     return read
 
 
-# no count a run could finish is larger: a bigger one is a typo, refused before it costs money
-COUNT_MAX = 10_000_000
-SEED_MAX = 2**32 - 1  # llama.cpp and numpy take 32-bit seeds
 
 positive_int = _in_range(int, 1, COUNT_MAX, "A count from 1 to 10,000,000.")
 nonnegative_int = _in_range(int, 0, COUNT_MAX, "A count from 0 to 10,000,000.")

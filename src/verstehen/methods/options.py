@@ -1,4 +1,5 @@
-"""A method's parameters, declared once: one frozen dataclass per run-making command.
+"""A method's parameters, declared once: one frozen dataclass per command (`Options` for one
+that makes a run folder, `Parameters` for one that calls no model).
 
 Each field is a parameter: its name, type and default are the dataclass's, and `option()` adds
 what the CLI needs (help, the flag's name, a range or choices). From that one declaration come
