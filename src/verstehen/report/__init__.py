@@ -1,1 +1,2 @@
-"""What every method's report shares: plain text tables and PNG figures."""
+"""What every method's HTML report shares: the page and its pieces (`html.py`), inline SVG
+drawing (`svg.py`) and PNG figures (`figures.py`); terminal text is `verstehen.text`."""
