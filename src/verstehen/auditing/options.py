@@ -22,11 +22,11 @@ from verstehen.methods.options import (
     COUNT,
     COUNT_OR_ZERO,
     PROBABILITY,
-    SEED,
-    SHARED,
     Options,
+    max_tokens_option,
     option,
     options_class,
+    seed_option,
 )
 from verstehen.models import DEFAULT_MODEL, Model
 from verstehen.models.served_at import split_at_url
@@ -88,11 +88,8 @@ class AuditOptions(Options):
     examples: int = option(default=1, range=COUNT_OR_ZERO, metavar="N",
                            help="incoherence: N instances and N non-instances per concept "
                                 "(default {default}; 0 skips)")
-    seed: int = option(default=0, range=SEED, flag=SHARED,
-                       help="seed of every draw the audit makes")
-    max_tokens: int | None = option(default=None, range=COUNT, flag=SHARED,
-                                    help="every reply's token budget, in place of each "
-                                         "prompt's own")
+    seed: int = seed_option()
+    max_tokens: int | None = max_tokens_option()
 
     def plan(self) -> AuditPlan:
         """The checked plan of these options (a bad subject, or a first look beyond the

@@ -9,7 +9,7 @@ import random
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from verstehen.engine.batching import LogprobBatcher
 from verstehen.engine.cache import (
@@ -38,6 +38,8 @@ from verstehen.models.base import (
     GenerateParams,
     Message,
     Model,
+    Noted,
+    Pooled,
     Usage,
 )
 from verstehen.text.tables import plural
@@ -171,24 +173,6 @@ Checker = Callable[[Any, tuple[Any, ...]], tuple[Any, bool]]
 def _endpoint(model: Model) -> tuple[tuple[str, str], ...]:
     """One endpoint per model identity: two servers of one model name are two endpoints."""
     return tuple(sorted(model.identity().items()))
-
-
-@runtime_checkable
-class Noted(Protocol):
-    """A model that has notes for its usage (a provider's remarks on the run)."""
-
-    def notes(self) -> tuple[str, ...]:
-        """The notes so far."""
-        ...
-
-
-@runtime_checkable
-class Pooled(Protocol):
-    """A model served by several endpoints, counting each one's calls."""
-
-    def endpoint_usage(self) -> tuple[EndpointUsage, ...]:
-        """The calls of each endpoint so far."""
-        ...
 
 
 @dataclass

@@ -74,6 +74,10 @@ COUNT_OR_ZERO = Range(0, COUNT_MAX)
 SEED = Range(0, SEED_MAX)
 PROBABILITY = Range(0, 1, low_open=True, high_open=True)  # a passing grade, a rate, δ
 UNIT = Range(0, 1)  # a score, a mean
+# the help of the shared --seed and --max-tokens (cli.flags.run_flags), for the API's docstrings
+SEED_HELP = ("seed of every draw the run makes (questions, their order, samples): the same "
+             "seed asks the same again")
+MAX_TOKENS_HELP = "every reply's token budget, in place of each prompt's own"
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,17 @@ def options_class(cls: type[T]) -> type[T]:
     """Make `cls` (a subclass of Options whose fields are `option()`s) a frozen dataclass
     whose fields are keywords unless declared `kw_only=False`, as a type checker sees it too."""
     return dataclass(frozen=True, kw_only=True)(cls)
+
+
+def seed_option() -> Any:
+    """The `seed` parameter every run-making command takes (the shared `--seed`)."""
+    return option(default=0, flag=SHARED, range=SEED, help=SEED_HELP)
+
+
+def max_tokens_option() -> Any:
+    """The `max_tokens` parameter every run-making command takes (the shared `--max-tokens`;
+    None: each prompt's own budget)."""
+    return option(default=None, flag=SHARED, range=COUNT, help=MAX_TOKENS_HELP)
 
 
 def declared(field: dataclasses.Field[Any]) -> Option | None:

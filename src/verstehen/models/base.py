@@ -156,3 +156,21 @@ def split_trailing_space(context: str, continuation: str) -> tuple[str, str]:
     """Move the context's trailing whitespace to the continuation (lm-evaluation-harness)."""
     stripped = context.rstrip()
     return stripped, context[len(stripped) :] + continuation
+
+
+@runtime_checkable
+class Noted(Protocol):
+    """A model that has notes for its usage (a provider's remarks on the run)."""
+
+    def notes(self) -> tuple[str, ...]:
+        """The notes so far."""
+        ...
+
+
+@runtime_checkable
+class Pooled(Protocol):
+    """A model served by several endpoints, counting each one's calls."""
+
+    def endpoint_usage(self) -> tuple[EndpointUsage, ...]:
+        """The calls of each endpoint so far."""
+        ...

@@ -14,12 +14,13 @@ from verstehen.methods.consistency.run import run_consistency
 from verstehen.methods.consistency.templates import STYLES
 from verstehen.methods.options import (
     COUNT,
-    SEED,
     SHARED,
     Options,
     api_functions,
+    max_tokens_option,
     option,
     options_class,
+    seed_option,
 )
 from verstehen.models import DEFAULT_MODEL, Model
 
@@ -64,10 +65,8 @@ class ConsistencyOptions(Options):
              "log-probabilities is refused); generation: parsed yes/no replies, not the "
              "paper's method; default {default}: likelihood where the model gives prompt "
              "log-probabilities (a server's are probed once), else generation")
-    seed: int = option(default=0, help="seed of the false twins' sampling and the bootstrap",
-                       flag=SHARED, range=SEED)
-    max_tokens: int | None = option(default=None, help="every reply's token budget",
-                                    flag=SHARED, range=COUNT)
+    seed: int = seed_option()
+    max_tokens: int | None = max_tokens_option()
 
 
 async def run_options(options: ConsistencyOptions, settings: RunSettings) -> ConsistencyResult:

@@ -23,20 +23,18 @@ from verstehen.methods.imagination.generate import (
 from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 from verstehen.methods.options import (
     COUNT,
-    SEED,
     SHARED,
     Options,
     Range,
+    max_tokens_option,
     option,
     options_class,
+    seed_option,
 )
 from verstehen.models import DEFAULT_MODEL, Model
 
 CONTENTS = ("knowledge", "story")
 TEMPERATURE = Range(0, 10)  # as the shared --temperature reads it
-SEED_HELP = ("seed of every draw the run makes (questions, their order, samples): the same "
-             "seed asks the same again")
-MAX_TOKENS_HELP = "every reply's token budget, in place of each prompt's own"
 # a run folder, or an earlier result
 RunFolder = str | Path | ImagineGenerateResult | ImagineAnswerResult
 
@@ -74,9 +72,8 @@ class ImagineGenerateOptions(Options):
     temperature: float = option(
         default=1.0, range=TEMPERATURE,
         help="sampling temperature of the question model (default {default}, the paper's)")
-    seed: int = option(default=0, flag=SHARED, range=SEED, help=SEED_HELP)
-    max_tokens: int | None = option(default=None, flag=SHARED, range=COUNT,
-                                    help=MAX_TOKENS_HELP)
+    seed: int = seed_option()
+    max_tokens: int | None = max_tokens_option()
 
 
 @options_class
@@ -108,9 +105,8 @@ class ImagineAnswerOptions(Options):
     fictionality: bool = option(
         default=False, help="also ask each answer model whether each context paragraph "
                             "describes a real concept")
-    seed: int = option(default=0, flag=SHARED, range=SEED, help=SEED_HELP)
-    max_tokens: int | None = option(default=None, flag=SHARED, range=COUNT,
-                                    help=MAX_TOKENS_HELP)
+    seed: int = seed_option()
+    max_tokens: int | None = max_tokens_option()
 
 
 def _names(value: str | Sequence[str]) -> tuple[str, ...]:

@@ -12,12 +12,13 @@ from verstehen.cli.flags import base_url, model_name
 from verstehen.engine.session import RunSettings
 from verstehen.methods.options import (
     COUNT,
-    SEED,
     SHARED,
     Options,
     Range,
+    max_tokens_option,
     option,
     options_class,
+    seed_option,
 )
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.items import ALL_TASKS
@@ -36,9 +37,6 @@ UNPARSED_HELP = ("an unreadable generate or edit answer (no matrix, no poem) cou
                  "as in the paper, or is left out of the rates (exclude); unreadable classify "
                  "answers are always left out")
 MODEL_HELP = "provider/model"
-SEED_HELP = ("seed of every draw the run makes (questions, their order, samples): the same "
-             "seed asks the same again")
-MAX_TOKENS_HELP = "every reply's token budget, in place of each prompt's own"
 TEMPERATURE = Range(0, 10)  # as the shared --temperature reads it
 
 
@@ -69,9 +67,8 @@ class PotemkinRunOptions(Options):
         help="items per concept and task: generated (default 4), or the first N of the "
              "benchmark's (default all)")
     unparsed: str = option(default="wrong", choices=UNPARSED, help=UNPARSED_HELP)
-    seed: int = option(default=0, flag=SHARED, range=SEED, help=SEED_HELP)
-    max_tokens: int | None = option(default=None, flag=SHARED, range=COUNT,
-                                    help=MAX_TOKENS_HELP)
+    seed: int = seed_option()
+    max_tokens: int | None = max_tokens_option()
 
 
 @options_class
@@ -85,9 +82,8 @@ class PotemkinIncoherenceOptions(Options):
                               help="instances and as many non-instances per concept")
     temperature: float = option(default=0.7, range=TEMPERATURE,
                                 help="of the generations, so examples differ")
-    seed: int = option(default=0, flag=SHARED, range=SEED, help=SEED_HELP)
-    max_tokens: int | None = option(default=None, flag=SHARED, range=COUNT,
-                                    help=MAX_TOKENS_HELP)
+    seed: int = seed_option()
+    max_tokens: int | None = max_tokens_option()
 
 
 @options_class
@@ -106,9 +102,8 @@ class PotemkinSelfjudgeOptions(Options):
         help="ask: the model says whether each question relies on a concept and names it, and "
              "questions that do not are skipped (the paper's code; one more call per "
              "question); subject: the MCQ subject's name is the concept of every question")
-    seed: int = option(default=0, flag=SHARED, range=SEED, help=SEED_HELP)
-    max_tokens: int | None = option(default=None, flag=SHARED, range=COUNT,
-                                    help=MAX_TOKENS_HELP)
+    seed: int = seed_option()
+    max_tokens: int | None = max_tokens_option()
 
 
 def run_plan(options: PotemkinRunOptions) -> RunPlan:
