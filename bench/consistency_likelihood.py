@@ -41,7 +41,8 @@ from verstehen.methods.consistency.procedure import (
     combo_contexts,
 )
 from verstehen.methods.consistency.templates import fact_question
-from verstehen.models.local import LocalModel, score_continuations
+from verstehen.models.local import LocalModel
+from verstehen.models.local_scoring import score_continuations
 
 HERE = Path(__file__).resolve().parent
 FULL_QUESTIONS = 200

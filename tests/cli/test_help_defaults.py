@@ -28,7 +28,7 @@ def numeric_defaults() -> Iterator[tuple[str, str, float, float]]:
 def test_help_states_the_default_in_effect() -> None:
     """E.g. `audit --rephrase` shares its argument with certify but not its default."""
     rows = list(numeric_defaults())
-    # a None default is settled at run time (8 remote, 1 local; 60 s): the help states the rule
+    # a None default is settled at run time (8 remote, 16 local; 60 s): the help states the rule
     wrong = [(cmd, flag, used, said) for cmd, flag, used, said in rows
              if used is not None and float(used) != said]
     assert wrong == []

@@ -133,7 +133,7 @@ def test_chat_text_is_the_prompt_generation_sees(model):
 def test_one_token_labels_share_one_evaluation(model):
     """Fourteen one-token labels after a fresh context cost one decode of the context (not one
     per label), and score what the one-at-a-time path scores; a longer label still works."""
-    from verstehen.models.local import score_continuation
+    from verstehen.models.local_scoring import score_continuation
 
     llm = model._scoring_model()
     context = "Answer this question as 'Yes' or 'No'. Question: Are clothes used for wearing?"

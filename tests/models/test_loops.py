@@ -73,11 +73,14 @@ def test_the_rule_is_part_of_the_local_models_cache_key(tmp_path) -> None:
 
 
 @pytest.mark.slow
-def test_the_embedded_model_ends_its_reply_when_the_detector_fires(monkeypatch) -> None:
-    """With a detector that fires once the reply has 5 tokens, llama.cpp's own sampling ends
-    the reply there: the end token is the only choice (the model's words do not matter)."""
+@pytest.mark.parametrize("batched", [True, False])
+def test_the_embedded_model_ends_its_reply_when_the_detector_fires(monkeypatch,
+                                                                   batched: bool) -> None:
+    """With a detector that fires once the reply has 5 tokens, the reply ends there, batched
+    or one at a time (llama.cpp's own sampling): the end token is the only choice (the model's
+    words do not matter)."""
     monkeypatch.setattr(loops, "loops_at_end", lambda tokens: len(tokens) >= 5)
-    model = get_model("local/smollm2-135m")
+    model = get_model("local/smollm2-135m", batched=batched)
     try:
         out = asyncio.run(model.generate(user("Tell me a long story about a dragon."),
                                          GenerateParams(max_tokens=200)))

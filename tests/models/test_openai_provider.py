@@ -15,7 +15,7 @@ from verstehen.engine.runner import RetryPolicy, Runner
 from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed
 from verstehen.models import GenerateParams, get_model, user
-from verstehen.models.local import score_continuations
+from verstehen.models.local_scoring import score_continuations
 from verstehen.models.openai_api import OpenAIModel, continuation_logprob
 
 from fault_proxy import FAULTS, FaultProxy

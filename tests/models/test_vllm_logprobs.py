@@ -18,7 +18,7 @@ import pytest
 
 from verstehen.errors import CallFailed, UnsupportedCapability
 from verstehen.models import get_model
-from verstehen.models.local import score_continuations
+from verstehen.models.local_scoring import score_continuations
 from verstehen.models.openai_api import OpenAIModel, continuation_logprob
 from verstehen.models.servers import find_bos, vllm_prompt_tokens
 from verstehen.testing.stub_endpoints import StubEndpoints

@@ -25,7 +25,7 @@ from verstehen.engine.session import RunSettings, Session
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL, PROVIDERS, known_providers
 from verstehen.models.base import GenerateParams, Message
-from verstehen.models.embedded import EMBEDDED, embedded_path
+from verstehen.models.embedded import DEFAULT_SEQUENCES, EMBEDDED, embedded_path
 from verstehen.models.endpoints import describe_endpoint, endpoint_list, pool_identity
 from verstehen.models.threads import ThreadPolicy
 from verstehen.text.tables import plural
@@ -96,6 +96,8 @@ def cmd_models(args: argparse.Namespace) -> int:
     time.sleep(0.3)  # a short look at what other processes use
     threads.choose()
     print(f"  threads: {threads.describe()}")
+    print(f"  replies decoded together: {DEFAULT_SEQUENCES} (--max-connections N; `ask` makes "
+          "one from the file as shipped)")
     if args.base_url is not None:
         show_endpoints(endpoint_list(args.base_url), args.api_key_env)
     return 0
@@ -134,7 +136,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
                            reasoning_budget=args.reasoning_budget)
 
     async def ask() -> int:
-        session = Session.start(settings)
+        # one reply: a local model makes it from its file as shipped, the fastest way for one
+        session = Session.start(settings, batched=False)
         try:
             model = session.open_model(args.model, base_url=args.base_url)
             started = time.monotonic()

@@ -189,8 +189,9 @@ def engine_flags() -> Parser:
                             "(llama-cpp-python's server), openai (echo only); default auto: "
                             "asked of its /v1/models")
     flags.add_argument("--max-connections", type=positive_int, default=None,
-                       help="concurrent calls per model, per endpoint when there are several "
-                            "(default 8 remote, 1 local)")
+                       help="concurrent calls per model, per endpoint when there are several; "
+                            "for a local/ model the replies decoded together (default 8 "
+                            "remote, 16 local)")
     flags.add_argument("--max-attempts", type=positive_int, default=6,
                        help="attempts per call on 429, 5xx, timeouts (default 6)")
     flags.add_argument("--threads", type=thread_count, default=None,

@@ -17,6 +17,7 @@ from verstehen.engine.settings import EngineSettings
 from verstehen.engine.store import RunStore, default_runs_dir, marked_on_error
 from verstehen.errors import UserError
 from verstehen.models import Model, get_model, split_name
+from verstehen.models.embedded import DEFAULT_SEQUENCES
 from verstehen.models.endpoints import check_endpoints, endpoint_list, one_or_several
 from verstehen.models.remote import KEY_OF, api_key, without_credentials
 
@@ -125,12 +126,15 @@ class Session:
     api_key_env: str | None = None
     server_kind: str | None = None
     reasoning_budget: int | None = None
+    batched: bool = True  # local models decode concurrent replies together
     _opened: dict[tuple[str, str | tuple[str, ...] | None], Model] = field(
         default_factory=dict, repr=False)
 
     @classmethod
-    def start(cls, settings: RunSettings | None = None, progress_label: str = "") -> Session:
-        """Open the cache and make a runner; progress shows when the settings ask for it."""
+    def start(cls, settings: RunSettings | None = None, progress_label: str = "", *,
+              batched: bool = True) -> Session:
+        """Open the cache and make a runner; progress shows when the settings ask for it.
+        `batched=False` makes local models reply one at a time (`verstehen ask`)."""
         settings = settings or RunSettings()
         runner = Runner(
             Cache(settings.cache_path()),
@@ -140,7 +144,7 @@ class Session:
         )
         return cls(runner, threads=settings.threads, timeout=settings.timeout,
                    api_key_env=settings.api_key_env, server_kind=settings.server_kind,
-                   reasoning_budget=settings.reasoning_budget)
+                   reasoning_budget=settings.reasoning_budget, batched=batched)
 
     def open_model(self, model: str | Model, *,
                    base_url: str | Sequence[str] | None = None) -> Model:
@@ -175,7 +179,9 @@ class Session:
             if (check_listed := getattr(opened, "check_listed", None)) is not None:
                 check_listed()  # one stderr line where the server lists other models only
         elif provider == "local":
-            opened = get_model(model, threads=self.threads)
+            # --max-connections is the replies decoded together
+            opened = get_model(model, threads=self.threads, batched=self.batched,
+                               sequences=self.runner.connection_limit() or DEFAULT_SEQUENCES)
         else:
             opened = get_model(model, **remote)
         self.models.append(opened)

@@ -24,10 +24,11 @@ class EngineSettings:
     log-probabilities (`vllm`, `llamacpp`, `openai`; None: asked of the server).
     `runs_dir` is the parent of run folders (None: $VERSTEHEN_RUNS_DIR or ./runs), `cache`
     the calls' cache file (None: $VERSTEHEN_CACHE or ~/.cache/verstehen/calls.sqlite).
-    `max_connections` is the concurrent calls per model, per endpoint (None: 8 remote,
-    1 local), `max_attempts` the attempts per call on 429, 5xx and timeouts. `progress` shows
-    a progress display on stderr (None: only inside a notebook). `threads` fixes the threads
-    of an in-process model (None: $VERSTEHEN_THREADS, else what the load leaves free).
+    `max_connections` is the concurrent calls per model, per endpoint, for a local model the
+    replies decoded together (None: 8 remote, 16 local), `max_attempts` the attempts per call
+    on 429, 5xx and timeouts. `progress` shows a progress display on stderr (None: only inside
+    a notebook). `threads` fixes the threads of an in-process model (None: $VERSTEHEN_THREADS,
+    else what the load leaves free).
     `timeout` is one remote attempt's time for its whole reply in seconds (None: 60).
     `reasoning_budget` is the tokens a remote model's reply may spend reasoning on top of the
     answer budget (None: the model's default, which is none but for OpenAI's reasoning

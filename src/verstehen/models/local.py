@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import llama_cpp
 import llama_cpp.llama_cpp as low
-import numpy as np
 from llama_cpp._utils import suppress_stdout_stderr
 from llama_cpp.llama import LogitsProcessorList
-from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+from llama_cpp.llama_chat_format import ChatFormatter, Jinja2ChatFormatter, format_llama2
 
 from verstehen.errors import UserError
 from verstehen.models.base import (
@@ -28,8 +27,10 @@ from verstehen.models.base import (
     Message,
     Usage,
 )
-from verstehen.models.embedded import EMBEDDED, embedded_path
-from verstehen.models.local_batch import BATCH_REQUESTS, BatchScorer, encode_pair
+from verstehen.models.embedded import DEFAULT_SEQUENCES, EMBEDDED, embedded_path
+from verstehen.models.local_batch import BATCH_REQUESTS, BatchScorer
+from verstehen.models.local_generate import BatchGenerator, Request
+from verstehen.models.local_scoring import score_continuations
 from verstehen.models.loops import LOOP_RULE, LoopStop
 from verstehen.models.threads import ThreadPolicy
 
@@ -158,30 +159,42 @@ def scoring_weights(path: Path, digest: str) -> Path:
 
 
 class LocalModel:
-    """A GGUF model in this process; one call at a time on a dedicated thread, likelihoods
-    scored many requests per decode.
+    """A GGUF model in this process, run on a dedicated thread: replies decoded many at a time,
+    likelihoods scored many requests per decode.
 
     `threads` fixes the thread count (else $VERSTEHEN_THREADS, else the cores other processes
-    leave free, looked at before every call). A small quantized model scores likelihoods on an
-    exactly dequantized f32 copy of its weights (`scoring_weights`); it generates from the
-    file as shipped.
+    leave free, looked at before every call). A small quantized model scores likelihoods and
+    generates on an exactly dequantized f32 copy of its weights (`scoring_weights`).
+    `sequences` replies are decoded together (`local_generate.BatchGenerator`); with
+    `batched=False` replies are made one at a time from the file as shipped (`verstehen ask`:
+    for one reply the 4-bit kernels are faster), under a cache identity of their own.
     """
 
-    max_connections = 1
-
-    def __init__(self, model: str, *, n_ctx: int = 4096, threads: int | None = None) -> None:
+    def __init__(self, model: str, *, n_ctx: int = 4096, threads: int | None = None,
+                 batched: bool = True, sequences: int = DEFAULT_SEQUENCES) -> None:
+        if sequences < 1:
+            raise UserError(f"sequences must be at least 1, not {sequences}")
         self.name = f"local/{model}"
         self.path = resolve_path(model)
         self.scores_in_f32 = self.path.stat().st_size <= F32_SCORING_MAX_FILE
+        self.batched = batched
+        self.max_connections = sequences if batched else 1
+        generation = LOOP_RULE
+        if batched:
+            weights = "f32 weights" if self.scores_in_f32 else "weights as shipped"
+            generation = f"{LOOP_RULE}; decoded in batches, {weights}, flash attention"
         self.capabilities = Capabilities(generate=True, logprobs=True, note="in-process CPU",
                                          logprobs_batch=BATCH_REQUESTS,
                                          scoring="f32" if self.scores_in_f32 else "",
-                                         generation=LOOP_RULE)
+                                         generation=generation)
         self.threads = ThreadPolicy(threads)
         self._n_ctx = n_ctx
         self._llm: Any = None
         self._scoring_llm: Any = None
         self._scorer: BatchScorer | None = None
+        self._generator: BatchGenerator | None = None
+        self._formatter: ChatFormatter | None = None
+        self._decoding: asyncio.Future[None] | None = None
         self._identity: dict[str, str] | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
 
@@ -203,14 +216,16 @@ class LocalModel:
         set_threads(self._llm._ctx.ctx, self.threads.choose())
         return self._llm
 
-    def _scoring_model(self) -> Any:
-        """The model that scores likelihoods (the f32 copy, or the generating model)."""
+    def _scoring_model(self, *, threads: bool = True) -> Any:
+        """The model that scores likelihoods and decodes batches (the f32 copy, or the file as
+        shipped); `threads` sets its thread count for the call about to run."""
         if not self.scores_in_f32:
-            return self._model()
+            return self._model() if threads else self._llm
         if self._scoring_llm is None:
             weights = scoring_weights(self.path, self.identity()["sha256"])
             self._scoring_llm = load_llama(weights, n_ctx=self._n_ctx, threads=self.threads.cores)
-        set_threads(self._scoring_llm._ctx.ctx, self.threads.choose())
+        if threads:
+            set_threads(self._scoring_llm._ctx.ctx, self.threads.choose())
         return self._scoring_llm
 
     def _batch_scorer(self) -> BatchScorer:
@@ -221,8 +236,44 @@ class LocalModel:
         return self._scorer
 
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
-        """Chat completion with the GGUF's own chat template."""
-        return await self._run(self._generate, messages, params)
+        """Chat completion with the GGUF's own chat template; concurrent calls share decodes."""
+        if not self.batched:
+            return await self._run(self._generate, messages, params)
+        if self._generator is None:
+            await self._run(self._open_generator)
+        generator = self._generator
+        assert generator is not None and self._formatter is not None
+        # tokenized here: the model's thread may be busy decoding the batch this one joins
+        llm = self._scoring_model(threads=False)
+        chat = self._formatter(messages=cast("list[ChatCompletionRequestMessage]",
+                                             list(messages)))
+        # as llama-cpp-python's chat completion tokenizes it
+        prompt = llm.tokenize(chat.prompt.encode("utf-8"), add_bos=not chat.added_special,
+                              special=True)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Completion] = loop.create_future()
+
+        def done(outcome: Completion | Exception) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+                loop.call_soon_threadsafe(_settle, future, outcome)
+
+        request = Request(prompt, params, done)
+        if generator.submit(request):
+            self._decoding = loop.run_in_executor(self._executor, generator.run)
+            self._decoding.add_done_callback(_retrieved)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            request.cancelled = True
+            raise
+
+    def _open_generator(self) -> None:
+        if self._generator is not None:
+            return
+        llm = self._scoring_model()
+        self._formatter = _chat_formatter(llm)
+        self._generator = BatchGenerator(llm, slots=self.max_connections,
+                                         slot_tokens=self._n_ctx, threads=self.threads.choose)
 
     def _generate(self, messages: list[Message], params: GenerateParams) -> Completion:
         llm = self._model()
@@ -263,25 +314,19 @@ class LocalModel:
 
     def _chat_text(self, messages: list[Message]) -> str | None:
         llm = self._model()
-        template = llm.metadata.get("tokenizer.chat_template")
-        if not template:
+        if not llm.metadata.get("tokenizer.chat_template"):
             return None
-
-        def text(token: int) -> str:
-            return llm._model.token_get_text(token) if token != -1 else ""
-
-        formatter = Jinja2ChatFormatter(template=template, eos_token=text(llm.token_eos()),
-                                        bos_token=text(llm.token_bos()))
         # each Message is one of llama_cpp's per-role message TypedDicts (role and text only);
         # the type checker cannot match a TypedDict with a union of them
         chat = cast("list[ChatCompletionRequestMessage]", list(messages))
-        return formatter(messages=chat).prompt
+        return _chat_formatter(llm)(messages=chat).prompt
 
     async def aclose(self) -> None:
         """Free the model and its thread."""
-        if self._scorer is not None:
-            await self._run(self._scorer.close)
-            self._scorer = None
+        for attribute in ("_scorer", "_generator"):
+            if (part := getattr(self, attribute)) is not None:
+                await self._run(part.close)
+                setattr(self, attribute, None)
         for attribute in ("_llm", "_scoring_llm"):
             if (llm := getattr(self, attribute)) is not None:
                 await self._run(llm.close)
@@ -289,88 +334,30 @@ class LocalModel:
         self._executor.shutdown(wait=False)
 
 
-def score_continuations(llm: Any, context: str, continuations: Sequence[str]) -> list[float]:
-    """log P(continuation | context) for each continuation; the one-token continuations of a
-    context share a single evaluation (a yes/no label costs no decode of its own)."""
-    scores = [0.0] * len(continuations)
-    one_token: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-    for i, continuation in enumerate(continuations):
-        context_tokens, continuation_tokens = encode_pair(llm, context, continuation)
-        if len(continuation_tokens) == 1:
-            one_token.setdefault(tuple(context_tokens), []).append((i, continuation_tokens[0]))
-        else:
-            scores[i] = _score_tokens(llm, context_tokens, continuation_tokens)
-    for context_key, wanted in one_token.items():
-        _check_length(llm, len(context_key) + 1)
-        last = len(context_key) - 1
-        # evaluated with one label token after it, as scoring that label alone would: llama.cpp's
-        # quantized kernels give slightly different logits for another batch shape
-        tokens = [*context_key, wanted[0][1]]
-        (row,) = _decode_with_logits(llm, tokens, last, last)
-        log_probs = _log_softmax(row)
-        for i, token in wanted:
-            scores[i] = float(log_probs[token])
-    return scores
+def _chat_formatter(llm: Any) -> ChatFormatter:
+    """The GGUF's own chat template as llama-cpp-python renders it for a chat completion, or
+    its fallback (llama-2's format) for a file without one."""
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        return format_llama2
+
+    def text(token: int) -> str:
+        return llm._model.token_get_text(token) if token != -1 else ""
+
+    return Jinja2ChatFormatter(template=template, eos_token=text(llm.token_eos()),
+                               bos_token=text(llm.token_bos()))
 
 
-def score_continuation(llm: Any, context: str, continuation: str) -> float:
-    """log P(continuation | context), reusing the KV cache for a shared prefix."""
-    return _score_tokens(llm, *encode_pair(llm, context, continuation))
+def _settle(future: asyncio.Future[Completion], outcome: Completion | Exception) -> None:
+    if future.done():  # its caller was cancelled
+        return
+    if isinstance(outcome, Exception):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
 
 
-def _check_length(llm: Any, n: int) -> None:
-    if n > llm.n_ctx():
-        raise UserError(f"{n} tokens exceed the model's context of {llm.n_ctx()}")
-
-
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    x = logits.astype(np.float64)
-    top = x.max()
-    return x - (top + np.log(np.exp(x - top).sum()))
-
-
-def _score_tokens(llm: Any, context_tokens: list[int], continuation_tokens: list[int]) -> float:
-    if not continuation_tokens:
-        return 0.0
-    tokens = context_tokens + continuation_tokens
-    _check_length(llm, len(tokens))
-    first = len(context_tokens) - 1  # logits here predict the first continuation token
-    rows = _decode_with_logits(llm, tokens, first, len(tokens) - 2)
-    return sum(float(_log_softmax(logits)[tokens[first + offset + 1]])
-               for offset, logits in enumerate(rows))
-
-
-def _decode_with_logits(llm: Any, tokens: list[int], first: int, last: int) -> list[np.ndarray]:
-    """Evaluate `tokens`, returning the logits rows of positions first .. last."""
-    cached = list(llm.input_ids[: llm.n_tokens])
-    common = 0
-    for a, b in zip(cached, tokens, strict=False):
-        if a != b:
-            break
-        common += 1
-    start = min(common, first)  # logits of earlier evaluations are not kept
-    llm._ctx.kv_cache_seq_rm(0, start, -1)
-    llm.n_tokens = start
-    n_vocab = llm.n_vocab()
-    rows: list[np.ndarray] = []
-    batch = llm._batch.batch
-    for chunk_start in range(start, len(tokens), llm.n_batch):
-        chunk = tokens[chunk_start : chunk_start + llm.n_batch]
-        batch.n_tokens = len(chunk)
-        wanted = []
-        for i, token in enumerate(chunk):
-            pos = chunk_start + i
-            batch.token[i] = token
-            batch.pos[i] = pos
-            batch.seq_id[i][0] = 0
-            batch.n_seq_id[i] = 1
-            batch.logits[i] = first <= pos <= last
-            if first <= pos <= last:
-                wanted.append(i)
-        llm._ctx.decode(llm._batch)
-        llm.input_ids[chunk_start : chunk_start + len(chunk)] = chunk
-        llm.n_tokens = chunk_start + len(chunk)
-        for i in wanted:
-            pointer = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i)
-            rows.append(np.ctypeslib.as_array(pointer, shape=(n_vocab,)).copy())
-    return rows
+def _retrieved(decoding: asyncio.Future[None]) -> None:
+    """Read a finished decoding loop's exception (its requests have it already)."""
+    if not decoding.cancelled():
+        decoding.exception()
