@@ -7,6 +7,8 @@ before any model call, so a bad spec costs nothing.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -196,16 +198,26 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
         opened, results = state
         if settings.announce:  # before the first call, on stderr (stdout may be --json)
             print(f"{command}: {calls_line(scopes, plan, program_questions)}", file=sys.stderr)
+        if program_questions is None:
+            # the scopes are asked together: a model that decodes many replies at once (the
+            # in-process one) keeps its batch full while one scope waits for its last reply.
+            # Each adds its questions as it starts; until the last has, more follow.
+            with contextlib.ExitStack() as earlier:
+                earlier.enter_context(session.runner.progress.growing(len(scopes) > 1))
+
+                async def certify(scope: Scope) -> ScopeResult:
+                    if scope is scopes[-1]:
+                        earlier.close()
+                    return await run_certify(session.runner, opened, scope, store, plan)
+
+                results.extend(await asyncio.gather(*(certify(scope) for scope in scopes)))
+            return
         for i, scope in enumerate(scopes):
-            # each scope adds its questions when it starts: until the last does, more follow
+            # each scope adds its programs when it starts: until the last does, more follow
             with session.runner.progress.growing(i < len(scopes) - 1):
-                if program_questions is not None:
-                    assert isinstance(scope, ExplainableScope)
-                    results.append(await run_explained(session.runner, opened, scope, store,
-                                                       plan, program_questions))
-                else:
-                    results.append(await run_certify(session.runner, opened, scope, store,
-                                                     plan))
+                assert isinstance(scope, ExplainableScope)
+                results.append(await run_explained(session.runner, opened, scope, store, plan,
+                                                   program_questions))
 
     def finish(store: RunStore, state: tuple[Model, list[ScopeResult]],
                made: Made) -> CertifyResult:
