@@ -129,9 +129,32 @@ def test_an_audit_total_is_provisional_until_its_last_lens_adds_its_calls(
     model = ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes")
     vs.audit(model, subjects="game-theory/zero-sum", runs_dir=tmp_path / "runs",
              cache=tmp_path / "calls.sqlite")
-    # certification looks, then the definition, then the examples (2 calls for each of 2)
-    assert [p for _, p in recorder.added[:-1]] == [True] * (len(recorder.added) - 1)
-    assert recorder.added[-1] == (4, False) and not recorder.provisional
+    # the lenses start together, each adding its calls as it starts: certification's first
+    # look, the definition and the examples (2 calls for each of 2); while the sequential test
+    # may ask more, each addition is provisional, and once it has decided nothing is
+    assert sorted(recorder.added) == [(1, True), (4, True), (8, True)]
+    assert not recorder.provisional
+
+
+def test_parts_started_together_keep_the_total_provisional_until_each_has_added() -> None:
+    """Two procedures run together (an audit's lenses, a certification's scopes): the first
+    one's addition is provisional, the second's is final, whichever task runs first."""
+    counts = Recorder()
+
+    async def part(mark, number: int, delay: float) -> None:
+        mark(number)
+        await asyncio.sleep(delay)
+        counts.add_total(number + 1)
+
+    async def go() -> None:
+        with counts.together(2) as mark:
+            await asyncio.gather(part(mark, 0, 0.05), part(mark, 1, 0.0))
+
+    asyncio.run(go())
+    assert counts.added == [(2, True), (1, False)]
+    with counts.together(2):
+        pass  # parts that never add end the wait too
+    assert not counts.provisional
 
 
 def test_the_api_default_shows_progress_in_a_notebook_only(monkeypatch):

@@ -14,6 +14,7 @@ is checked (key set, server reachable) before the audit folder is made.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Sequence
@@ -59,29 +60,49 @@ async def _one_model(model: str | Model, base_url: BaseUrl, plan: AuditPlan,
         for name, counts in lens_usage.items():
             usage.setdefault(name, ModelUsage()).absorb(counts)
 
-    progress = session.runner.progress
+    async def certification() -> dict[str, ModelUsage] | None:
+        return (await certify_scopes(model, scopes, certify_plan, base_url=base_url,
+                                     settings=lens_settings, command="certify",
+                                     session=session)).usage
+
+    async def definitions() -> dict[str, ModelUsage] | None:
+        return (await run_potemkin(
+            model, plan_run(concepts=keys, tasks=("define",), seed=plan.seed,
+                            max_tokens=plan.max_tokens),
+            judge=None if judge is None else judge.model, base_url=base_url,
+            judge_base_url=None if judge is None else judge.base_url,
+            settings=lens_settings, session=session)).usage
+
+    async def examples() -> dict[str, ModelUsage] | None:
+        return (await run_incoherence(
+            model, plan_incoherence(per_concept=plan.examples, max_tokens=plan.max_tokens,
+                                    seed=plan.seed),
+            concepts=keys, base_url=base_url, settings=lens_settings, session=session)).usage
+
+    lenses = [certification]
+    if keys:
+        lenses.append(definitions)
+    if keys and plan.examples:
+        lenses.append(examples)
     try:
-        # each lens adds its calls when it starts: until the last has, the total is provisional
-        with progress.growing(bool(keys)):
-            done = await certify_scopes(model, scopes, certify_plan, base_url=base_url,
-                                        settings=lens_settings, command="certify",
-                                        session=session)
-        count(done.usage or {})
-        if keys:
-            with progress.growing(bool(plan.examples)):
-                defined = await run_potemkin(
-                    model, plan_run(concepts=keys, tasks=("define",), seed=plan.seed,
-                                    max_tokens=plan.max_tokens),
-                    judge=None if judge is None else judge.model, base_url=base_url,
-                    judge_base_url=None if judge is None else judge.base_url,
-                    settings=lens_settings, session=session)
-            count(defined.usage or {})
-        if keys and plan.examples:
-            made = await run_incoherence(
-                model, plan_incoherence(per_concept=plan.examples, max_tokens=plan.max_tokens,
-                                        seed=plan.seed),
-                concepts=keys, base_url=base_url, settings=lens_settings, session=session)
-            count(made.usage or {})
+        # the lenses run together (an in-process model decodes all their replies in one batch,
+        # full while one lens waits for its slowest reply); each adds its calls as it starts
+        with session.runner.progress.together(len(lenses)) as mark:
+
+            async def lens(part: int) -> dict[str, ModelUsage] | None:
+                mark(part)
+                return await lenses[part]()
+
+            tasks = [asyncio.ensure_future(lens(part)) for part in range(len(lenses))]
+            try:
+                outcomes = await asyncio.gather(*tasks)
+            except BaseException:  # one lens failed: the others stop too
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                raise
+        for lens_usage in outcomes:
+            count(lens_usage or {})
     finally:
         await session.close()
     return usage

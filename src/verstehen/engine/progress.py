@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TextIO
 
 from rich.console import Console
@@ -34,6 +35,17 @@ MORE = "(more calls may follow)"
 MIN_TIMED = 10
 
 
+class _Together:
+    """Procedures started together: the parts that have not added to the total yet."""
+
+    def __init__(self, parts: int) -> None:
+        self.waiting = set(range(parts))
+
+
+# the parts of `together` groups the running task belongs to (a task's children inherit them)
+_PARTS: ContextVar[tuple[tuple[_Together, int], ...]] = ContextVar("progress_parts", default=())
+
+
 class Counts:
     """The numbers every progress display shows."""
 
@@ -47,6 +59,25 @@ class Counts:
     def provisional(self) -> bool:
         """Whether more calls may still be added to the total."""
         return self._growing > 0
+
+    @contextmanager
+    def together(self, parts: int) -> Iterator[Callable[[int], None]]:
+        """Procedures run together, each adding to the total as it starts: while inside, the
+        total is provisional until every part has added to it. Each part calls the function
+        given with its number, from inside its own task."""
+        group = _Together(parts)
+        self._growing += bool(group.waiting)
+
+        def mark(part: int) -> None:
+            _PARTS.set((*_PARTS.get(), (group, part)))
+
+        try:
+            yield mark
+        finally:
+            if group.waiting:  # a part ended (or failed) before adding to the total
+                group.waiting.clear()
+                self._growing -= 1
+            self.refresh()
 
     @contextmanager
     def growing(self, more: bool = True) -> Iterator[None]:
@@ -100,6 +131,10 @@ class NullProgress(Counts):
 
     def add_total(self, n: int) -> None:
         """Expect n more calls."""
+        for group, part in _PARTS.get():
+            if part in group.waiting:
+                group.waiting.discard(part)
+                self._growing -= not group.waiting
         self.total += n
 
     def advance(self, *, cached: bool, error: bool) -> None:

@@ -7,7 +7,8 @@ import contextlib
 import hashlib
 import random
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -120,6 +121,25 @@ class ModelUsage:
 
 # the fields of ModelUsage that are counts (added and subtracted)
 _COUNTS = tuple(f.name for f in fields(ModelUsage) if f.name not in {"endpoints", "notes"})
+# further counts the calling task's calls also go into (`counting`): one per step of a job whose
+# steps share a runner and may run at the same time
+_TALLIES: ContextVar[tuple[dict[str, ModelUsage], ...]] = ContextVar("usage_tallies", default=())
+
+
+@contextlib.contextmanager
+def counting() -> Iterator[dict[str, ModelUsage]]:
+    """Count the calls made inside (by this task and the tasks it starts) apart, per model."""
+    tally: dict[str, ModelUsage] = {}
+    token = _TALLIES.set((*_TALLIES.get(), tally))
+    try:
+        yield tally
+    finally:
+        _TALLIES.reset(token)
+
+
+def counted(since: ModelUsage, tally: ModelUsage) -> ModelUsage:
+    """`since` (a model's counts over some time) with the call and token counts of `tally`."""
+    return replace(since, **{name: getattr(tally, name) for name in _COUNTS})
 
 
 @dataclass
@@ -238,7 +258,8 @@ class Runner:
             stored = result.value
             result.value = Completion(stored["text"], stored["finish_reason"],
                                       Usage(**stored["usage"]), stored.get("reasoning"))
-            self._usage(model).add(result.value.usage, cached=result.cached)
+            for usage in self._tallies(model):
+                usage.add(result.value.usage, cached=result.cached)
         return result
 
     async def logprobs(self, model: Model, context: str, continuations: list[str]) -> CallResult:
@@ -261,6 +282,11 @@ class Runner:
         if batched:
             return {"logprobs": await self._batcher(model).submit(context, continuations)}
         return {"logprobs": await model.logprobs(context, continuations)}
+
+    def _tallies(self, model: Model) -> list[ModelUsage]:
+        """The model's usage in this runner and in each tally the calling task counts into."""
+        return [self._usage(model), *(tally.setdefault(model.name, ModelUsage())
+                                      for tally in _TALLIES.get())]
 
     def _usage(self, model: Model) -> ModelUsage:
         usage = self.usage.get(model.name)
@@ -329,8 +355,9 @@ class Runner:
     ) -> CallResult:
         """The cached response under `key`, else `ask(*args)`'s (asked once however many wait for
         it), checked and stored before it is returned."""
-        usage = self._usage(model)
-        usage.calls += 1
+        tallies = self._tallies(model)
+        for usage in tallies:
+            usage.calls += 1
         stored = self.cache.get(key)
         if stored is not None:
             try:
@@ -343,11 +370,13 @@ class Runner:
             self._inflight[key] = [*(self._inflight[key] or ()), first]
             stored, error = await asyncio.shield(first)
             if error is not None:
-                usage.errors += 1
+                for usage in tallies:
+                    usage.errors += 1
                 self.progress.advance(cached=False, error=True)
                 return CallResult(error=error, key=key)
         if stored is not None:
-            usage.cache_hits += 1
+            for usage in tallies:
+                usage.cache_hits += 1
             self.progress.advance(cached=True, error=False)
             return CallResult(stored, cached=True, key=key)
         self._inflight[key] = None
@@ -367,7 +396,8 @@ class Runner:
             await self.cache.store(key, model.name, kind, result.value)
             self.cache.raise_write_failure()
         else:
-            usage.errors += 1
+            for usage in tallies:
+                usage.errors += 1
         self.progress.advance(cached=False, error=not result.ok)
         return result
 

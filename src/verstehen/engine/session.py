@@ -12,7 +12,7 @@ from typing import Any, Generic, NotRequired, TypedDict, TypeVar
 
 from verstehen.engine.cache import Cache, cache_file
 from verstehen.engine.progress import make_progress
-from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
+from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner, counted, counting
 from verstehen.engine.settings import EngineSettings
 from verstehen.engine.store import RunStore, default_runs_dir, marked_on_error
 from verstehen.errors import UserError
@@ -223,14 +223,16 @@ async def in_session(settings: RunSettings, label: str,
     session.runner.count_endpoints()
     before = {name: replace(counts) for name, counts in session.runner.usage.items()}
     started = time.monotonic()
-    try:
-        with marked_on_error():
-            value = await body(session)
-    finally:
-        if own:
-            await session.close()
+    # counted apart: the steps of a job may run at once in one session (the audit's lenses)
+    with counting() as tally:
+        try:
+            with marked_on_error():
+                value = await body(session)
+        finally:
+            if own:
+                await session.close()
     session.runner.count_endpoints()
-    usage = {name: counts.since(before.get(name))
-             for name, counts in session.runner.usage.items()}
+    usage = {name: counted(counts.since(before.get(name)), tally[name])
+             for name, counts in session.runner.usage.items() if name in tally}
     return Timed(value, round(time.monotonic() - started, 1),
                  {name: counts for name, counts in sorted(usage.items()) if counts.calls})

@@ -8,7 +8,6 @@ before any model call, so a bad spec costs nothing.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -201,16 +200,14 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
         if program_questions is None:
             # the scopes are asked together: a model that decodes many replies at once (the
             # in-process one) keeps its batch full while one scope waits for its last reply.
-            # Each adds its questions as it starts; until the last has, more follow.
-            with contextlib.ExitStack() as earlier:
-                earlier.enter_context(session.runner.progress.growing(len(scopes) > 1))
+            # Each adds its questions as it starts.
+            with session.runner.progress.together(len(scopes)) as mark:
 
-                async def certify(scope: Scope) -> ScopeResult:
-                    if scope is scopes[-1]:
-                        earlier.close()
-                    return await run_certify(session.runner, opened, scope, store, plan)
+                async def certify(part: int) -> ScopeResult:
+                    mark(part)
+                    return await run_certify(session.runner, opened, scopes[part], store, plan)
 
-                results.extend(await asyncio.gather(*(certify(scope) for scope in scopes)))
+                results.extend(await asyncio.gather(*(certify(i) for i in range(len(scopes)))))
             return
         for i, scope in enumerate(scopes):
             # each scope adds its programs when it starts: until the last does, more follow
