@@ -10,7 +10,8 @@ import pytest
 from verstehen.engine.cache import Cache
 from verstehen.engine.runner import Runner
 from verstehen.models import GenerateParams, get_model, user
-from verstehen.models.local import encode_pair, load_llama, scoring_weights
+from verstehen.models.local import load_llama, scoring_weights
+from verstehen.models.local_batch import encode_pair
 
 pytestmark = pytest.mark.slow
 
