@@ -314,8 +314,13 @@ def main() -> int:
     """Run the chosen parts and print their figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="1,2,3,4,5")
-    parts = {int(p) for p in parser.parse_args().parts.split(",")}
+    parser.add_argument("--smoke", action="store_true",
+                        help="parts 2 and 3 on 4 prompts of 8 tokens: checks the script runs")
+    opts = parser.parse_args()
+    parts = {int(p) for p in opts.parts.split(",")}
     calls = certification_calls()
+    if opts.smoke:
+        parts, calls = {2, 3}, [(m, GenerateParams(0.0, 8, p.seed)) for m, p in calls[:4]]
     print(f"{os.cpu_count()} CPUs; {len(calls)} certification prompts "
           f"({sum(p.max_tokens == 2048 for _, p in calls)} with 2,048-token budgets)")
     audit, lengths = None, None

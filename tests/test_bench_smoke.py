@@ -19,6 +19,7 @@ SMOKE_RUNS = {
     "audit_power.py": (["--max-questions", "32", "--old-budget", "16"],
                        "largest wrong-verdict rate"),
     "audit_time.py": (["--smoke"], "audit, empty cache"),
+    "batched_generation.py": (["--smoke"], "replies that differ between all at once"),
     "batch_million.py": (["--lines", "2000", "--stop-after", "200"],
                          "seconds to the first request"),
     "concept_speed.py": (["--items", "50"], "right"),

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from verstehen.cli.runs import EXIT_CALL_FAILED, finish
-from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
+from verstehen.engine.usage import ModelUsage
 from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.registry import is_built_in, methods, run_kind, run_kinds
 from verstehen.results import RunOutcome, RunResult, from_jsonable, load_result

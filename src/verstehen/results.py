@@ -24,8 +24,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, cast, overload, runtime_checkable
 
-from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store.safe_files import read_regular
+from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.textfiles import text_of
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from verstehen.engine.cache import Cache
-from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
+from verstehen.engine.runner import RetryPolicy, Runner
+from verstehen.engine.usage import ModelUsage
 from verstehen.errors import CallFailed, TransientError, UserError
 from verstehen.models import get_model, user
 from verstehen.models.base import EndpointUsage

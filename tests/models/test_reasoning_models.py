@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from verstehen.engine.cache import Cache, call_key
-from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner
+from verstehen.engine.runner import RetryPolicy, Runner
 from verstehen.engine.session import RunSettings, Session
+from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.models import GenerateParams, Usage, get_model, user
 from verstehen.models.openai_api import OpenAIModel

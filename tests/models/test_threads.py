@@ -71,7 +71,7 @@ def test_the_model_runs_on_the_chosen_count(tmp_path):
 
     try:
         model = asyncio.run(main())
-        assert low.llama_n_threads(model._llm._ctx.ctx) == 1
+        assert low.llama_n_threads(model._generator._ctx.ctx) == 1  # the batched replies
         assert low.llama_n_threads(model._scorer._ctx.ctx) == 1
     finally:
         asyncio.run(session.close())

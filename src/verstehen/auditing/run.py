@@ -29,9 +29,9 @@ from verstehen.auditing.summary import (
     target_configs,
 )
 from verstehen.engine.notices import warn
-from verstehen.engine.runner import ModelUsage
 from verstehen.engine.session import RunSettings, Session, check_openable
 from verstehen.engine.store import marked_on_error
+from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.methods.certification.procedure import CertifyPlan
 from verstehen.methods.certification.run import build_scopes, certify_scopes

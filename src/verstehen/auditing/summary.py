@@ -13,8 +13,8 @@ from typing import TypedDict
 from verstehen.auditing.plan import Target
 from verstehen.auditing.results import AuditResult, Evidence, LensRuns, TargetAudit
 from verstehen.domains.catalog import canonical_name
-from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
+from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.methods.certification.procedure import deciding
 from verstehen.methods.certification.records import AnswerRecord, is_answer

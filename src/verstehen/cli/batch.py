@@ -46,9 +46,10 @@ from verstehen.cli.prompts_file import (
 )
 from verstehen.cli.resume import check_folder_cache
 from verstehen.cli.runs import finish
-from verstehen.engine.runner import ModelUsage, Runner
+from verstehen.engine.runner import Runner
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
+from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL
 from verstehen.models.base import GenerateParams, Message, Model

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
-from verstehen.engine.runner import ModelUsage
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
+from verstehen.engine.usage import ModelUsage
 from verstehen.models.base import Model
 
 S = TypeVar("S")

@@ -12,9 +12,10 @@ from typing import Any, Generic, NotRequired, TypedDict, TypeVar
 
 from verstehen.engine.cache import Cache, cache_file
 from verstehen.engine.progress import make_progress
-from verstehen.engine.runner import ModelUsage, RetryPolicy, Runner, counted, counting
+from verstehen.engine.runner import RetryPolicy, Runner
 from verstehen.engine.settings import EngineSettings
 from verstehen.engine.store import RunStore, default_runs_dir, marked_on_error
+from verstehen.engine.usage import ModelUsage, counted, counting
 from verstehen.errors import UserError
 from verstehen.models import Model, get_model, split_name
 from verstehen.models.embedded import DEFAULT_SEQUENCES

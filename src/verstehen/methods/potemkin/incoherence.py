@@ -18,9 +18,10 @@ from pathlib import Path
 from verstehen.domains.base import LONG_ANSWER_TOKENS, SHORT_ANSWER_TOKENS
 from verstehen.domains.catalog import CONCEPTS, DOMAINS, Concept, canonical_name
 from verstehen.engine.lifecycle import Made, Started, run_method
-from verstehen.engine.runner import ModelUsage, Runner
+from verstehen.engine.runner import Runner
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
+from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.instances import INSTANCE_REQUESTS, instance_check
 from verstehen.methods.potemkin.items import resolve_concepts

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
 from verstehen.engine.store.safe_files import read_regular
+from verstehen.engine.usage import ModelUsage
 from verstehen.methods.potemkin.plots import plot_expansion
 from verstehen.methods.potemkin.records import RECORDS_FILE, write_records
 from verstehen.methods.potemkin.results import PotemkinRunResult

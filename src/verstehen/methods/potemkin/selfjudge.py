@@ -28,9 +28,10 @@ import numpy as np
 
 from verstehen.data.mcq import MCQItem
 from verstehen.engine.lifecycle import Made, Started, run_method
-from verstehen.engine.runner import ModelUsage, Runner
+from verstehen.engine.runner import Runner
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
+from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.lines import (
     ConceptRecord,

@@ -9,13 +9,14 @@ usage are kept from its summary.json.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 from verstehen.domains.catalog import BY_KEY, canonical_name
-from verstehen.engine.runner import ModelUsage
 from verstehen.engine.store import RunStore
+from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.lines import (
     AnswerRecord,
@@ -63,6 +64,12 @@ def latest(store: RunStore) -> tuple[dict[str, AnswerRecord], dict[str, JudgeRec
     return answers, judges
 
 
+def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key that orders "item-2" before "item-10"."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part)
+                 for part in re.split(r"(\d+)", text) if part)
+
+
 def final_grade(answer: AnswerRecord, judge: JudgeRecord | None,
                 human: bool | None) -> tuple[bool | None, str]:
     """The grade an answer counts with, and who gave it (people beat the judge model)."""
@@ -94,7 +101,8 @@ def summarize(store: RunStore, *, keystone_asked: bool, seconds: float | None,
     keystones = _keystones(answers, grades, keystone_asked)
     records: list[UseRecord] = []
     no_keystone: Counter[str] = Counter()
-    for item_id, answer in answers.items():
+    # in item order, not the order the replies came in (which a batch or a server decides)
+    for item_id, answer in sorted(answers.items(), key=lambda pair: _natural(pair[0])):
         if answer["task"] == "define" or item_id not in grades:
             continue
         correct, by = grades[item_id]
