@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from verstehen.models.base import BatchLogprobs
+from verstehen.models.base import BatchLogprobs, settle
 
 
 class LogprobBatcher:
@@ -44,9 +44,4 @@ class LogprobBatcher:
                         future.set_exception(exc)
                 continue
             for (*_, future), outcome in zip(batch, outcomes, strict=True):
-                if future.done():  # its caller was cancelled
-                    continue
-                if isinstance(outcome, Exception):
-                    future.set_exception(outcome)
-                else:
-                    future.set_result(outcome)
+                settle(future, outcome)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, TypedDict, runtime_checkable
+from typing import Literal, Protocol, TypedDict, TypeVar, runtime_checkable
 
 Role = Literal["system", "user", "assistant"]
 
@@ -174,3 +175,16 @@ class Pooled(Protocol):
     def endpoint_usage(self) -> tuple[EndpointUsage, ...]:
         """The calls of each endpoint so far."""
         ...
+
+
+T = TypeVar("T")
+
+
+def settle(future: asyncio.Future[T], outcome: T | Exception) -> None:
+    """Give a waiting caller its value or its error (nothing when it was cancelled)."""
+    if future.done():
+        return
+    if isinstance(outcome, Exception):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)

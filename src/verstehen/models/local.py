@@ -26,6 +26,7 @@ from verstehen.models.base import (
     GenerateParams,
     Message,
     Usage,
+    settle,
 )
 from verstehen.models.embedded import DEFAULT_SEQUENCES, EMBEDDED, embedded_path
 from verstehen.models.local_batch import BATCH_REQUESTS, BatchScorer
@@ -255,7 +256,7 @@ class LocalModel:
 
         def done(outcome: Completion | Exception) -> None:
             with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
-                loop.call_soon_threadsafe(_settle, future, outcome)
+                loop.call_soon_threadsafe(settle, future, outcome)
 
         request = Request(prompt, params, done)
         if generator.submit(request):
@@ -346,15 +347,6 @@ def _chat_formatter(llm: Any) -> ChatFormatter:
 
     return Jinja2ChatFormatter(template=template, eos_token=text(llm.token_eos()),
                                bos_token=text(llm.token_bos()))
-
-
-def _settle(future: asyncio.Future[Completion], outcome: Completion | Exception) -> None:
-    if future.done():  # its caller was cancelled
-        return
-    if isinstance(outcome, Exception):
-        future.set_exception(outcome)
-    else:
-        future.set_result(outcome)
 
 
 def _retrieved(decoding: asyncio.Future[None]) -> None:

@@ -96,8 +96,6 @@ class BatchGenerator:
         self._arrivals = itertools.count()
         self._lock = threading.Lock()
         self._running = False
-        # most sequences decoded together; sequences moved to keep the live slots together
-        self.peak = self.moved = 0
 
     def submit(self, request: Request) -> bool:
         """Queue a request; True when no `run` is under way to take it (the caller starts one)."""
@@ -162,7 +160,6 @@ class BatchGenerator:
                              sampler=_sampler(request.params))
         sequence.batch_index = self._batch.batch.n_tokens - 1
         self._live.append(sequence)
-        self.peak = max(self.peak, len(self._live))
         self._sample(sequence)
         self._compact()
 
@@ -176,7 +173,6 @@ class BatchGenerator:
             # the whole slot is copied (a stream of the KV cache), before the next decode
             low.llama_memory_seq_cp(self._memory, sequence.slot, gap, -1, -1)
             sequence.slot = gap
-            self.moved += 1
         self._live.sort(key=lambda s: s.slot)
 
     def _step(self) -> None:
