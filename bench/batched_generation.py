@@ -7,7 +7,7 @@
 2. The audit's certification prompts (its first look: 8 per target) on the batched path's
    weights, all at once and one at a time (`LocalModel(sequences=1)`): generation throughput
    (target: at least 2.5x) and, reply by reply, how many differ (target 0); how many differ from
-   the replies before batching (part 1's 4-bit certification step: the f32 change, with the
+   the replies before batching (part 1's 4-bit certification step: the bf16 change, with the
    character where each first differs) and the throughput against that step.
 3. The ceiling: the same work (each prompt, then as many decode steps as its reply had tokens,
    16 sequences at a time, largest budget first) replayed through llama.cpp's low-level API
@@ -164,7 +164,7 @@ def part_throughput(calls: list[Call], audit: dict | None) -> tuple[list[int], f
         pairs = [(i, shipped[m[0]["content"]], batched[i][0]) for i, (m, _) in enumerate(calls)
                  if m[0]["content"] in shipped]
         moved = [(i, first_difference(old, new)) for i, old, new in pairs if old != new]
-        print(f"   replies that differ between the 4-bit path (before batching) and the f32 "
+        print(f"   replies that differ between the 4-bit path (before batching) and the bf16 "
               f"weights: {len(moved)} of {len(pairs)}; first differing character: "
               + ", ".join(f"#{i} at {at}" for i, at in moved))
         print(f"   the 4-bit path one at a time (part 1's audit before batching): "
@@ -235,7 +235,7 @@ def part_ceiling(calls: list[Call], lengths: list[int] | None, batched_rate: flo
     """Part 3: llama.cpp alone on the same work, and batched-bench's procedure."""
     model = LocalModel(MODEL)
     model._open_generator()
-    llm, formatter = model._scoring_llm, model._formatter
+    llm, formatter = model._generating_llm, model._formatter
     prompts = [llm.tokenize(formatter(messages=m).prompt.encode(), add_bos=False, special=True)
                for m, _ in calls]
     print("\n3. ceiling: llama.cpp's own decodes, nothing of ours per token")

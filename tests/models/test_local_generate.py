@@ -164,6 +164,6 @@ def test_sessions_open_local_models_batched_except_for_one_reply():
 
     batched, single = asyncio.run(go())
     assert batched.max_connections == 3 and batched.batched
-    assert "f32 weights" in batched.capabilities.generation
+    assert "bf16 weights" in batched.capabilities.generation
     assert not single.batched and single.max_connections == 1
     assert single.capabilities.generation == LOOP_RULE

@@ -10,7 +10,7 @@ import pytest
 from verstehen.engine.cache import Cache
 from verstehen.engine.runner import Runner
 from verstehen.models import GenerateParams, get_model, user
-from verstehen.models.local import load_llama, scoring_weights
+from verstehen.models.local import generation_weights, load_llama, scoring_weights
 from verstehen.models.local_batch import encode_pair
 
 pytestmark = pytest.mark.slow
@@ -177,3 +177,31 @@ def test_scoring_weights_are_the_shipped_weights_exactly(model, smol_path):
         assert np.array_equal(expected, got), tensor.name
         quantized += tensor.tensor_type != gguf.GGMLQuantizationType.F32
     assert quantized > 100
+
+
+def test_generation_weights_are_the_shipped_weights_rounded_to_bf16(model, smol_path):
+    """Every quantized tensor of the bf16 generation copy is the shipped tensor, dequantized by
+    the gguf package, rounded to the nearest bf16 (ties to even, computed here on the bits);
+    the f32 tensors (norms) are kept as they are; the copy is made once."""
+    import gguf
+    copy = generation_weights(smol_path, model.identity()["sha256"])
+    made = copy.stat().st_mtime_ns
+    assert generation_weights(smol_path, model.identity()["sha256"]) == copy
+    assert copy.stat().st_mtime_ns == made
+    converted = {t.name: t for t in gguf.GGUFReader(str(copy)).tensors}
+    rounded = 0
+    for tensor in gguf.GGUFReader(str(smol_path)).tensors:
+        expected = gguf.quants.dequantize(tensor.data, tensor.tensor_type).reshape(-1)
+        got = converted[tensor.name]
+        if tensor.tensor_type == gguf.GGMLQuantizationType.F32:
+            assert np.array_equal(np.asarray(got.data).reshape(-1), expected), tensor.name
+            continue
+        assert got.tensor_type == gguf.GGMLQuantizationType.BF16, tensor.name
+        bits = expected.astype(np.float32).view(np.uint32).astype(np.uint64)
+        nearest = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+        assert np.array_equal(np.asarray(got.data).view(np.uint16).reshape(-1), nearest), \
+            tensor.name
+        widened = (nearest.astype(np.uint32) << 16).view(np.float32)
+        assert np.all(np.abs(widened - expected) <= np.abs(expected) * 2.0**-8)
+        rounded += 1
+    assert rounded > 100
