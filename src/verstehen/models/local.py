@@ -142,12 +142,12 @@ def scoring_weights(path: Path, digest: str) -> Path:
 
 
 def generation_weights(path: Path, digest: str) -> Path:
-    """A bf16 copy of the GGUF's weights (the format SmolLM2 was trained in), made once.
+    """A bf16 copy of the GGUF's weights (the format most models are trained in), made once.
 
     Each weight is the shipped one rounded to 8 significant bits (within 2^-8 of it, relative:
     far inside the 4-bit file's own rounding). A batched step reads half the bytes of f32, and
     on a CPU with AVX512-BF16 a prompt is evaluated 1.7x as fast (bench/batched_generation.py).
-"""
+    """
     return _converted_weights(path, digest, "bf16", low.LLAMA_FTYPE_MOSTLY_BF16)
 
 
@@ -184,7 +184,7 @@ class LocalModel:
     bf16 copy (`generation_weights`).
     `sequences` replies are decoded together (`local_generate.BatchGenerator`); with
     `batched=False` replies are made one at a time from the file as shipped (`verstehen ask`:
-    for one reply the 4-bit kernels are faster), under a cache identity of their own.
+    one reply gains nothing from batching), under a cache identity of their own.
     """
 
     def __init__(self, model: str, *, n_ctx: int = 4096, threads: int | None = None,
