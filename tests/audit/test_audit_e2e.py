@@ -10,7 +10,9 @@ import pytest
 
 from conftest import Cli
 
-ARGS = ["audit", "--subject", "game-theory/zero-sum", "--no-progress"]
+# a budget of 256 tokens a reply: what is checked holds whatever the model writes, and the
+# test's time should not hang on whether one of its rambles runs to 2,048 tokens
+ARGS = ["audit", "--subject", "game-theory/zero-sum", "--no-progress", "--max-tokens", "256"]
 
 
 @pytest.mark.slow

@@ -198,7 +198,8 @@ def test_cli_the_embedded_model_and_a_served_one_in_one_audit(
     at its own URL, on one concept; whatever the 135M model writes, both are columns."""
     with StubEndpoints(1) as stub:
         done = cli(["audit", "--model", "local/smollm2-135m", "--model",
-                    f"openai/stub@{stub.urls[0]}", *CLI_SMALL, "--json"])
+                    f"openai/stub@{stub.urls[0]}", *CLI_SMALL, "--json",
+                    "--max-tokens", "256"])  # the suite's time not hanging on a ramble
         asked = stub.chats(0)
     assert done.returncode == 0, done.stderr
     assert asked > 0
