@@ -8,7 +8,7 @@ import ctypes
 import hashlib
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -115,7 +115,7 @@ def load_llama(path: Path, *, n_ctx: int = 4096, threads: int | None = None) -> 
 
 # models up to this file size score likelihoods on an f32 copy (a 4-bit file grows about 6x)
 # and decode batches on a bf16 copy
-F32_SCORING_MAX_FILE = 200_000_000
+CONVERTED_MAX_FILE = 200_000_000
 
 
 def set_threads(ctx: Any, threads: int) -> None:
@@ -193,16 +193,16 @@ class LocalModel:
             raise UserError(f"sequences must be at least 1, not {sequences}")
         self.name = f"local/{model}"
         self.path = resolve_path(model)
-        self.scores_in_f32 = self.path.stat().st_size <= F32_SCORING_MAX_FILE
+        self.converts_weights = self.path.stat().st_size <= CONVERTED_MAX_FILE
         self.batched = batched
         self.max_connections = sequences if batched else 1
         generation = LOOP_RULE
         if batched:
-            weights = "bf16 weights" if self.scores_in_f32 else "weights as shipped"
+            weights = "bf16 weights" if self.converts_weights else "weights as shipped"
             generation = f"{LOOP_RULE}; decoded in batches, {weights}, flash attention"
         self.capabilities = Capabilities(generate=True, logprobs=True, note="in-process CPU",
                                          logprobs_batch=BATCH_REQUESTS,
-                                         scoring="f32" if self.scores_in_f32 else "",
+                                         scoring="f32" if self.converts_weights else "",
                                          generation=generation)
         self.threads = ThreadPolicy(threads)
         self._n_ctx = n_ctx
@@ -234,28 +234,29 @@ class LocalModel:
         set_threads(self._llm._ctx.ctx, self.threads.choose())
         return self._llm
 
-    def _scoring_model(self, *, threads: bool = True) -> Any:
-        """The model that scores likelihoods (the f32 copy, or the file as shipped); `threads`
-        sets its thread count for the call about to run."""
-        if not self.scores_in_f32:
-            return self._model() if threads else self._llm
-        if self._scoring_llm is None:
-            weights = scoring_weights(self.path, self.identity()["sha256"])
-            self._scoring_llm = load_llama(weights, n_ctx=self._n_ctx, threads=self.threads.cores)
-        if threads:
-            set_threads(self._scoring_llm._ctx.ctx, self.threads.choose())
-        return self._scoring_llm
+    def _scoring_model(self) -> Any:
+        """The model that scores likelihoods (the f32 copy, or the file as shipped), its thread
+        count set for the call about to run."""
+        if not self.converts_weights:
+            return self._model()
+        llm = self._copy("_scoring_llm", scoring_weights)
+        set_threads(llm._ctx.ctx, self.threads.choose())
+        return llm
 
     def _generating_model(self) -> Any:
         """The model whose weights the batched decoder reads (the bf16 copy, or the file as
         shipped); the decoder sets its own threads."""
-        if not self.scores_in_f32:
+        if not self.converts_weights:
             return self._llm if self._llm is not None else self._model()
-        if self._generating_llm is None:
-            weights = generation_weights(self.path, self.identity()["sha256"])
-            self._generating_llm = load_llama(weights, n_ctx=self._n_ctx,
-                                              threads=self.threads.cores)
-        return self._generating_llm
+        return self._copy("_generating_llm", generation_weights)
+
+    def _copy(self, attribute: str, convert: Callable[[Path, str], Path]) -> Any:
+        """A converted copy of the weights, loaded once into `attribute`."""
+        if getattr(self, attribute) is None:
+            weights = convert(self.path, self.identity()["sha256"])
+            setattr(self, attribute, load_llama(weights, n_ctx=self._n_ctx,
+                                                threads=self.threads.cores))
+        return getattr(self, attribute)
 
     def _batch_scorer(self) -> BatchScorer:
         llm = self._scoring_model()
