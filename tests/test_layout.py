@@ -41,8 +41,9 @@ CONTRACT, REGISTRY = "methods.contract", "methods.registry"
 # the contract every method builds on: what a method declares, and its options' mechanism
 CONTRACT_PARTS = (CONTRACT, "methods.options")
 SHARED = ("engine", "models", "domains", "scopes", "stats", "report", "text", "data", "parse",
-          "grading", "results", "errors", "prompts", "textfiles", "plugins")
+          "reading", "grading", "results", "errors", "prompts", "textfiles", "plugins")
 ROOT_MODULES = {"__init__.py", "__main__.py", "api.py", "errors.py", "grading.py", "parse.py",
+                "reading.py",
                 "plugins.py", "prompts.py", "py.typed", "results.py", "textfiles.py"}
 ROOT_PACKAGES = {"auditing", "cli", "data", "domains", "engine", "export", "methods", "models",
                  "report", "schema", "scopes", "stats", "testing", "text", "viewer"}

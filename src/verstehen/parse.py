@@ -2,8 +2,9 @@
 
 Numbers are read in `parse_numbers.py`.
 
-Every function here is pure (no I/O). All of them first drop a leading reasoning block
-(`<think>...</think>`); a reply that is only an unfinished reasoning block reads as empty.
+Every function here is pure (no I/O) and follows the rule of `verstehen.reading` on where a
+reply's final answer stands: each first drops a leading reasoning block (`<think>...</think>`),
+and a reply that ends inside an unfinished reasoning block reads as empty.
 
 `is_idk(text)` -- True when the reply *starts* with a profession of ignorance and does not go on
 to hedge into an answer:
@@ -25,13 +26,7 @@ from __future__ import annotations
 
 import re
 
-_THINK_RE = re.compile(r"^\s*<think>.*?(?:</think>|\Z)", re.S | re.I)
-
-
-def answer_text(text: str) -> str:
-    """The reply without a leading `<think>...</think>` reasoning block, stripped."""
-    return _THINK_RE.sub("", text, count=1).strip()
-
+from verstehen.reading import answer_text, offered_as_alternative
 
 # ---------------------------------------------------------------- refusals
 
@@ -108,9 +103,10 @@ def _norm_choice(text: str) -> str:
 
 
 def _label_at(text: str, pos: int, labels: dict[str, str]) -> str | None:
-    """The label starting at `pos` (after a cue), under the case rules of `parse_choice`."""
+    """The label starting at `pos` (after a cue), under the case rules of `parse_choice`; None
+    when it is one of several offered as alternatives ("the answer is A or B")."""
     m = _CUED_LABEL_RE.match(text, pos)
-    if not m:
+    if not m or offered_as_alternative(text, pos, m.end()):
         return None
     lab, rest = m.group("lab"), text[m.end():]
     if lab in labels.values():
@@ -188,33 +184,41 @@ def _weak_labels(text: str, labels: dict[str, str]) -> set[str]:
 # ---------------------------------------------------------------- yes / no
 
 _YES_NO_CUE_RE = re.compile(
-    r"\banswer\s*(?:is|:|=)?\s*[*_`'\"]*\s*(?P<word>yes|no)\b"
+    r"\banswer\s*(?:is|would be|will be|should be|must be)?\s*[:=—–]?\s*[*_`'\"]*\s*"
+    r"(?P<word>yes|no)\b"
     r"|\\boxed\{\s*(?:\\(?:text|textbf|mathrm|mathbf)\s*\{\s*)?(?P<boxed>yes|no)\b", re.I
 )
-_LEADING_YES_NO_RE = re.compile(r"^[\s*_`'\"#>(\[]*(?P<word>yes|no)\b", re.I)
+# a reply that opens with its answer: the word then punctuation or the line's end ("No.",
+# "**Yes**,"), so an idiom that opens a sentence ("No problem, let me look") is not read
+_LEADING_YES_NO_RE = re.compile(
+    r"^[\s*_`'\"#>(\[]*(?P<word>yes|no)(?=[*_`'\"]*(?:[.,!:;)\]—–-]|[ \t]*$))", re.I | re.M)
 _BARE_YES_NO_RE = re.compile(r"^[\s*_`'\"#>(\[]*(?P<word>yes|no)[\s*_`'\".!)\]]*$", re.I)
 
 
 def parse_yes_no(text: str) -> bool | None:
     """Yes -> True, No -> False, None when the reply commits to neither.
 
-    The last "ANSWER: Yes/No" (or "the answer is no", or LaTeX "\\boxed{\\text{No}}") wins,
+    The last "ANSWER: Yes/No" (or "the answer is: no", or LaTeX "\\boxed{\\text{No}}") wins,
     unless the reply ends with a line that is a bare yes or no after it (a reply that reasons,
-    "maybe the answer is no", then answers "**Yes**"); without such a cue, a reply that starts
-    with yes or no, or whose last line is a bare yes or no; a yes or no elsewhere in prose is
-    not read, since "there is no ..." is not an answer.
+    "maybe the answer is no", then answers "**Yes**"); without such a cue, a reply whose last
+    line is a bare yes or no, else one that starts with yes or no followed by punctuation or the
+    end of its line ("No, because..."); a yes or no elsewhere in prose is not read, since
+    "there is no ..." is not an answer. Answers offered as alternatives ("either 'ANSWER: Yes'
+    or 'ANSWER: No'", an echo of the instructions) are not answers
+    (`reading.offered_as_alternative`).
     """
     body = answer_text(text)
-    cues = list(_YES_NO_CUE_RE.finditer(body))
+    cues = [m for m in _YES_NO_CUE_RE.finditer(body)
+            if not offered_as_alternative(body, m.start(), m.end())]
     lines = list(re.finditer(r"^.*\S.*$", body, re.M))
     last = _BARE_YES_NO_RE.match(lines[-1].group()) if lines else None
     if cues and not (last and lines[-1].start() >= cues[-1].end()):
         word = cues[-1].group("word") or cues[-1].group("boxed")
         return word.lower() == "yes"
+    if last is not None:
+        return last.group("word").lower() == "yes"
     lead = _LEADING_YES_NO_RE.match(body)
-    if lead and not cues:
-        return lead.group("word").lower() == "yes"
-    return None if last is None else last.group("word").lower() == "yes"
+    return None if lead is None or cues else lead.group("word").lower() == "yes"
 
 
 # ---------------------------------------------------------------- final tags and verdicts

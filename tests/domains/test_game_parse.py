@@ -363,7 +363,7 @@ FAILURES = [
     ("So (Up, Left) gives (3, 2), which is best.", "no payoff matrix found"),
     ("Up: (3,2) (0,5)", "no payoff matrix found"),  # one line of pairs is not a matrix
     ("<OUTPUT>", "no payoff matrix found: nothing follows the last <OUTPUT> marker"),
-    ("[[(1,1),(0,0)],[(0,0),(1,1)]]\n<OUTPUT>\nThe matrix above.",
+    ("[[(1,1),(0,0)],[(0,0),(1,1)]]\nThat misses a condition, so:\n<OUTPUT>\nSee above.",
      "no payoff matrix found after the last <OUTPUT> marker (the matrix before the marker"),
     ("[[3, 0], [5, 1]]", "no payoff matrix found: [[3, 0], [5, 1]] has one number per cell"),
     ("| | L | R |\n|---|---|---|\n| U | 3 | 0 |\n| D | 5 | 1 |",
@@ -380,8 +380,12 @@ FAILURES = [
     ("<OUTPUT> [[], []]", "row 1 is empty"),
     ("[[(1, 1)], 5]", "row 2 is '5', not a list of cells"),
     ("[[(1, 1), ((2, 2), 3)], [(0, 0), (1, 1)]]", "cell (1, 2) is nested too deep"),
-    ("<OUTPUT>\n[[(1,1),(0,0)],\n [(0,0),(1,1)]", "a bracket is never closed (in the matrix on "
-                                                 "line 2)"),
+    ("<OUTPUT>\n[[(1,1),(0,0)],\n [(0,0),(1,1)]\n\nThat is all.",
+     "a bracket is never closed (in the matrix on line 2)"),
+    ("<OUTPUT>\n[[(1,1),(0,0)],\n [(0,0),(1,1)]", "cut off: the reply ends inside its last "
+                                                 "matrix"),
+    ("<think>\nA 2x2 game with (1, 1) on the diagonal: [[(1,1),(0,0)],", "cut off: the reply "
+                                                                       "ends inside its reason"),
     ("[[(1,1),(0,0)],[(0,0),(1,1]]", "']' closes a '('"),
     ("| | L | R |\n|---|---|---|\n| U | (3, 2) | (0, 5) | (1, 1) |\n| D | (5, 0) | (1, 1) |",
      "row 2 has 2 cells, row 1 has 3 (in the table on line 1)"),

@@ -58,7 +58,7 @@ import re
 from dataclasses import dataclass
 
 from verstehen.domains.game_theory.game import Game
-from verstehen.domains.game_theory.parse_common import _Candidate
+from verstehen.domains.game_theory.parse_common import NEVER_CLOSED, _Candidate
 from verstehen.domains.game_theory.parse_literal import _literals, _per_player
 from verstehen.domains.game_theory.parse_text import (
     _latex,
@@ -67,32 +67,28 @@ from verstehen.domains.game_theory.parse_text import (
     _row_by_row,
     _tables,
 )
-from verstehen.parse import answer_text
+from verstehen.reading import answer_regions, answer_text, ends_inside_reasoning
 
 
 @dataclass(frozen=True)
 class ParseFailure:
-    """No game could be read; `reason` says what is wrong, in words a user can act on."""
+    """No game could be read; `reason` says what is wrong, in words a user can act on;
+    `cut_off` when the reply stopped before its matrix was whole (graded `truncated`)."""
 
     reason: str
+    cut_off: bool = False
 
 
 # ---------------------------------------------------------------- putting it together
 
-_OPEN_MARK_RE = re.compile(r"<\s*output\s*>", re.I)
-_OPEN_WORD_RE = re.compile(r"\bOUTPUT\s*:|^[ \t#*_>]*OUTPUT[ \t*_]*$", re.M)
+_FLAG_RE = re.compile(r"(?i:<\s*output\s*>)|\bOUTPUT\s*:|^[ \t#*_>]*OUTPUT[ \t*_]*$", re.M)
 _CLOSE_MARK_RE = re.compile(r"<\s*/\s*output\s*>", re.I)
 _EXAMPLE = "[[(3, 3), (0, 5)], [(5, 0), (1, 1)]]"
-
-
-def _region(text: str) -> tuple[int, int, bool]:
-    """(start, end, marked): the part of the reply that counts."""
-    marks = [*_OPEN_MARK_RE.finditer(text), *_OPEN_WORD_RE.finditer(text)]
-    if not marks:
-        return 0, len(text), False
-    start = max(m.end() for m in marks)
-    close = _CLOSE_MARK_RE.search(text, start)
-    return start, close.start() if close else len(text), True
+# what may stand between a matrix and a flag written after it, or between the matrices of a
+# list: space, punctuation, a fence's backticks, LaTeX's $$, emphasis
+_BETWEEN = " \t\r\n`,.;:$*_"
+# between two matrices: the second offered in place of the first ("or", "Alternatively,")
+_ALTERNATIVE_RE = re.compile(r"[\s`*_>,.:;-]*(?:or|either|alternatively)\b", re.I)
 
 
 def _scan(text: str) -> tuple[list[_Candidate], str | None]:
@@ -124,21 +120,48 @@ def _located(text: str, offset: int, c: _Candidate) -> str:
     return f"{c.problem} (in the {c.what} on line {line})"
 
 
+def _anchored(region: str, kept: list[_Candidate]) -> list[_Candidate]:
+    """The run of matrices that ends where the region does (a flag written after the answer),
+    or [] when the region ends in something else."""
+    if not kept or region[kept[-1].end:].strip(_BETWEEN):
+        return []
+    run = [kept[-1]]
+    for c in reversed(kept[:-1]):
+        if region[c.end:run[0].start].strip(_BETWEEN):
+            break
+        run.insert(0, c)
+    return run
+
+
 def _candidates(text: str) -> tuple[str, int, list[_Candidate]] | ParseFailure:
+    if ends_inside_reasoning(text):
+        return ParseFailure("cut off: the reply ends inside its reasoning block (<think> is "
+                            "never closed) before it wrote a matrix", cut_off=True)
     body = answer_text(text)
     if not body:
         return ParseFailure("no payoff matrix found: the reply is empty")
-    start, end, marked = _region(body)
-    region = body[start:end]
-    kept, hint = _scan(region)
-    if kept:
-        return body, start, kept
-    if marked and not region.strip():
+    regions = answer_regions(body, _FLAG_RE, _CLOSE_MARK_RE, "<OUTPUT>")
+    hint = None
+    for region in regions:
+        part = body[region.start:region.end]
+        kept, near = _scan(part)
+        hint = hint or near
+        if region.anchored:
+            kept = _anchored(part, kept)
+        if kept:
+            last = kept[-1]
+            if (last.game is None and last.problem == NEVER_CLOSED
+                    and not body[region.start + last.end:].strip()):
+                return ParseFailure("cut off: the reply ends inside its last matrix (a bracket "
+                                    "is never closed)", cut_off=True)
+            return body, region.start, kept
+    if len(regions) == 1:
+        reason = "no payoff matrix found"
+    elif not body[regions[0].start:regions[0].end].strip() and len(regions) == 2:
         return ParseFailure("no payoff matrix found: nothing follows the last <OUTPUT> marker")
-    reason = "no payoff matrix found"
-    if marked:
-        reason += " after the last <OUTPUT> marker"
-        if _scan(body[:start])[0]:
+    else:
+        reason = "no payoff matrix found after the last <OUTPUT> marker"
+        if _scan(body[:regions[-1].end])[0]:
             reason += " (the matrix before the marker does not count)"
     if hint:
         return ParseFailure(f"{reason}: {hint}")
@@ -154,6 +177,10 @@ def parse_game(text: str) -> Game | ParseFailure:
     last = kept[-1]
     if last.game is None:
         return ParseFailure(_located(body, offset, last))
+    if len(kept) > 1 and kept[-2].game not in (None, last.game) and _ALTERNATIVE_RE.match(
+            body, offset + kept[-2].end, offset + last.start):
+        return ParseFailure("two different matrices are offered as alternatives: a reply "
+                            "answers with one")
     return last.game
 
 

@@ -11,6 +11,8 @@ from functools import lru_cache
 
 from verstehen.domains.game_theory.game import Game
 
+NEVER_CLOSED = "a bracket is never closed"
+
 
 class _Malformed(Exception):
     """A matrix-shaped block with a problem; args[0] is the problem."""
@@ -32,22 +34,33 @@ _UNSIGNED = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _NUM = rf"[-+−]?{_UNSIGNED}(?:/{_UNSIGNED})?"
 # In a code literal "1 / 2" is a fraction too; in a table cell "3 / 2" is ambiguous and refused.
 _CODE_NUM = rf"[-+−]?{_UNSIGNED}(?:\s*/\s*{_UNSIGNED})?"
+# A payoff written as a small sum or difference, "3+100", "2 - 5": the operator spaced alike on
+# both sides, so "3 -2" stays two numbers (a pair written without its comma).
+_SUM = rf"{_CODE_NUM}(?:(?:\s+[-+−]\s+|[-+−]){_UNSIGNED})+"
+_TABLE_SUM = rf"{_NUM}(?:(?:\s+[-+−]\s+|[-+−]){_UNSIGNED})+"
+# one payoff in a cell: a number or a sum of numbers
+_PAYOFF = rf"(?:{_SUM}|{_CODE_NUM})"
+_TERM_RE = re.compile(rf"[-+]?{_UNSIGNED}(?:/{_UNSIGNED})?")
 _MAX_DIGITS = 60
 
 
 @lru_cache(maxsize=4096)  # Fraction() is slow, and replies repeat a few small payoffs
 def _fraction(text: str) -> Fraction:
-    """The exact value of a `_CODE_NUM` text; raises _Malformed on a zero denominator."""
+    """The exact value of a `_PAYOFF` text (a number, a fraction or a sum of numbers); raises
+    _Malformed on a zero denominator."""
     s = re.sub(r"\s+", "", text).replace("−", "-")
     if len(s) > _MAX_DIGITS:
         raise _Malformed(f"the number {text!r} is too long")
-    num, _, den = s.partition("/")
-    value = Fraction(num)
-    if den:
-        d = Fraction(den)
-        if d == 0:
-            raise _Malformed(f"{text!r} divides by zero")
-        value /= d
+    value = Fraction(0)
+    for term in _TERM_RE.findall(s):
+        num, _, den = term.partition("/")
+        part = Fraction(num)
+        if den:
+            d = Fraction(den)
+            if d == 0:
+                raise _Malformed(f"{text!r} divides by zero")
+            part /= d
+        value += part
     return value
 
 
@@ -83,7 +96,7 @@ def _build(rows: list[list[list[str] | str]]) -> Game:
             if len(cell) != 2:
                 raise _Malformed(f"{where} has {_count(len(cell))}, expected a pair "
                                  "(player 1's payoff, player 2's payoff)")
-            bad = [x for x in cell if not re.fullmatch(_CODE_NUM, x.strip())]
+            bad = [x for x in cell if not re.fullmatch(_PAYOFF, x.strip())]
             if bad:
                 raise _Malformed(f"{where} holds {bad[0]!r}, not a number")
             try:

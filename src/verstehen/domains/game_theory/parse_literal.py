@@ -8,7 +8,8 @@ from functools import partial
 
 from verstehen.domains.game_theory.game import Game
 from verstehen.domains.game_theory.parse_common import (
-    _CODE_NUM,
+    _PAYOFF,
+    NEVER_CLOSED,
     _build,
     _Candidate,
     _candidate,
@@ -20,7 +21,7 @@ from verstehen.text.tables import plural
 
 _TOKEN_RE = re.compile(
     rf"""(?P<space>\s+)|(?P<open>[\[(])|(?P<close>[\])])|(?P<comma>[,;])
-    |(?P<num>{_CODE_NUM})(?![\w.])|(?P<str>'[^'\n]{{0,40}}'|"[^"\n]{{0,40}}")
+    |(?P<num>{_PAYOFF})(?![\w.])|(?P<str>'[^'\n]{{0,40}}'|"[^"\n]{{0,40}}")
     |(?P<other>[^\s\[\](),;'"]{{1,40}})""",
     re.X,
 )
@@ -44,7 +45,7 @@ class _Node:
         return 1 + max((c.depth() for c in self.items), default=0)
 
     def is_number(self) -> bool:
-        return self.items is None and re.fullmatch(_CODE_NUM, self.atom) is not None
+        return self.items is None and re.fullmatch(_PAYOFF, self.atom) is not None
 
 
 class _NotLiteral(Exception):
@@ -112,7 +113,7 @@ def _parse_list(text: str, pos: int, stop: int) -> _Node:
             atom = tok.strip("'\"").strip() if kind == "str" else tok
             stack[-1].items.append(_Node(i, m.end(), None, atom))  # type: ignore[union-attr]
         i = m.end()
-    raise _Malformed("a bracket is never closed")
+    raise _Malformed(NEVER_CLOSED)
 
 
 def _literal_rows(node: _Node) -> list[list[list[str] | str]]:
@@ -169,7 +170,7 @@ def _literals(text: str) -> tuple[list[_Candidate], list[_Node]]:
             if _attempt(text, pos):  # an unclosed matrix: a failure up to the paragraph's end
                 blank = re.compile(r"\n[ \t]*\n").search(text, pos)
                 end = blank.start() if blank else len(text)
-                found.append(_Candidate(pos, end, 0, "matrix", None, "a bracket is never closed"))
+                found.append(_Candidate(pos, end, 0, "matrix", None, NEVER_CLOSED))
                 pos = end
             else:
                 pos += 1

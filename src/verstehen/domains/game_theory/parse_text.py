@@ -10,9 +10,11 @@ from functools import partial
 from verstehen.domains.game_theory.game import Game
 from verstehen.domains.game_theory.parse_common import (
     _NUM,
+    _TABLE_SUM,
     _build,
     _Candidate,
     _candidate,
+    _fraction,
     _Malformed,
 )
 from verstehen.text.tables import plural
@@ -38,17 +40,76 @@ def _cell_text(raw: str) -> str:
     return s
 
 
-def _cell_pieces(raw: str) -> list[str] | None:
-    """A table cell's numbers ("(3, 2)" -> ["3", "2"]); None when it is not numbers only."""
-    s = _cell_text(raw)
+# a label before a payoff inside a cell: "A: -1", "Dolphin: 3", "P1 = 2"
+_CELL_LABEL_RE = re.compile(r"^[A-Za-z][\w .'’-]{0,30}?\s*[:=]\s*")
+_CELL_PAYOFF = rf"(?:{_TABLE_SUM}|{_NUM})"
+
+
+def _side_pieces(s: str) -> list[str] | None:
+    """The payoffs of one side of a cell ("(3, 2)", "A: 3, B: 2", "3+100, 2", "7, (3)")."""
+    s = _cell_text(s)
     if not s:
         return None
-    pieces = [p.strip() for p in re.split(r"\s*(?:[,;]|\\+)\s*", s)]
+    pieces = [_cell_text(_CELL_LABEL_RE.sub("", p.strip()))
+              for p in re.split(r"\s*(?:[,;]|\\+)\s*", s)]
     if len(pieces) == 1 and re.fullmatch(rf"{_NUM}(?:\s+{_NUM})+", s):
         pieces = s.split()
-    if all(re.fullmatch(_NUM, p) for p in pieces):
+    if all(re.fullmatch(_CELL_PAYOFF if len(pieces) > 1 else _NUM, p) for p in pieces):
         return pieces
     return None
+
+
+_PLAYER_ONE_RE = re.compile(r"^(?:player\s*(?:1|one|a)|p1|row(?:\s*player)?)$", re.I)
+_PLAYER_TWO_RE = re.compile(r"^(?:player\s*(?:2|two|b)|p2|col(?:umn)?(?:\s*player)?)$", re.I)
+
+
+def _cell_labels(raw: str) -> tuple[str, ...]:
+    """The labels a cell puts before its payoffs ("A: -1, B: +1" -> ("a", "b"))."""
+    return tuple(m.group(1).strip().casefold()
+                 for m in re.finditer(r"(?:^|[,;(])\s*[*_]*([A-Za-z][\w .'’-]{0,30}?)[*_]*\s*[:=]",
+                                      _cell_text(raw)))
+
+
+def _names(label: str, text: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(label)}(?![\w])", text, re.I) is not None
+
+
+def _labels_name_player_two_first(cells: list[list[str]], row_names: str,
+                                  column_names: str) -> bool:
+    """Whether the cells label their payoffs with player 2's name first, so each pair must be
+    turned round; raises _Malformed when cells label them in different orders."""
+    found = {labels for row in cells for c in row if len(labels := _cell_labels(c)) == 2}
+    if not found:
+        return False
+    if len(found) > 1:
+        shown = " and ".join(f"{a}/{b}" for a, b in sorted(found))
+        raise _Malformed(f"cells name their payoffs in different orders ({shown})")
+    first, second = found.pop()
+    if _PLAYER_ONE_RE.match(first) or _PLAYER_TWO_RE.match(second):
+        return False
+    if _PLAYER_TWO_RE.match(first) or _PLAYER_ONE_RE.match(second):
+        return True
+    rows_first, rows_second = _names(first, row_names), _names(second, row_names)
+    cols_first, cols_second = _names(first, column_names), _names(second, column_names)
+    return (rows_second and not rows_first) or (cols_first and not cols_second)
+
+
+def _cell_pieces(raw: str) -> list[str] | None:
+    """A table cell's payoffs ("(3, 2)" -> ["3", "2"]); None when it is not payoffs only. A
+    cell worked out ("(2-5, 2-5) = (-3, -3)") is read at its result when every side agrees."""
+    whole = _side_pieces(raw)
+    if whole is not None or "=" not in raw:
+        return whole
+    sides = [_side_pieces(side) for side in raw.split("=")]
+    if any(side is None for side in sides):
+        return None
+    last = sides[-1]
+    assert last is not None
+    if len(sides) > 1 and any(side is not None and (len(side) != len(last) or any(
+            _fraction(a) != _fraction(b) for a, b in zip(side, last, strict=True)))
+            for side in sides[:-1]):
+        return None
+    return last
 
 
 def _grid(rows: list[list[str]], start: int, end: int, what: str,
@@ -79,9 +140,13 @@ def _grid(rows: list[list[str]], start: int, end: int, what: str,
         numbering = [[str(k)] for k in range(1, len(column) + 1)]
         return all(p is None for p in column) or column == numbering
 
+    dropped = 0
     while all(len(row) > 1 for row in body) and label_column([row[0] for row in body]):
         body = [row[1:] for row in body]
         body_raw = [row[1:] for row in body_raw]
+        dropped += 1
+    row_names = " ".join(c for row in rows[body_at:] for c in row[:dropped])
+    column_names = " ".join(c for row in rows[:body_at] for c in row)
 
     def make() -> Game:
         cells: list[list[list[str] | str]] = []
@@ -90,6 +155,8 @@ def _grid(rows: list[list[str]], start: int, end: int, what: str,
                 raise _Malformed(f"table row {k} has no payoffs")
             cells.append([p if p is not None else r.strip()
                           for p, r in zip(row, raw, strict=True)])
+        if _labels_name_player_two_first(body_raw, row_names, column_names):
+            cells = [[c[::-1] if isinstance(c, list) else c for c in row] for row in cells]
         return _build(cells)
 
     return _candidate(start, end, 1, what, make), None
@@ -198,6 +265,13 @@ _OUTCOME_RE = re.compile(
     rf"\(\s*(?P<a>{_NUM})\s*,\s*(?P<b>{_NUM})\s*\)",
     re.I,
 )
+# an outcome in a list: "- **Hiking, Beach Day:** (-1, -1)", "1. Up, Left -> (3, 2)"
+_OUTCOME_ITEM_RE = re.compile(
+    rf"^[ \t]*(?:[-*•+]|\d+[.)])[ \t]+[*_]*(?P<r>{_ACTION})\s*,\s*(?P<c>{_ACTION})[*_\"'”’]*"
+    r"\s*(?::|->|→|=>|⇒)\s*[*_]*\s*"
+    rf"\(\s*(?P<a>{_NUM})\s*,\s*(?P<b>{_NUM})\s*\)",
+    re.M,
+)
 _MAX_GAP = 300  # characters between two statements of one matrix
 
 
@@ -207,7 +281,9 @@ def _action_key(name: str) -> str:
 
 def _outcomes(text: str) -> list[_Candidate]:
     groups: list[list[re.Match[str]]] = []
-    for m in _OUTCOME_RE.finditer(text):
+    statements = sorted([*_OUTCOME_RE.finditer(text), *_OUTCOME_ITEM_RE.finditer(text)],
+                        key=lambda m: m.start())
+    for m in statements:
         key = (_action_key(m.group("r")), _action_key(m.group("c")))
         if (groups and m.start() - groups[-1][-1].end() <= _MAX_GAP
                 and key not in {(_action_key(g.group("r")), _action_key(g.group("c")))
