@@ -48,7 +48,18 @@ TRUTH: dict[str, Callable[[Game, dict[str, Any]], bool]] = {
 
 
 def _fix(key: str, game: Game, claim: dict[str, Any], want: bool) -> Game:
-    """A hand edit of `game` that makes the claim hold (want) or fail."""
+    """A hand edit of `game` that makes the claim hold (want) or fail, with every payoff raised
+    alike out of the negatives when the shown game has none (no claim but zero-sum's depends on
+    that, and zero-sum prompts do not ask for non-negative payoffs)."""
+    fixed = _hand_edit(key, game, claim, want)
+    low = min(x for row in fixed.cells for cell in row for x in cell)
+    if key == KEYS[7] or low >= 0 or min(x for row in game.cells for c in row for x in c) < 0:
+        return fixed
+    return Game(tuple(tuple((a - low, b - low) for a, b in row) for row in fixed.cells))
+
+
+def _hand_edit(key: str, game: Game, claim: dict[str, Any], want: bool) -> Game:
+    """The edit before any raising (see `_fix`)."""
     u1, u2 = grids(game)
     m, n = game.shape
     big = 100 if want else -100

@@ -14,7 +14,7 @@ import pytest
 from verstehen.domains.catalog import CONCEPTS
 from verstehen.domains.game_theory.instances import MIXED_MAX
 from verstehen.domains.game_theory.parse import parse_game
-from verstehen.domains.game_theory.tasks.base import template
+from verstehen.domains.game_theory.tasks.wording import template
 from verstehen.methods.potemkin.instances import (
     INSTANCE_REQUESTS,
     INSTANCE_TESTED,
@@ -167,7 +167,8 @@ def test_reasons_name_what_was_found() -> None:
 @pytest.mark.parametrize(("scope", "reply", "why"), [
     ("game-theory/pure-nash", "The prisoner's dilemma is a good example.", "no payoff matrix"),
     ("game-theory/zero-sum", said("[[(1, -1), (0, 0)], [(2, -2)]]"), "row 2"),
-    ("game-theory/symmetric", f"{PD}\n<OUTPUT>\n", "nothing follows the last <OUTPUT>"),
+    ("game-theory/symmetric", f"{PD}\nThat one fails, so:\n<OUTPUT>\n",
+     "nothing follows the last <OUTPUT>"),
     ("game-theory/strict-dominance", "I don't know.", "professes not to know"),
     ("poetry/haiku", "   ", "no poem"),
     ("poetry/anapest", "I'm not sure.", "professes not to know"),

@@ -5,15 +5,22 @@ Items (all data JSON; games as `Game.to_json()`):
             the game and asks one yes/no question built from the claim.
   generate  {"constraints"}; the reply must end with a game after the flag <OUTPUT> (the paper's
             generate format, benchmark prompts in PotemkinBenchmark generate/questions.csv) that
-            has the asked shape, integer payoffs, the concept's constraints (Table 5 of the paper)
-            and, when asked, all payoffs unique.
+            has the asked shape, integer payoffs, non-negative ones (unless the concept is
+            zero-sum), all payoffs unique when asked, and the concept's constraints (Table 5 of
+            the paper).
   edit      {"game", "claim", "make_instance"}; the game fails (make_instance) or satisfies the
-            claim; the reply must give the whole changed matrix, same shape, for which the claim
-            holds (make_instance) or fails. Any number of cells may change; how many did is
-            recorded in the grade's `parsed` ({"game", "changed"}).
-Scores are 1 or 0 (no partial credit). A reply with no readable matrix is "unparsed" (or "idk"
-when it professes not to know) with the parser's reason; a readable one that misses a
-constraint is "wrong" with the first unmet constraint as the reason.
+            claim; the reply must give the whole changed matrix, same shape, integer payoffs,
+            non-negative ones (unless the concept is zero-sum or the shown game has a negative
+            payoff), for which the claim holds (make_instance) or fails. Any number of cells may
+            change; how many did is recorded in the grade's `parsed` ({"game", "changed"}).
+Every condition a prompt states is graded, and nothing else: the wording and the grade read the
+same methods (`asks_nonnegative`, `requirements`, `describe` with `unmet`), and the reference
+answers (`example`, `edited`) are checked against the same conditions. Scores are 1 or 0 (no
+partial credit). A reply with no readable matrix is "unparsed" (or "idk" when it professes not
+to know) with the parser's reason; a readable one that misses a condition is "wrong" with the
+first unmet one, in the order listed above, as the reason. How the matrix is written (the
+template, "no text other than the payoff matrix") is left to the parser: any format
+`parse_game` reads after <OUTPUT> counts, text beside it included.
 
 Phrasing 0 shows a game as a markdown table and uses the paper's wording; phrasing 1 states every
 outcome in a sentence and words the instructions differently. Both carry the same content.
@@ -45,91 +52,52 @@ from verstehen.domains.game_theory.tasks.data import (
     GameClassifyData,
     GameEditData,
     GameGenerateData,
+    Unique,
     shape_of,
     unique_of,
+)
+from verstehen.domains.game_theory.tasks.wording import (
+    INSTANCE_REQUEST,
+    UNIQUE_ASKS,
+    game_text,
+    label,
+    output_format,
 )
 from verstehen.grading import Graded
 from verstehen.parse import is_idk
 
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
-UNIQUE_ALL = ("In the payoff matrix (combined for both players), all numbers must be unique, "
-              "regardless of which Player the payoff is associated with.")
-UNIQUE_P1 = "All of Player 1's payoffs must be different numbers (and so all of Player 2's)."
+EXAMPLE_TRIES = 100
 
 
-def prob_text(p: Fraction) -> str:
-    """A probability as a short decimal ("0.25") when it has one, else a fraction ("1/3")."""
-    if 1000 % p.denominator == 0:
-        return f"{float(p):g}"
-    return fraction_text(p)
+def least(game: Game) -> Fraction:
+    """The smallest payoff of either player."""
+    return min(x for row in game.cells for cell in row for x in cell)
 
 
-def label(player: int, index: int) -> str:
-    """R1, R2, ... for player 1's strategies, C1, C2, ... for player 2's."""
-    return f"{'R' if player == 1 else 'C'}{index + 1}"
+def lifted(game: Game) -> Game:
+    """The game with every payoff raised by the same amount so that the least is 0, when it is
+    below 0: no comparison changes, and distinct payoffs stay distinct."""
+    low = least(game)
+    if low >= 0:
+        return game
+    return Game(tuple(tuple((a - low, b - low) for a, b in row) for row in game.cells))
 
 
-def listing(words: list[str], last: str = "and") -> str:
-    """"a", "a and b", "a, b and c" (or another final conjunction)."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" {last} " + words[-1]
+def _payoffs_unmet(game: Game, nonnegative: bool) -> str | None:
+    if any(x.denominator != 1 for row in game.cells for cell in row for x in cell):
+        return "the payoffs are not all integers"
+    if nonnegative:
+        for i, row in enumerate(game.cells):
+            for j, cell in enumerate(row):
+                for player, x in enumerate(cell, 1):
+                    if x < 0:
+                        return (f"player {player}'s payoff {fraction_text(x)} at ({label(1, i)}, "
+                                f"{label(2, j)}) is negative; the prompt asks for non-negative "
+                                f"payoffs")
+    return None
 
 
-def mix_text(player: int, mix: list[Fraction]) -> str:
-    """"Player 1 plays R1 with probability 0.2, R2 with probability 0.8"."""
-    parts = [f"{label(player, s)} with probability {prob_text(p)}" for s, p in enumerate(mix)]
-    return f"Player {player} plays {listing(parts)}"
-
-
-def game_text(game: Game, phrasing: int) -> str:
-    """The game as a table (phrasing 0) or as one sentence per outcome (phrasing 1)."""
-    m, n = game.shape
-    rows = listing([label(1, i) for i in range(m)], "or")
-    cols = listing([label(2, j) for j in range(n)], "or")
-    if phrasing == 0:
-        return (f"Player 1 chooses a row ({rows}) and Player 2 chooses a column ({cols}); each "
-                f"cell lists (Player 1's payoff, Player 2's payoff).\n\n{game.table()}")
-    lines = [f"Two players choose at the same time: Player 1 chooses {rows}, and Player 2 "
-             f"chooses {cols}."]
-    for i in range(m):
-        for j in range(n):
-            a, b = game.cells[i][j]
-            lines.append(f"If Player 1 plays {label(1, i)} and Player 2 plays {label(2, j)}, "
-                         f"Player 1 gets {fraction_text(a)} and Player 2 gets {fraction_text(b)}.")
-    return "\n".join(lines)
-
-
-def template(m: int, n: int, one_line: bool = False) -> str:
-    """The paper's output format with placeholders: [[ (A1,B1), (A2,B2) ], ...]."""
-    rows = ["[ " + ", ".join(f"(A{i * n + j + 1},B{i * n + j + 1})" for j in range(n)) + " ]"
-            for i in range(m)]
-    return "[" + (", " if one_line else ",\n ").join(rows) + "]"
-
-
-def output_format(m: int, n: int, phrasing: int, what: str, nonnegative: bool) -> str:
-    """How to write the answer. Phrasing 0 is the benchmark's generate wording (PotemkinBenchmark
-    generate/questions.csv: "Use as much text as you want", "non-negative, integer-valued"
-    payoffs, except in its zero-sum prompts), `what` naming the matrix asked for; phrasing 1
-    says the same in other words."""
-    payoffs = "non-negative, integer-valued" if nonnegative else "integer-valued"
-    if phrasing == 0:
-        return (f"Use as much text as you want. At the end, please generate your final output "
-                f"after the flag <OUTPUT>. In the final output, the following constraints must "
-                f"be met: {what} The matrix must be a valid representation of a game in game "
-                f"theory. It must be in the following format:\n\n{template(m, n)}\n\nWhere Ai "
-                f"and Bi represent the {payoffs} payoffs for Player 1 and Player 2 "
-                f"respectively. Include no text other than the payoff matrix.")
-    pairs = "non-negative integers" if nonnegative else "integers"
-    return (f"Reason first for as long as you like. Then write the flag <OUTPUT> and after it "
-            f"only {what}: a Python list of {m} rows (Player 1's actions in order), each a list "
-            f"of {n} (Player 1 payoff, Player 2 payoff) pairs of {pairs} (Player 2's actions "
-            f"in order), like {template(m, n, one_line=True)}.")
-
-
-def _integral(game: Game) -> bool:
-    return all(x.denominator == 1 for row in game.cells for cell in row for x in cell)
-
-
-def _unique_unmet(game: Game, unique: str | None) -> str | None:
+def _unique_unmet(game: Game, unique: Unique) -> str | None:
     p1 = [a for row in game.cells for a, _ in row]
     both = p1 + [b for row in game.cells for _, b in row]
     if unique == "all" and len(set(both)) < len(both):
@@ -142,25 +110,17 @@ def _unique_unmet(game: Game, unique: str | None) -> str | None:
 def _read(reply: str) -> Game | Graded:
     game = parse_game(reply)
     if isinstance(game, ParseFailure):
+        if game.cut_off:
+            return Graded(0.0, "truncated", None, game.reason)
         if is_idk(reply):
             return Graded(0.0, "idk", None, "the reply professes not to know")
         return Graded(0.0, "unparsed", None, game.reason)
     return game
 
 
-# The wording of the generate format (phrasing 1), asked of a reply that should be an instance;
-# its example is template(2, 2, one_line=True), checked by the tests.
-INSTANCE_REQUEST = (
-    "Write the game after the flag <OUTPUT> as the payoff matrix of a two-player game: a Python "
-    "list of rows (Player 1's actions in order), each a list of (Player 1 payoff, Player 2 "
-    "payoff) pairs of integers (Player 2's actions in order), like "
-    "[[ (A1,B1), (A2,B2) ], [ (A3,B3), (A4,B4) ]] for a 2x2 game. Include no text other than "
-    "the payoff matrix after the flag.")
-
-
 class GameConcept(Generic[ClaimT, ConstraintsT]):
     """Shared machinery; a concept supplies sample, holds, question, goal, constraints, describe,
-    unmet, example and edit, typed by its kind of claim and of constraints."""
+    unmet, build_example and edit, typed by its kind of claim and of constraints."""
 
     key: str
     name: str
@@ -202,8 +162,8 @@ class GameConcept(Generic[ClaimT, ConstraintsT]):
         """The first of the concept's constraints the (right-shaped) game misses, or None."""
         raise NotImplementedError
 
-    def example(self, rng: np.random.Generator, constraints: ConstraintsT) -> Game:
-        """A game meeting the constraints: a reference answer (and proof they can be met)."""
+    def build_example(self, rng: np.random.Generator, constraints: ConstraintsT) -> Game:
+        """A game built to meet the constraints (`example` checks it against the prompt)."""
         raise NotImplementedError
 
     def edit(self, game: Game, claim: ClaimT, want: bool) -> Game:
@@ -214,6 +174,27 @@ class GameConcept(Generic[ClaimT, ConstraintsT]):
     def instance_test(self, game: Game) -> tuple[bool | None, str]:
         """Whether the whole game is an instance, and why (`game_theory.instances`)."""
         raise NotImplementedError
+
+    # ------------------------------------------------ what the prompts ask of every matrix
+    def asks_nonnegative(self, shown: Game | None = None) -> bool:
+        """Whether a generate prompt (`shown` None) or an edit prompt showing `shown` asks for
+        non-negative payoffs: not for zero-sum games, nor to edit a game with a negative one."""
+        return not self.negative_payoffs and (shown is None or least(shown) >= 0)
+
+    def requirements(self, constraints: ConstraintsT) -> list[str]:
+        """The sentences a generate prompt states its constraints in: the concept's, then any
+        uniqueness demand."""
+        unique = unique_of(constraints)
+        return self.describe(constraints) + ([UNIQUE_ASKS[unique]] if unique else [])
+
+    def example(self, rng: np.random.Generator, constraints: ConstraintsT) -> Game:
+        """A game meeting every condition the generate prompt states: a reference answer, and
+        proof they can be met (`build_example` drawn again until one does)."""
+        for _ in range(EXAMPLE_TRIES):
+            game = self.build_example(rng, constraints)
+            if self._generated_unmet(game, constraints) is None:
+                return game
+        raise RuntimeError(f"{self.key}: no example meets {constraints}")
 
     # ------------------------------------------------ instances, no claim given
     @property
@@ -278,10 +259,9 @@ class GameConcept(Generic[ClaimT, ConstraintsT]):
             return f"{shown}\n\n{q} Reply with Yes or No."
         if item.kind == "generate":
             c = self._generate_data(item)["constraints"]
-            m, n = c["shape"]
-            asks = " ".join(self.describe(c) + ([UNIQUE_ALL] if c.get("unique") == "all" else [])
-                            + ([UNIQUE_P1] if c.get("unique") == "player1" else []))
-            plus = not self.negative_payoffs
+            m, n = shape_of(c)
+            asks = " ".join(self.requirements(c))
+            plus = self.asks_nonnegative()
             if phrasing == 0:
                 what = (f"Generate a {m}x{n} payoff matrix that meets the provided "
                         "conditions.")
@@ -294,8 +274,7 @@ class GameConcept(Generic[ClaimT, ConstraintsT]):
         game = Game.from_json(d["game"])
         m, n = game.shape
         goal, make = self.goal(d["claim"], d["make_instance"]), d["make_instance"]
-        # a game shown with a negative payoff is not asked to become non-negative
-        plus = not self.negative_payoffs and min(x for c in game.cells for p in c for x in p) >= 0
+        plus = self.asks_nonnegative(game)
         if phrasing == 0:
             what = (f"Generate the whole changed {m}x{n} payoff matrix (the same shape as the "
                     "example).")
@@ -323,19 +302,12 @@ class GameConcept(Generic[ClaimT, ConstraintsT]):
             return self._grade_generated(game, self._generate_data(item)["constraints"])
         d = self._edit_data(item)
         old = Game.from_json(d["game"])
-        if game.shape != old.shape:
-            unchanged: EditedGame = {"game": game.to_json(), "changed": None}
-            return Graded(0.0, "wrong", unchanged,
-                          f"the edited matrix is {game.shape[0]}x{game.shape[1]}, the original "
-                          f"{old.shape[0]}x{old.shape[1]}")
-        changed = sum(a != b for r, s in zip(old.cells, game.cells, strict=True)
-                      for a, b in zip(r, s, strict=True))
+        changed = (sum(a != b for r, s in zip(old.cells, game.cells, strict=True)
+                       for a, b in zip(r, s, strict=True)) if game.shape == old.shape else None)
         parsed: EditedGame = {"game": game.to_json(), "changed": changed}
-        if not _integral(game):
-            return Graded(0.0, "wrong", parsed, "the payoffs are not all integers")
-        if self.holds(game, d["claim"]) != d["make_instance"]:
-            return Graded(0.0, "wrong", parsed, f"after the edit it is not so that "
-                          f"{self.goal(d['claim'], d['make_instance'])}")
+        reason = self._edited_unmet(old, game, d["claim"], d["make_instance"])
+        if reason:
+            return Graded(0.0, "wrong", parsed, reason)
         return Graded(1.0, "correct", parsed)
 
     def reference(self, item: Item) -> str:
@@ -351,24 +323,38 @@ class GameConcept(Generic[ClaimT, ConstraintsT]):
         return f"<OUTPUT>\n{game.python_literal()}"
 
     def edited(self, game: Game, claim: ClaimT, want: bool) -> Game:
-        """`edit`'s game, checked; should it miss, the first game a bounded search finds."""
+        """`edit`'s game, checked against every condition the edit prompt states; should it
+        miss, the first game a bounded search finds that meets them."""
         out = self.edit(game, claim, want)
-        if self.holds(out, claim) == want:
+        if self._edited_unmet(game, out, claim, want) is None:
             return out
-        found = search_edit(game, lambda g: self.holds(g, claim) == want)
+        found = search_edit(game, lambda g: self._edited_unmet(game, g, claim, want) is None)
         if found is None:
             raise RuntimeError(f"{self.key}: no edit makes the claim {want}: {game.to_json()}")
         return found
 
-    def _grade_generated(self, game: Game, c: ConstraintsT) -> Graded:
+    def _edited_unmet(self, old: Game, new: Game, claim: ClaimT, want: bool) -> str | None:
+        """The first condition of the edit prompt showing `old` that the reply `new` misses:
+        the same shape, integer (and, when asked, non-negative) payoffs, the claim as wanted."""
+        if new.shape != old.shape:
+            return (f"the edited matrix is {new.shape[0]}x{new.shape[1]}, the original "
+                    f"{old.shape[0]}x{old.shape[1]}")
+        reason = _payoffs_unmet(new, self.asks_nonnegative(old))
+        if reason is None and self.holds(new, claim) != want:
+            reason = f"after the edit it is not so that {self.goal(claim, want)}"
+        return reason
+
+    def _generated_unmet(self, game: Game, c: ConstraintsT) -> str | None:
+        """The first condition of the generate prompt that `game` misses: the shape, integer
+        (and, when asked, non-negative) payoffs, uniqueness when asked, the concept's own."""
         m, n = shape_of(c)
-        reason: str | None = None
         if game.shape != (m, n):
-            reason = f"the matrix is {game.shape[0]}x{game.shape[1]}, not {m}x{n}"
-        elif not _integral(game):
-            reason = "the payoffs are not all integers"
-        else:
-            reason = _unique_unmet(game, unique_of(c)) or self.unmet(game, c)
+            return f"the matrix is {game.shape[0]}x{game.shape[1]}, not {m}x{n}"
+        return (_payoffs_unmet(game, self.asks_nonnegative()) or _unique_unmet(game, unique_of(c))
+                or self.unmet(game, c))
+
+    def _grade_generated(self, game: Game, c: ConstraintsT) -> Graded:
+        reason = self._generated_unmet(game, c)
         if reason:
             return Graded(0.0, "wrong", game.to_json(), reason)
         return Graded(1.0, "correct", game.to_json())

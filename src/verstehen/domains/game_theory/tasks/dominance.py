@@ -38,8 +38,9 @@ from verstehen.domains.game_theory.generate import (
     payoff_list,
     random_shape,
 )
-from verstehen.domains.game_theory.tasks.base import GameConcept, label
+from verstehen.domains.game_theory.tasks.base import GameConcept, lifted
 from verstehen.domains.game_theory.tasks.data import GameConstraints, shape_of
+from verstehen.domains.game_theory.tasks.wording import label
 
 IESDS = "iterated elimination of strictly dominated strategies (domination by pure strategies)"
 
@@ -158,7 +159,7 @@ class StrictDominance(_Dominance[DominanceConstraints]):
     def constraints(self, rng: np.random.Generator) -> DominanceConstraints:
         return self._dominance_constraints(rng)
 
-    def example(self, rng: np.random.Generator, c: DominanceConstraints) -> Game:
+    def build_example(self, rng: np.random.Generator, c: DominanceConstraints) -> Game:
         k = c["player"]
         kinds: dict[int, DominanceKind] = {
             k: "strict", 3 - k: "strict" if c["players"] == "both" else "no-strict"}
@@ -190,7 +191,7 @@ class WeakDominance(_Dominance[WeakDominanceConstraints]):
                   f"dominant."] if c["not_strict"] else [])
         return super().describe(c) + extra
 
-    def example(self, rng: np.random.Generator, c: WeakDominanceConstraints) -> Game:
+    def build_example(self, rng: np.random.Generator, c: WeakDominanceConstraints) -> Game:
         k = c["player"]
         either: DominanceKind = ("weak", "strict")[int(rng.integers(2))]
         kinds: dict[int, DominanceKind] = {k: "weak" if c["not_strict"] else either,
@@ -259,9 +260,9 @@ class IteratedDominance(GameConcept[SurvivorsClaim, IesdsConstraints]):
                 f"leave exactly {e} of Player 1's actions and {f} of Player 2's. Give the "
                 f"starting {a}x{b} matrix."]
 
-    def example(self, rng: np.random.Generator, c: IesdsConstraints) -> Game:
+    def build_example(self, rng: np.random.Generator, c: IesdsConstraints) -> Game:
         end_rows, end_cols = c["end"]
-        return iesds_game(rng, shape_of(c), (end_rows, end_cols))
+        return lifted(iesds_game(rng, shape_of(c), (end_rows, end_cols)))
 
     def unmet(self, game: Game, c: IesdsConstraints) -> str | None:
         got = iesds(game).shape

@@ -37,15 +37,10 @@ from verstehen.domains.game_theory.generate_equilibria import (
     mixed_nash_game,
     pure_nash_game,
 )
-from verstehen.domains.game_theory.tasks.base import (
-    ORDINALS,
-    GameConcept,
-    label,
-    mix_text,
-    prob_text,
-)
+from verstehen.domains.game_theory.tasks.base import GameConcept, lifted
 from verstehen.domains.game_theory.tasks.data import GameConstraints, shape_of
 from verstehen.domains.game_theory.tasks.dominance import payoff_clause
+from verstehen.domains.game_theory.tasks.wording import ORDINALS, label, mix_text, prob_text
 
 NICE = (*DECIMALS, Fraction(1, 3), Fraction(2, 3), Fraction(1, 4), Fraction(3, 4))
 
@@ -100,6 +95,13 @@ def _fracs(values: list[str]) -> list[Fraction]:
     return [Fraction(v) for v in values]
 
 
+def _room_below(payoffs: list[int], need: int) -> bool:
+    """Whether `need` non-negative integers, none of them in `payoffs`, lie below its largest:
+    an equilibrium there can then beat the rest of its line with all payoffs unique."""
+    top = max(payoffs)
+    return top - sum(v < top for v in payoffs) >= need
+
+
 class PureNash(GameConcept[CellClaim, NashConstraints]):
     """Is (Ri, Cj) a pure-strategy Nash equilibrium?"""
 
@@ -131,8 +133,11 @@ class PureNash(GameConcept[CellClaim, NashConstraints]):
     def constraints(self, rng: np.random.Generator) -> NashConstraints:
         m, n = random_shape(rng)
         k, unique = int(rng.integers(1, 3)), bool(rng.random() < 0.5)
-        return {"shape": [m, n], "player": k, "only": bool(rng.random() < 0.5),
-                "payoffs": payoff_list(rng, n if k == 1 else m, distinct=unique),
+        only = bool(rng.random() < 0.5)
+        payoffs = payoff_list(rng, n if k == 1 else m, distinct=unique)
+        while unique and not _room_below(payoffs, (m if k == 1 else n) - 1):
+            payoffs = payoff_list(rng, n if k == 1 else m, distinct=True)
+        return {"shape": [m, n], "player": k, "only": only, "payoffs": payoffs,
                 "unique": "all" if unique else None}
 
     def describe(self, c: NashConstraints) -> list[str]:
@@ -142,9 +147,11 @@ class PureNash(GameConcept[CellClaim, NashConstraints]):
                 + (["The game must have exactly one pure strategy Nash equilibrium."]
                    if c["only"] else []))
 
-    def example(self, rng: np.random.Generator, c: NashConstraints) -> Game:
+    def build_example(self, rng: np.random.Generator, c: NashConstraints) -> Game:
         m, n = shape_of(c)
-        cell = (int(rng.integers(m)), int(rng.integers(n)))
+        # the equilibrium where the given payoffs peak: the most room below it for the others
+        top = c["payoffs"].index(max(c["payoffs"]))
+        cell = (int(rng.integers(m)), top) if c["player"] == 1 else (top, int(rng.integers(n)))
         return pure_nash_game(rng, (m, n), cell, payoffs=(c["player"], c["payoffs"]),
                               only=c["only"], unique=c["unique"] == "all")
 
@@ -212,7 +219,7 @@ class MixedNash(GameConcept[MixedProfileClaim, MixedNashConstraints]):
                 f"Action 1 with a probability of {prob_text(p)} and Action 2 with a probability "
                 f"of {prob_text(1 - p)}."]
 
-    def example(self, rng: np.random.Generator, c: MixedNashConstraints) -> Game:
+    def build_example(self, rng: np.random.Generator, c: MixedNashConstraints) -> Game:
         p, other = Fraction(c["p"]), DECIMALS[int(rng.integers(len(DECIMALS)))]
         return mixed_nash_game(rng, p, other) if c["player"] == 1 else mixed_nash_game(
             rng, other, p)
@@ -275,9 +282,9 @@ class BestResponse(GameConcept[BestResponseClaim, BestResponseConstraints]):
                 f"response to this should be the {ORDINALS[c['strategy']]} action, and no "
                 f"other action of Player {k} may be a best response."]
 
-    def example(self, rng: np.random.Generator, c: BestResponseConstraints) -> Game:
-        return best_response_game(rng, shape_of(c), c["player"], _fracs(c["mix"]),
-                                  c["strategy"], only=True, unique=c["unique"] == "all")
+    def build_example(self, rng: np.random.Generator, c: BestResponseConstraints) -> Game:
+        return lifted(best_response_game(rng, shape_of(c), c["player"], _fracs(c["mix"]),
+                                         c["strategy"], only=True, unique=c["unique"] == "all"))
 
     def unmet(self, game: Game, c: BestResponseConstraints) -> str | None:
         found = best_responses(game, c["player"], _fracs(c["mix"]))

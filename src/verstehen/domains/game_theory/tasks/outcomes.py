@@ -38,9 +38,10 @@ from verstehen.domains.game_theory.generate_outcomes import (
     zero_sum_game,
     zero_sum_near_miss,
 )
-from verstehen.domains.game_theory.tasks.base import ORDINALS, GameConcept, label
+from verstehen.domains.game_theory.tasks.base import GameConcept, lifted
 from verstehen.domains.game_theory.tasks.data import GameConstraints, Unique, shape_of
 from verstehen.domains.game_theory.tasks.equilibria import CellClaim
+from verstehen.domains.game_theory.tasks.wording import ORDINALS, label
 
 
 class ParetoConstraints(GameConstraints):
@@ -99,8 +100,8 @@ class Pareto(GameConcept[CellClaim, ParetoConstraints]):
         return [f"You must generate a 3x3 matrix where there are exactly {e} distinct Pareto "
                 f"optimal outcome{'s' if e > 1 else ''} (cells of the matrix)."]
 
-    def example(self, rng: np.random.Generator, c: ParetoConstraints) -> Game:
-        return pareto_game(rng, shape_of(c), c["count"], unique=c["unique"] == "all")
+    def build_example(self, rng: np.random.Generator, c: ParetoConstraints) -> Game:
+        return lifted(pareto_game(rng, shape_of(c), c["count"], unique=c["unique"] == "all"))
 
     def unmet(self, game: Game, c: ParetoConstraints) -> str | None:
         found = len(pareto_optimal(game))
@@ -176,7 +177,7 @@ class ZeroSum(_PayoffRowClass):
         unique = bool(rng.random() < 0.5)
         return self._row(rng, random_shape(rng), unique, "all" if unique else None)
 
-    def example(self, rng: np.random.Generator, c: PayoffRowConstraints) -> Game:
+    def build_example(self, rng: np.random.Generator, c: PayoffRowConstraints) -> Game:
         return zero_sum_game(rng, shape_of(c), unique=c["unique"] == "all",
                              payoffs=(c["player"], c["action"], c["payoffs"]))
 
@@ -202,6 +203,6 @@ class Symmetric(_PayoffRowClass):
         n, distinct = int(rng.integers(2, 5)), bool(rng.random() < 0.5)
         return self._row(rng, (n, n), distinct, "player1" if distinct else None)
 
-    def example(self, rng: np.random.Generator, c: PayoffRowConstraints) -> Game:
+    def build_example(self, rng: np.random.Generator, c: PayoffRowConstraints) -> Game:
         return symmetric_game(rng, c["shape"][0], distinct=c["unique"] == "player1",
                               payoffs=(c["player"], c["action"], c["payoffs"]))
