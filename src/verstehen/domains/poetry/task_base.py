@@ -10,6 +10,15 @@ Grading. Classify: `grade_yes_no`. Generate: the poem, line or word is read from
 "wrong"; else 1 "correct". Edit: the reply is the blank's replacement (`extract.extract_fill`),
 put in place of the "_" and checked; the result must be (or not be) an instance. Scores are 1 or
 0. A reason says when the verdict relied on estimated pronunciations.
+
+Conditions. Every condition a prompt states is graded, each wrong answer's reason names it, and
+nothing else is: haiku and sonnet, the form and the asked word (`conditions.uses_word`: the
+word, its possessive, or in a hyphenated compound); iambic pentameter, the form, one line, and
+its last word; anapest, the meter, exactly k feet, one line (a word or phrase); perfect and slant
+rhyme, one word (two or three words are "wrong", more is no answer) other than the given one,
+standing in the relation to it; edit, that the filled text is (or is not) an instance. "Reply
+with only ..." and "Include only the text that should replace the blank" say what to write, not
+what the answer must be: a reply is read at its answer, and commentary around it costs nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from verstehen.domains.base import (
     yes_no_reference,
 )
 from verstehen.domains.poetry.checks import Verdict
-from verstehen.domains.poetry.extract import extract_fill, extract_poem
+from verstehen.domains.poetry.extract import extract_fill, extract_poem, why_no_fill
 from verstehen.grading import Graded
 from verstehen.parse import is_idk
 
@@ -237,7 +246,7 @@ class PoetryConcept(Generic[GenerateT]):
             return self.grade_generate(self._generate_data(item), reply)
         fill = extract_fill(reply)
         if fill is None:
-            return Graded(0.0, "unparsed", None, "expected one line: the blank's replacement")
+            return Graded(0.0, "unparsed", None, why_no_fill(reply))
         if why := self.fill_problem(fill):
             return Graded(0.0, "unparsed", fill, why)
         d = self._edit_data(item)

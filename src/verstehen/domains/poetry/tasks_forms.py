@@ -17,19 +17,23 @@ from verstehen.domains.poetry.checks import (
     is_shakespearean_sonnet,
     poem_lines,
 )
+from verstehen.domains.poetry.conditions import ends_with_word, uses_word
 from verstehen.domains.poetry.extract import extract_poem
 from verstehen.domains.poetry.lexicon import Entry, lexicon
-from verstehen.domains.poetry.meter import word_classes
+from verstehen.domains.poetry.meter import anapestic, word_classes
 from verstehen.domains.poetry.pronounce import words
 from verstehen.domains.poetry.task_base import (
     GenerateT,
     MaskedExample,
     PoetryConcept,
     WordConstraint,
+    estimate_note,
     verdict_grade,
     word_spans,
 )
 from verstehen.grading import Graded
+from verstehen.reading import ends_inside_reasoning
+from verstehen.text.tables import plural
 
 
 class FeetConstraint(TypedDict):
@@ -69,7 +73,9 @@ def entry_of(word: str, tags: Sequence[str] = ("noun",)) -> Entry:
 def _poem_or_unparsed(reply: str) -> str | Graded:
     poem = extract_poem(reply)
     if poem is None:
-        return Graded(0.0, "unparsed", None, "no poem found in the reply")
+        why = ("the reply ends inside its reasoning block (<think> is never closed)"
+               if ends_inside_reasoning(reply) else "no poem found in the reply")
+        return Graded(0.0, "unparsed", None, why)
     return poem
 
 
@@ -80,7 +86,7 @@ class _Form(PoetryConcept[WordConstraint]):
         poem = _poem_or_unparsed(reply)
         if isinstance(poem, Graded):
             return poem
-        if data["word"] not in words(poem):
+        if not uses_word(poem, data["word"]):
             return Graded(0.0, "wrong", poem, f'does not use the word "{data["word"]}"')
         return verdict_grade(self.check(poem), poem)
 
@@ -243,8 +249,7 @@ class IambicPentameter(_Line[WordConstraint]):
         line = self._single_line(reply)
         if isinstance(line, Graded):
             return line
-        ws = words(line)
-        if not ws or ws[-1] != data["word"]:
+        if not ends_with_word(line, data["word"]):
             return Graded(0.0, "wrong", line, f'does not end with the word "{data["word"]}"')
         return verdict_grade(self.check(line), line)
 
@@ -296,7 +301,15 @@ class Anapest(_Line[FeetConstraint]):
         line = self._single_line(reply)
         if isinstance(line, Graded):
             return line
-        return verdict_grade(is_anapestic(line, feet=data["feet"]), line)
+        asked = is_anapestic(line, feet=data["feet"])
+        some = anapestic(line)
+        if not asked.ok and some.ok and some.fit is not None:
+            k, got = data["feet"], some.fit.syllables // 3
+            return Graded(0.0, "wrong", line,
+                          f"{plural(got, 'anapestic foot', 'anapestic feet')}, not exactly "
+                          f"{plural(k, 'foot', 'feet')} ({some.reason})"
+                          + estimate_note(asked))
+        return verdict_grade(asked, line)
 
     def generate_reference(self, data: FeetConstraint, rng: np.random.Generator) -> str:
         """An anapestic phrase of that many feet."""

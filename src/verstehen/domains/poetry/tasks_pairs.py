@@ -8,7 +8,7 @@ import numpy as np
 
 from verstehen.domains.poetry import generate as gen
 from verstehen.domains.poetry.checks import Verdict, perfect_rhyme, slant
-from verstehen.domains.poetry.extract import extract_pair, extract_word
+from verstehen.domains.poetry.extract import extract_pair, extract_word, extract_words
 from verstehen.domains.poetry.pronounce import words
 from verstehen.domains.poetry.task_base import (
     MaskedExample,
@@ -75,10 +75,17 @@ class PairConcept(PoetryConcept[WordConstraint]):
         return {"word": self.pair(rng)[0]}
 
     def grade_generate(self, data: WordConstraint, reply: str) -> Graded:
-        """One word standing in the relation to the given word."""
+        """One word, other than the given one, standing in the relation to it."""
         w = extract_word(reply)
         if w is None:
+            words_given = extract_words(reply)
+            if words_given is not None:
+                return Graded(0.0, "wrong", words_given,
+                              f"{len(words(words_given))} words, where one word was asked for")
             return Graded(0.0, "unparsed", None, "no single word found in the reply")
+        if words(w) == words(data["word"]):
+            return Graded(0.0, "wrong", w, f'the given word "{data["word"]}" itself, not '
+                                           "another word")
         return verdict_grade(self.relation(data["word"], w), w)
 
     def generate_reference(self, data: WordConstraint, rng: np.random.Generator) -> str:
