@@ -62,7 +62,7 @@ def test_every_listed_scope_is_covered(mcq_path: Path) -> None:
     specs = scope_specs(mcq_path)
     assert {"arithmetic", "arithmetic/small", f"mcq:{mcq_path}"} <= set(specs)
     assert sum(s.startswith(("game-theory/", "poetry/")) for s in specs) == 15 * 3
-    assert len(STYLES) == 11
+    assert len(STYLES) == 16
 
 
 @pytest.mark.parametrize("spec", scope_specs(Path("MCQ")))
@@ -157,7 +157,7 @@ def test_models_answer_the_book_cycling_through_the_styles() -> None:
                                         strict=True):
         assert scope.grade(q, right).score == 1.0
         assert scope.grade(q, wrong).outcome == "wrong"
-    assert set(oracle.responder._styles.values()) == set(STYLES)  # 16 prompts, 11 styles
+    assert set(oracle.responder._styles.values()) == set(STYLES)  # 16 prompts, 16 styles
     again = run(oracle.generate(user(asked[0][1].prompt), GenerateParams(max_tokens=2000)))
     assert again.text == run(answers(oracle))[0]  # a prompt keeps its style
     unknown = run(oracle.generate(user("What is love?"), GenerateParams()))

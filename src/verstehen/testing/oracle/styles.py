@@ -22,17 +22,31 @@ think block for "think").
   the matrix literal, the poem, "1776", "B").
 - worked: a number worked out before it ("37 × 48 = 37 × 100 − 37 × 52 = 3700 − 1924 = 1776");
   other kinds fall back to "reasoned".
+
+Styles real models were seen to write (the Potemkin benchmark's stored replies):
+- paired: the flag used as a pair, with a remark after it: "<OUTPUT>", the matrix, "<OUTPUT>"
+  again as a closing tag, then a sentence about it; other kinds: "Final answer:" then the
+  answer, then a closing remark ("ANSWER: Yes" then one for a yes/no).
+- labelled: a matrix as a table whose cells name the players ("Ann: 3, Bob: 2", rows "Ann: R1",
+  columns "Bob: C1"); other kinds fall back to "bold".
+- sums: a matrix after "<OUTPUT>" whose payoffs are small sums ("(5-2, 0+2)"); a number shown
+  as its working; other kinds fall back to "reasoned".
+- outcomes: a matrix as a bulleted list of outcomes ("- **R1, C1:** (3, 2)"); other kinds fall
+  back to "paired".
+- after: the answer, then the flag after it ("the matrix, then <OUTPUT>"); a yes/no as "Yes"
+  on its own line after its reasoning; other kinds fall back to "bare".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 
 from verstehen.domains.game_theory.game import Game, fraction_text
 from verstehen.testing.oracle.answers import Answer, bare
 
 STYLES = ("bare", "reasoned", "fenced", "table", "latex", "bold", "draft", "preamble", "title",
-          "think", "worked")
+          "think", "worked", "paired", "labelled", "sums", "outcomes", "after")
 _VERSE = ("poem", "line")
 _TEX = str.maketrans({"×": "\\times ", "÷": "\\div ", "−": "-"})
 
@@ -122,9 +136,61 @@ def _worked(a: Answer) -> str:
     return a.working if a.kind == "number" else _reasoned(a)
 
 
+def _paired(a: Answer) -> str:
+    if a.kind == "matrix":
+        return f"<OUTPUT>\n{a.text}\n<OUTPUT>\n\nIn this matrix every condition holds."
+    if a.kind == "yes_no":
+        return f"ANSWER: {a.text}\n\nThat settles the question."
+    if a.kind in _VERSE:
+        return f"Final answer:\n{a.text}\n\nThis meets every condition."
+    return f"Final answer: {a.text}\n\nThis meets every condition."
+
+
+def _labelled(a: Answer) -> str:
+    if a.game is None:
+        return _bold(a)
+    m, n = a.game.shape
+    head = "| | " + " | ".join(f"Bob: C{j + 1}" for j in range(n)) + " |"
+    rows = [f"| Ann: R{i + 1} | " + " | ".join(
+        f"Ann: {fraction_text(x)}, Bob: {fraction_text(y)}" for x, y in a.game.cells[i]) + " |"
+        for i in range(m)]
+    return "\n".join([head, "|---" * (n + 1) + "|", *rows])
+
+
+def _sum_text(x: Fraction) -> str:
+    return f"{fraction_text(x + 2)}-2" if x.denominator == 1 else fraction_text(x)
+
+
+def _sums(a: Answer) -> str:
+    if a.game is None:
+        return a.working if a.kind == "number" else _reasoned(a)
+    rows = ["[" + ", ".join(f"({_sum_text(x)}, {_sum_text(y)})" for x, y in row) + "]"
+            for row in a.game.cells]
+    return "<OUTPUT>\n[" + ",\n ".join(rows) + "]"
+
+
+def _outcomes(a: Answer) -> str:
+    if a.game is None:
+        return _paired(a)
+    m, n = a.game.shape
+    return "The outcomes:\n\n" + "\n".join(
+        f"- **R{i + 1}, C{j + 1}:** ({fraction_text(a.game.cells[i][j][0])}, "
+        f"{fraction_text(a.game.cells[i][j][1])})" for i in range(m) for j in range(n))
+
+
+def _after(a: Answer) -> str:
+    if a.kind == "matrix":
+        return f"{a.text}\n\n<OUTPUT>"
+    if a.kind == "yes_no":
+        return a.text
+    return bare(a)
+
+
 _FINAL: dict[str, Callable[[Answer], str]] = {
     "bare": bare, "reasoned": _reasoned, "fenced": _fenced, "table": _table, "latex": _latex,
     "bold": _bold, "preamble": _preamble, "title": _title, "think": _plain, "worked": _worked,
+    "paired": _paired, "labelled": _labelled, "sums": _sums, "outcomes": _outcomes,
+    "after": _after,
 }
 
 
