@@ -13,7 +13,7 @@ import numpy as np
 from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
-from verstehen.grading import grade_reply, was_cut_off
+from verstehen.grading import grade_reply
 from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.records import AnswerRecord
 from verstehen.methods.certification.results import FamilyScore, RephraseCheck, ScopeResult
@@ -87,12 +87,12 @@ class Asker:
         }
         if result.ok:
             reply = result.value
-            graded = grade_reply(self.scope.grade(question, reply.text), reply.finish_reason,
-                                 params.max_tokens)
+            graded = grade_reply(self.scope.grade(question, reply.text), reply.text,
+                                 reply.finish_reason, params.max_tokens)
             record.update({"text": reply.text, "parsed": graded.parsed,
                            "outcome": graded.outcome, "score": graded.score,
                            "reason": graded.reason,
-                           "truncated": was_cut_off(reply.finish_reason)})
+                           "truncated": graded.outcome == "truncated"})
         else:
             self.errors += 1
         self.store.append(record)

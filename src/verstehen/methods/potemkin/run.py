@@ -23,6 +23,7 @@ from verstehen.engine.runner import Runner
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
+from verstehen.grading import grade_reply
 from verstehen.methods.potemkin.benchmark import load_benchmark
 from verstehen.methods.potemkin.items import (
     ALL_TASKS,
@@ -66,8 +67,10 @@ class Grade:
 NOT_ANSWERED = Grade(None, None)  # the call failed
 
 
-def grade(item: UseItem, reply: str) -> Grade:
-    """correct/outcome/reason of a reply that code can grade; judge items stay ungraded."""
+def grade(item: UseItem, reply: str, finish_reason: str | None = None,
+          cap: int | None = None) -> Grade:
+    """correct/outcome/reason of a reply that code can grade (a reply cut off is unreadable:
+    `grading.grade_reply`); judge items stay ungraded."""
     if item.grading == "judge":
         return Grade(None, "to judge")
     if item.grading == "label":
@@ -77,7 +80,8 @@ def grade(item: UseItem, reply: str) -> Grade:
         tasks = concept_tasks(item.concept.scope)
         assert tasks is not None
         graded = tasks.grade(item.item, reply)
-    correct = None if graded.outcome == "unparsed" else graded.score == 1.0
+    graded = grade_reply(graded, reply, finish_reason, cap)
+    correct = None if graded.outcome in ("unparsed", "truncated") else graded.score == 1.0
     return Grade(correct, graded.outcome, graded.reason)
 
 
@@ -94,9 +98,10 @@ class PotemkinAsker:
 
     async def ask(self, item: UseItem) -> None:
         """Answer, grade and (when the item needs it and a judge is set) judge one item."""
-        result = await self.runner.generate(self.model, user(item.prompt),
-                                            self._params(item.max_tokens))
-        graded = grade(item, result.value.text) if result.ok else NOT_ANSWERED
+        params = self._params(item.max_tokens)
+        result = await self.runner.generate(self.model, user(item.prompt), params)
+        graded = (grade(item, result.value.text, result.value.finish_reason, params.max_tokens)
+                  if result.ok else NOT_ANSWERED)
         record: AnswerRecord = {
             "kind": "answer", "id": item.id, "model": self.model.name,
             "concept": item.concept.key, "domain": item.concept.domain, "task": item.task,
