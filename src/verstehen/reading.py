@@ -8,7 +8,8 @@ would not take one. The rule, in the order a reader applies it:
    answer, and grading calls it `truncated` (`ends_inside_reasoning`).
 2. Flags set the answer apart. When the reply writes a flag that introduces its answer
    (`<OUTPUT>`, "ANSWER:", "Final answer:", ...; each reader names its flags), the answer is
-   looked for in `answer_regions`, the first that holds one:
+   looked for in `answer_regions`, the first that holds one (a remark about the answer,
+   "This satisfies every condition.", is not one):
    a. after the last flag, up to a closing tag (`</OUTPUT>`) when there is one;
    b. between the last two flags, when the last one closes a pair (`<OUTPUT> ... <OUTPUT>`,
       the second written as a closing tag) and nothing after it is an answer;
@@ -53,45 +54,33 @@ def ends_inside_reasoning(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Region:
-    """A span of the reply where its answer may stand, and where it must end.
-
-    `anchored`: the answer must end at `end` (only space may come between): rule 2c.
-    `where`: the region in words, for a reader's reason ("after the last <OUTPUT>").
-    """
+    """A span of the reply where its answer may stand; `anchored`: the answer must end at `end`
+    (only space may come between: rule 2c)."""
 
     start: int
     end: int
-    where: str
     anchored: bool = False
 
 
-def answer_regions(text: str, flag: re.Pattern[str], closer: re.Pattern[str] | None = None,
-                   name: str = "flag") -> list[Region]:
+def answer_regions(text: str, flag: re.Pattern[str],
+                   closer: re.Pattern[str] | None = None) -> list[Region]:
     """The regions of `text` where its answer may stand, in the order rule 2 tries them; the
     whole text when it has no flag."""
     flags = list(flag.finditer(text))
     if not flags:
-        return [Region(0, len(text), "in the reply")]
+        return [Region(0, len(text))]
     closes = [c.start() for c in closer.finditer(text)] if closer is not None else []
 
     def closed_at(start: int, limit: int) -> int:
         return min((c for c in closes if start <= c < limit), default=limit)
 
     last = flags[-1]
-    regions = [Region(last.end(), closed_at(last.end(), len(text)), f"after the last {name}")]
+    regions = [Region(last.end(), closed_at(last.end(), len(text)))]
     previous = flags[-2].end() if len(flags) > 1 else 0
     if len(flags) > 1:
-        regions.append(Region(previous, closed_at(previous, last.start()),
-                              f"between the last two {name}s"))
-    regions.append(Region(previous, last.start(), f"right before the last {name}",
-                          anchored=True))
+        regions.append(Region(previous, closed_at(previous, last.start())))
+    regions.append(Region(previous, last.start(), anchored=True))
     return regions
-
-
-def ends_at(text: str, end: int, region: Region, trailing: str = " \t\r\n`") -> bool:
-    """Whether an answer ending at `end` satisfies the region's anchoring: anything may follow
-    it in an unanchored region; only `trailing` characters in an anchored one."""
-    return not region.anchored or not text[end:region.end].strip(trailing)
 
 
 _ALTERNATIVE_RE = re.compile(r"^[\s'\"`*_)\]]*(?:or\s|/)", re.I)

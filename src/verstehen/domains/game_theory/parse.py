@@ -140,7 +140,7 @@ def _candidates(text: str) -> tuple[str, int, list[_Candidate]] | ParseFailure:
     body = answer_text(text)
     if not body:
         return ParseFailure("no payoff matrix found: the reply is empty")
-    regions = answer_regions(body, _FLAG_RE, _CLOSE_MARK_RE, "<OUTPUT>")
+    regions = answer_regions(body, _FLAG_RE, _CLOSE_MARK_RE)
     hint = None
     for region in regions:
         part = body[region.start:region.end]

@@ -51,7 +51,7 @@ def regions_of(reply: str, flag: re.Pattern[str]) -> list[tuple[str, bool]]:
     each inside its last code fence, with whether the answer must end where the text ends."""
     text = answer_text(reply)
     out = []
-    for region in answer_regions(text, flag, _CLOSER_RE, "flag"):
+    for region in answer_regions(text, flag, _CLOSER_RE):
         part = text[region.start:region.end]
         fences = list(_FENCE_RE.finditer(part))
         anchored = region.anchored
