@@ -38,6 +38,8 @@ from verstehen.methods.potemkin.stats import (
 
 ANNOTATIONS_FILE = "annotations.jsonl"
 PLOT_FILE = "keystone-expansion.png"
+# outcomes with no answer to grade: none could be read, or the reply was cut off before it ended
+UNREADABLE = frozenset({"unparsed", "truncated"})
 
 def read_annotations(store: RunStore) -> dict[str, bool]:
     """Imported human labels by item id."""
@@ -73,8 +75,8 @@ def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
 def final_grade(answer: AnswerRecord, judge: JudgeRecord | None,
                 human: bool | None) -> tuple[bool | None, str]:
     """The grade an answer counts with, and who gave it (people beat the judge model)."""
-    if answer["grading"] != "judge":
-        return answer["correct"], answer["grading"] if answer["outcome"] != "unparsed" \
+    if answer["grading"] != "judge":  # unreadable: no answer read, or cut off before it ended
+        return answer["correct"], answer["grading"] if answer["outcome"] not in UNREADABLE \
             else "unparsed"
     if human is not None:
         return human, "human"
@@ -128,7 +130,7 @@ def summarize(store: RunStore, *, keystone_asked: bool, seconds: float | None,
         waiting_for_keystone=dict(no_keystone), failed_calls=failed,
         unparsed_reasons=dict(Counter(
             a["reason"] or "unreadable" for a in answers.values()
-            if a["outcome"] == "unparsed").most_common(5)),
+            if a["outcome"] in UNREADABLE).most_common(5)),
         agreement=agreement(answers, judges, humans), seconds=seconds, usage=usage)
     return result, records
 
@@ -139,7 +141,7 @@ def certification_use_records(model: str, domain: str, concept: str,
     (an audit's potemkin rates): one with no readable answer (unparsed, or cut off at the
     token cap) is unreadable; a failed call is left out."""
     return [UseRecord(model, domain, concept, str(r["family"]), True,
-                      None if r["outcome"] in ("unparsed", "truncated") else r["score"] == 1.0)
+                      None if r["outcome"] in UNREADABLE else r["score"] == 1.0)
             for r in answers if r["error"] is None]
 
 
