@@ -35,6 +35,7 @@ SMOKE_RUNS = {
 DATA_RUNS = {
     "consistency_likelihood.py": (["--questions", "1", "--no-reference", "--data",
                                    str(SHARED_DATA)], "now vs before"),
+    "real_replies.py": (["--data", str(SHARED_DATA / "RealReplies")], "read otherwise than"),
     "validate_labels_game_theory.py": (["--data", str(LABELS)], "agree"),
     "validate_labels_poetry.py": (["--data", str(LABELS)], "agree"),
 }
@@ -53,7 +54,8 @@ def test_every_script_is_covered():
     figure4_paper.py needs the upstream records, which are not shared data: it runs on a
     hand-made checkout in tests/potemkin/test_figures_expansion.py)."""
     scripts = {p.name for p in BENCH.glob("*.py")} - {"potemkin_gt_transcriptions.py",
-                                                      "lm_eval_reference.py", "figure4_paper.py"}
+                                                      "lm_eval_reference.py", "figure4_paper.py",
+                                                      "real_poems.py"}
     assert scripts == set(SMOKE_RUNS) | set(DATA_RUNS)
 
 
