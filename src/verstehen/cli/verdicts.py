@@ -21,9 +21,8 @@ from verstehen.engine.store.safe_files import (
     exists_unfollowed,
     is_regular,
     kind_of_file,
-    replace_atomically,
+    write_file,
 )
-from verstehen.errors import UserError
 from verstehen.methods.certification.text import explain
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
 from verstehen.text.tables import plural
@@ -158,14 +157,7 @@ def write_junit(path: Path, suite: VerdictSuite, fail_on: frozenset[Decision]) -
     root = junit_tree(suite, fail_on)
     ET.indent(root)
     data = ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
-    if exists_unfollowed(path) and not is_regular(path):
-        raise UserError(f"{path} is no longer a regular file: the JUnit summary is not written "
-                        "through it; pass --junit with another path")
-    try:
-        replace_atomically(path, data)
-    except OSError as exc:
-        raise UserError(f"cannot write {path} ({exc.strerror or exc}): pass --junit with a "
-                        "writable path") from None
+    write_file(path, data, "pass --junit with another path")
 
 
 def _suite_properties(suite: VerdictSuite, fail_on: frozenset[Decision]) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
 from verstehen import __version__
+from verstehen.engine.store.safe_files import temporary_path
 from verstehen.export.exported import ExportedRun, exported
 from verstehen.export.extras import need
 from verstehen.export.sample import ResultGroup, ResultValue, SampleRow
@@ -110,7 +111,8 @@ def _write(run: ExportedRun, path: Path, outer: tuple[ExportedRun, list[ResultGr
                   stats=EvalStats(started_at=created, completed_at=created),
                   samples=_samples(run.rows, models[0] if models else "unknown"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_eval_log(log, str(path), format="eval")
+    with temporary_path(path, "remove it, or pass --out with another folder") as partial:
+        write_eval_log(log, str(partial), format="eval")
     return path
 
 

@@ -1,18 +1,21 @@
 """A run folder's records and results as two files, CSV (the standard library's writer, no
-extra needed) or Parquet (pyarrow, the `frames` extra)."""
+extra needed; its cells neutralised for spreadsheets, see `engine.store.csv_files`) or Parquet
+(pyarrow, the `frames` extra); each written whole or not at all through `safe_files`."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from verstehen.engine.store.csv_files import write_csv
+from verstehen.engine.store.safe_files import writing
 from verstehen.export.exported import ExportedRun
 from verstehen.export.extras import need
 from verstehen.export.frames import record_table, result_table
 
 FORMATS = ("csv", "parquet")
+ADVICE = "remove it, or pass --out with another folder"
 
 
 def write_tables(run: ExportedRun, out_dir: Path, fmt: str, stem: str) -> list[Path]:
@@ -30,11 +33,9 @@ def write_tables(run: ExportedRun, out_dir: Path, fmt: str, stem: str) -> list[P
 
 
 def _write_csv(path: Path, columns: Sequence[str], table: Sequence[Sequence[Any]]) -> None:
-    """One header row, then a row each; None as an empty cell."""
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(columns)
-        writer.writerows([["" if v is None else v for v in row] for row in table])
+    """One header row, then a row each; None as an empty cell; text a spreadsheet would run
+    as a formula behind a `'`."""
+    write_csv(path, columns, table, advice=ADVICE, spreadsheet=True)
 
 
 def _write_parquet(path: Path, columns: Sequence[str], table: Sequence[Sequence[Any]]) -> None:
@@ -49,4 +50,5 @@ def _write_parquet(path: Path, columns: Sequence[str], table: Sequence[Sequence[
             arrays.append(pa.array(values))
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             arrays.append(pa.array([None if v is None else str(v) for v in values]))
-    parquet.write_table(pa.Table.from_arrays(arrays, names=list(columns)), path)
+    with writing(path, ADVICE) as handle:
+        parquet.write_table(pa.Table.from_arrays(arrays, names=list(columns)), handle)

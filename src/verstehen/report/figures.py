@@ -1,5 +1,5 @@
-"""What every PNG figure shares: a figure on matplotlib's Agg canvas, and a save that turns an
-unwritable path into one clear line."""
+"""What every PNG figure shares: a figure on matplotlib's Agg canvas, and a save through
+`safe_files` (whole or not at all) that turns an unwritable path into one clear line."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from verstehen.errors import UserError
+from verstehen.engine.store.safe_files import writing
 
 
 def new_figure(width: float, height: float) -> Any:
@@ -23,12 +23,9 @@ def new_figure(width: float, height: float) -> Any:
 
 
 def save_png(fig: Any, path: Path) -> None:
-    """Write the figure as PNG, or raise UserError naming the path."""
-    try:
-        fig.savefig(Path(path), format="png")
-    except OSError as exc:
-        raise UserError(f"cannot write the plot {path} ({exc.strerror or exc}): give a writable "
-                        "path") from None
+    """Write the figure as PNG, whole or not at all, or raise UserError naming the path."""
+    with writing(path, "give a writable path") as handle:
+        fig.savefig(handle, format="png")
 
 
 def spread_labels(points: list[tuple[float, float]], gap: float,

@@ -8,18 +8,12 @@ own figures and table.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from verstehen.engine.store import RunStore
-from verstehen.engine.store.safe_files import (
-    exists_unfollowed,
-    is_regular,
-    kind_of_file,
-    replace_atomically,
-)
+from verstehen.engine.store.safe_files import write_file
 from verstehen.errors import UserError
 from verstehen.methods import registry
 from verstehen.methods.contract import RunKind
@@ -79,12 +73,4 @@ def write_report(runs: Path | str | Sequence[Path | str], out: Path | str | None
     page = build_page(folders)
     path = Path(out) if out is not None else (
         folders[0] / REPORT_FILE if len(folders) == 1 else Path(REPORT_FILE))
-    if exists_unfollowed(path) and not is_regular(path):  # never written through a link
-        raise UserError(f"{path} is {kind_of_file(os.lstat(path).st_mode)}: the report is not "
-                        "written through it; remove it, or pass -o with another path")
-    try:
-        replace_atomically(path, page.html().encode("utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot write {path} ({exc.strerror or exc}): pass -o with a "
-                        "writable path") from None
-    return path
+    return write_file(path, page.html(), "remove it, or pass -o with another path")

@@ -3,11 +3,10 @@ the pieces the typed results (results.py) compose into the printouts of the `ima
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from verstehen.errors import UserError
+from verstehen.engine.store.csv_files import write_csv
 from verstehen.methods.imagination.plots import plot_matrix
 from verstehen.methods.imagination.pooling import Pooling
 from verstehen.methods.imagination.similarity import QmPairSimilarity, SimilarityTable
@@ -89,16 +88,10 @@ def _num(x: float | int | None) -> str:
 def write_matrix_csv(matrix: Sequence[MatrixRow], path: Path) -> None:
     """One row per (content, qtype, qm, am) with counts, rates and SEs; empty fields for
     None."""
-    try:
-        with Path(path).open("w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(CSV_COLUMNS)
-            for r in matrix:
-                w.writerow([r.content, r.qtype, r.qm, r.am,
-                            *(_num(getattr(r, c)) for c in CSV_COLUMNS[4:])])
-    except OSError as exc:
-        raise UserError(f"cannot write {path} ({exc.strerror or exc}): give a writable "
-                        "path") from None
+    write_csv(Path(path), CSV_COLUMNS, ([r.content, r.qtype, r.qm, r.am,
+                                         *(_num(getattr(r, c)) for c in CSV_COLUMNS[4:])]
+                                        for r in matrix),
+              advice="give a writable path", spreadsheet=False)
 
 
 def write_matrix(matrix: Sequence[MatrixRow], folder: Path) -> tuple[Path | None, Path | None]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from verstehen.domains.catalog import BY_KEY, canonical_name
 from verstehen.engine.store import RunStore
+from verstehen.engine.store.csv_files import from_spreadsheet, write_csv
 from verstehen.engine.store.safe_files import is_regular, read_regular
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.lines import CertifiedAnswer, certified_answers
@@ -64,14 +65,8 @@ def export_items(store: RunStore, out: Path, *, everything: bool = False) -> int
                      "task": answer["task"], "definition": concept.definition,
                      "question": answer["prompt"], "response": answer["text"],
                      "label": "" if label is None else ("yes" if label else "no")})
-    try:
-        with out.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
-    except OSError as exc:
-        raise UserError(f"cannot write {out} ({exc.strerror or exc}): pass --out with a "
-                        "writable path") from None
+    write_csv(out, COLUMNS, ([row[c] for c in COLUMNS] for row in rows),
+              advice="remove it, or pass --out with another path", spreadsheet=True)
     return len(rows)
 
 
@@ -101,13 +96,15 @@ def import_labels(store: RunStore, path: Path) -> tuple[int, int]:
         new: dict[str, bool] = {}
         for row in reader:
             where = f"{path}:{reader.line_num}"
-            label = parse_label(row["label"] or "", where)
+            # the `'` export_items put before a cell a spreadsheet would run is taken back
+            label = parse_label(from_spreadsheet(row["label"] or ""), where)
             if label is None:
                 continue
-            if row["id"] not in answers:
-                raise UserError(f"{where}: id {row['id']!r} is not an answer of {store.path}: "
+            item_id = from_spreadsheet(row["id"] or "")
+            if item_id not in answers:
+                raise UserError(f"{where}: id {item_id!r} is not an answer of {store.path}: "
                                 "label the file exported from this run")
-            new[row["id"]] = label
+            new[item_id] = label
     merged = read_annotations(store) | new
     store.rewrite([{"id": k, "label": v} for k, v in merged.items()], ANNOTATIONS_FILE)
     return len(new), len(merged)

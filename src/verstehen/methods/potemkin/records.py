@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from verstehen.domains.catalog import canonical_name
+from verstehen.engine.store.csv_files import write_csv
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.stats import OVERALL, TASKS, UseRecord
 from verstehen.textfiles import read_text
@@ -68,12 +69,10 @@ def _asked_only_definitions(run: Path) -> bool:
 
 def write_records(path: Path, records: Iterable[UseRecord]) -> None:
     """Write records as CSV with the six columns; booleans as 1/0, an unparsed answer empty."""
-    with Path(path).open("w", encoding="utf-8", newline="") as f:
-        out = csv.writer(f)
-        out.writerow(FIELDS)
-        for r in records:
-            correct = "" if r.correct is None else int(r.correct)
-            out.writerow([r.model, r.domain, r.concept, r.task, int(r.keystone), correct])
+    write_csv(Path(path), FIELDS, ([r.model, r.domain, r.concept, r.task, int(r.keystone),
+                                    "" if r.correct is None else int(r.correct)]
+                                   for r in records),
+              advice="remove it, or make the folder writable", spreadsheet=False)
 
 
 def _read_text(path: Path) -> str:
