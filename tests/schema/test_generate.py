@@ -139,8 +139,11 @@ def test_run_json_is_declared_as_the_store_checks_it() -> None:
         admitted = {kind} if isinstance(kind, type) else set(kind)
         named = {"array": list, "object": dict, "string": str, "integer": int,
                  "null": type(None)}
-        # command and status are constant text (checked below)
-        declared = properties[key].get("type", "string")
+        # command and status are constant text (checked below); config the kind's own type
+        found = properties[key]
+        if "$ref" in found:
+            found = schema["$defs"][found["$ref"].removeprefix("#/$defs/")]
+        declared = found.get("type", "string")
         declared = [declared] if isinstance(declared, str) else declared
         assert {named[t] for t in declared} == admitted, key
     assert properties["command"] == {"const": "certify"}

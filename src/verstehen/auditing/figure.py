@@ -16,7 +16,7 @@ from typing import Protocol
 from verstehen.auditing.results import TargetAudit, asked_by_task
 from verstehen.methods.certification.html import rule_sentence
 from verstehen.methods.certification.verdict import Criterion, Decision
-from verstehen.report.html import esc
+from verstehen.report.markup import Html, Value, concat, el
 from verstehen.report.svg import (
     MUTED,
     VERDICT_COLOURS,
@@ -105,7 +105,7 @@ def bands(rows: Sequence[Row], columns: int, top: float) -> list[Band]:
     return out
 
 
-def key_of_models(columns: Sequence[Column], y: float) -> tuple[str, float]:
+def key_of_models(columns: Sequence[Column], y: float) -> tuple[Html, float]:
     """Each column's colour and label in a line (wrapped to the width); the SVG and the y
     below it."""
     parts, x = [], 8.0
@@ -117,32 +117,32 @@ def key_of_models(columns: Sequence[Column], y: float) -> tuple[str, float]:
         parts.append(text(x + 20, y, column.label, font_size=12.5, class_="model",
                           data_model=column.label))
         x += width + 16
-    return "".join(parts), y + 14
+    return concat(parts), y + 14
 
 
-def row_labels(band: Band, shade: bool) -> str:
-    """A row's background (every other row shaded) and the target's name at its left."""
+def row_labels(band: Band, shade: bool) -> Html:
+    """A row's background (every other row shaded) and the target's name at its left (whole
+    in its title when cut)."""
     name = band.row.name
     label = text(8, (band.top + band.bottom) / 2 + 4.5, clip(name, LABEL_CHARS),
+                 el("title", name) if len(name) > LABEL_CHARS else None,
                  font_weight=600, class_="target", data_target=band.row.key)
-    if len(name) > LABEL_CHARS:
-        label = label.replace("</text>", f"<title>{esc(name)}</title></text>")
-    return (rect(0, band.top, WIDTH, band.bottom - band.top, fill="#f4f6f8") if shade
-            else "") + label
+    return concat(rect(0, band.top, WIDTH, band.bottom - band.top, fill="#f4f6f8") if shade
+                  else None, label)
 
 
 def reference(scale: Scale, values: Sequence[float], bands_: Sequence[Band], name: str,
-              top: float) -> str:
+              top: float) -> Html:
     """The dashed line of PG (or RID) across the rows; a piece per column's line when the
     columns' criteria differ."""
-    style = {"stroke": "#1d232b", "stroke_width": 1.5, "stroke_dasharray": "5 3",
+    style: dict[str, Value] = {"stroke": "#1d232b", "stroke_width": 1.5, "stroke_dasharray": "5 3",
              "class_": f"ref {name}"}
     if len(set(values)) == 1:
         x = scale(values[0])
         return line(x, top, x, bands_[-1].bottom, data_value=f"{values[0]:g}", **style)
-    return "".join(line(scale(v), y - PITCH / 2, scale(v), y + PITCH / 2,
-                        data_value=f"{v:g}", **style)
-                   for band in bands_ for v, y in zip(values, band.centres, strict=True))
+    return concat(line(scale(v), y - PITCH / 2, scale(v), y + PITCH / 2,
+                       data_value=f"{v:g}", **style)
+                  for band in bands_ for v, y in zip(values, band.centres, strict=True))
 
 
 def _verdict_words(decision: Decision | None) -> str:
@@ -150,7 +150,7 @@ def _verdict_words(decision: Decision | None) -> str:
 
 
 def _model_line(band: Band, i: int, column: Column, score: Scale, rid: Scale,
-                verdict_x: float) -> str:
+                verdict_x: float) -> Html:
     """One model on one target: the two intervals and the verdict with n."""
     y, t, paint = band.centres[i], column.lines.get(band.row.key), colour(i)
     who = f"{band.row.name}, {column.label}"
@@ -161,13 +161,12 @@ def _model_line(band: Band, i: int, column: Column, score: Scale, rid: Scale,
     decision = None if v is None else v.decision.value
     data = {"model": column.label, "target": t.key}
     swatch = circle(verdict_x + 5, y, 5, fill=paint)
-    words = (f'<tspan fill="{VERDICT_COLOURS[decision]}" font-weight="600">'
-             f"{SYMBOLS[decision]} {esc(_verdict_words(t.decision))}</tspan>")
+    words = el("tspan", f"{SYMBOLS[decision]} {_verdict_words(t.decision)}",
+               fill=VERDICT_COLOURS[decision], font_weight="600")
     if v is None:
         note = text(score.left + 4, y + 4, f"no verdict ({t.asked} answered)",
                     fill=MUTED, font_style="italic", font_size=12)
-        said = (f'<text x="{verdict_x + 16:.1f}" y="{y + 4.5:.1f}">{words}'
-                f'<tspan fill="{MUTED}"> n={t.asked}</tspan></text>')
+        said = text(verdict_x + 16, y + 4.5, words, el("tspan", f" n={t.asked}", fill=MUTED))
         return note + mark(swatch + said, f"{who}: no verdict, {t.asked} answered",
                            column.links.answers_of(t), mark="verdict", decision="none",
                            n=t.asked, **data)
@@ -188,18 +187,17 @@ def _model_line(band: Band, i: int, column: Column, score: Scale, rid: Scale,
         f"{c.rid:g}", column.links.ridiculous(t), mark="ridiculous",
         rate=f"{v.ridiculous_rate:.6f}", lower=f"{v.ridiculous_lower:.6f}",
         upper=f"{v.ridiculous_upper:.6f}", n=v.n, **data)
-    said = (f'<text x="{verdict_x + 16:.1f}" y="{y + 4.5:.1f}">{words}'
-            f'<tspan fill="{MUTED}"> n={v.n}</tspan></text>')
+    said = text(verdict_x + 16, y + 4.5, words, el("tspan", f" n={v.n}", fill=MUTED))
     verdict_mark = mark(swatch + said, f"{who}: {v.decision.words} ({v.decided_by_words}), "
                         f"n={n}", column.links.deciding(t), mark="verdict", decision=decision,
                         n=v.n, **data)
     return score_mark + rid_mark + verdict_mark
 
 
-def verdict_figure(rows: Sequence[Row], columns: Sequence[Column]) -> str:
+def verdict_figure(rows: Sequence[Row], columns: Sequence[Column]) -> Html:
     """The forest plot of every row and column, as inline SVG (empty without rows)."""
     if not rows or not columns:
-        return ""
+        return concat()
     score, rid = Scale(0, 1, 280, 720), Scale(0, 1, 765, 1000)
     verdict_x = 1025
     models, y = key_of_models(columns, 18)
@@ -223,7 +221,7 @@ def verdict_figure(rows: Sequence[Row], columns: Sequence[Column]) -> str:
     for band in stacked:
         body.extend(_model_line(band, i, column, score, rid, verdict_x)
                     for i, column in enumerate(columns))
-    return svg(WIDTH, bottom + 42, models + heads + "".join(body),
+    return svg(WIDTH, bottom + 42, models + heads + concat(body),
                label=_summary(rows, columns), cls="verdicts")
 
 
@@ -243,17 +241,17 @@ def _summary(rows: Sequence[Row], columns: Sequence[Column]) -> str:
             f"certified bounds; " + "; ".join(said))
 
 
-def legend(columns: Sequence[Column]) -> str:
+def legend(columns: Sequence[Column]) -> Html:
     """The sentence under the figure: what the marks are, then the rule with its values."""
     criteria = list(dict.fromkeys(c.criterion for c in columns))
-    rules = esc(" ".join(rule_sentence(c) for c in criteria))
-    return ('<p class="legend">Each line is a model on a target: the dot is the observed mean '
-            "score (left) or rate of ridiculous answers, those scored 0 (right), the bar its "
-            f"certified interval [L, U] from the n answers beside the verdict. {rules} Click a "
-            "mark for the answers behind it.</p>")
+    rules = " ".join(rule_sentence(c) for c in criteria)
+    return el("p", "Each line is a model on a target: the dot is the observed mean score "
+              "(left) or rate of ridiculous answers, those scored 0 (right), the bar its "
+              f"certified interval [L, U] from the n answers beside the verdict. {rules} Click "
+              "a mark for the answers behind it.", class_="legend")
 
 
-def figure_html(drawing: str, caption: str) -> str:
+def figure_html(drawing: Html, caption: Html) -> Html:
     """A drawing with its caption, or nothing when there is no drawing."""
-    return f'<figure class="chart">{drawing}{caption}</figure>' if drawing else ""
+    return el("figure", drawing, caption, class_="chart") if drawing else concat()
 

@@ -23,7 +23,9 @@ from verstehen.methods.potemkin.html import GradedAnswers, pair_view
 from verstehen.methods.potemkin.lines import PairRecord, numbered_pairs
 from verstehen.methods.potemkin.stats import TASKS
 from verstehen.methods.potemkin.text import incoherence_words, unreadable
-from verstehen.report.html import Page, badge, esc, rate, table
+from verstehen.report.html import HEADING_CHARS, Book, Page, badge, rate, table
+from verstehen.report.markup import Html, concat, el, join
+from verstehen.report.svg import clip
 from verstehen.text.tables import plural
 
 
@@ -85,12 +87,12 @@ class Lenses:
                                     [self.page.book.record(key, pair_view(r))
                                      for key, r in counted])
 
-    def cell(self, t: TargetAudit) -> str:
+    def cell(self, t: TargetAudit) -> Html:
         """The target's cell: verdict, bounds, definition, potemkin rates, incoherence."""
         asked = self.asked(t)
         v = t.verdict
         words = "no verdict" if v is None else v.decision.words
-        parts = [badge(t.decision, self.answers.link(
+        parts: list[Html | str] = [badge(t.decision, self.answers.link(
             words, f"{t.name}: the answers the verdict rests on",
             deciding(asked, t.decision)))]
         if v is not None:
@@ -99,43 +101,36 @@ class Lenses:
                 f"n={asked_by_task(t)}",
                 f"{t.name}: every answer", asked))
         if t.is_concept:
-            parts.append("definition: " + self._definition(t))
-            parts.append("potemkin C / G / E: " + " / ".join(
-                self._potemkin(t, task, asked) for task in TASKS))
+            parts.append(concat("definition: ", self._definition(t)))
+            parts.append(concat("potemkin C / G / E: ", join(" / ", (
+                self._potemkin(t, task, asked) for task in TASKS))))
             inc = t.incoherence
             mine = [r for _, r in self.pairs_made if canonical_name(r["concept"]) == t.key]
-            parts.append("incoherence: " + self._link(incoherence_words(inc, mine),
-                                                      self.pairs(t)))
+            parts.append(concat("incoherence: ", Book.link_to(incoherence_words(inc, mine),
+                                                              self.pairs(t))))
             if t.checker_wrong is not None:
                 parts.append(f"its examples the checker rejects: {t.checker_wrong:.2f}")
         if t.evidence:
-            items = "".join(
-                f"<li>{esc(e.task)}: {esc(e.question[:140])} → <b>{esc(e.answer[:140])}</b> "
-                f"({esc(e.outcome or '')}{'; ' + esc(e.reason) if e.reason else ''})</li>"
-                for e in t.evidence)
-            parts.append(f"<details><summary>answers that decided it</summary>"
-                         f'<ul class="evidence">{items}</ul></details>')
-        return "<br>".join(parts)
+            items = (el("li", f"{e.task}: {e.question[:140]} → ", el("b", e.answer[:140]),
+                        f" ({e.outcome or ''}{'; ' + e.reason if e.reason else ''})")
+                     for e in t.evidence)
+            parts.append(el("details", el("summary", "answers that decided it"),
+                            el("ul", items, class_="evidence")))
+        return join(el("br"), parts)
 
-    def _definition(self, t: TargetAudit) -> str:
+    def _definition(self, t: TargetAudit) -> Html | str:
         word = {True: "right", False: "wrong", None: "ungraded"}[t.keystone]
         if self.graded is None:
             return word
         return self.graded.link(word, f"{t.name}: definition",
                                 lambda a: a["task"] == "define" and a["concept"] == t.key)
 
-    def _potemkin(self, t: TargetAudit, task: str, asked: list[ReadAnswer]) -> str:
+    def _potemkin(self, t: TargetAudit, task: str, asked: list[ReadAnswer]) -> Html | str:
         r = t.potemkin.get(task)
         if r is None or r.rate is None:
-            return "—" + esc(unreadable(r)) if r is not None else "—"
+            return "—" + unreadable(r) if r is not None else "—"
         return self.answers.link(rate(r.rate, r.se) + unreadable(r), f"{t.name}: {task} answers",
                                  [a for a in asked if a["family"] == task])
-
-    def _link(self, text: str, group: int | None) -> str:
-        """`text` as a link to a group made already (plain without one)."""
-        if group is None:
-            return esc(text)
-        return f'<a href="#records" class="rec" data-g="{group}">{esc(text)}</a>'
 
 
 def columns_of(audits: Sequence[AuditResult], page: Page) -> list[tuple[Column, Lenses]]:
@@ -146,8 +141,8 @@ def columns_of(audits: Sequence[AuditResult], page: Page) -> list[tuple[Column, 
     for result in audits:
         for runs in result.runs:
             lenses = Lenses(page, runs)
-            label = runs.model if models.count(runs.model) == 1 else (
-                f"{runs.model} ({result.run_dir.name})")
+            label = clip(runs.model if models.count(runs.model) == 1 else (
+                f"{runs.model} ({result.run_dir.name})"), HEADING_CHARS)
             columns.append((Column(label, result.criterion,
                                    {t.key: t for t in result.of(runs.model)}, lenses), lenses))
     return columns
@@ -162,7 +157,7 @@ def rows_of(audits: Sequence[AuditResult]) -> list[Row]:
     return list(rows.values())
 
 
-def figures_and_table(audits: Sequence[AuditResult], page: Page) -> str:
+def figures_and_table(audits: Sequence[AuditResult], page: Page) -> Html:
     """The verdict figure with its legend, the Potemkin picture with its own, and the table
     of targets by model, for one audit or several side by side."""
     drawn, rows = columns_of(audits, page), rows_of(audits)
@@ -170,7 +165,7 @@ def figures_and_table(audits: Sequence[AuditResult], page: Page) -> str:
     waiting = sum(result.definitions_waiting for result in audits)
     cells = []
     for row in rows:
-        cells.append([f"<b>{esc(row.name)}</b><br>{esc(row.subject)}",
+        cells.append([concat(el("b", row.name), el("br"), row.subject),
                       *(lenses.cell(column.lines[row.key]) if row.key in column.lines
                         else "— (not in this audit)" for column, lenses in drawn)])
     return (figure_html(verdict_figure(rows, columns), legend(columns))
@@ -178,17 +173,17 @@ def figures_and_table(audits: Sequence[AuditResult], page: Page) -> str:
             + table(["target", *(c.label for c in columns)], cells, cls="audit"))
 
 
-def _note(result: AuditResult, run: Path) -> str:
+def _note(result: AuditResult, run: Path) -> Html:
     note = (f"sequential test up to {result.max_questions} questions per target (first look "
             f"{result.first_look}); potemkin rates are of these answers given a right "
             "definition (classify ×2, so chance reads 1; an unreadable generate or edit answer "
             "counts as wrong, an unreadable classification is left out); incoherence is 2 × "
-            f"the rate at which the model contradicts its own example; run {esc(run.name)}")
+            f"the rate at which the model contradicts its own example; run {run.name}")
     if result.definitions_waiting:
         waiting = result.definitions_waiting
         note += (f"; {plural(waiting, 'definition')} {'waits' if waiting == 1 else 'wait'} for "
                  "a grade (--judge, or `verstehen annotate` the potemkin folder)")
-    return f'<p class="note">{note}</p>'
+    return el("p", note, class_="note")
 
 
 def section(run: Path, page: Page) -> AuditResult:
@@ -206,5 +201,5 @@ def compare(runs: Sequence[Path], page: Page) -> None:
     audits = [summarize_audit(run, write=False) for run in runs]
     subjects = ", ".join(dict.fromkeys(s for result in audits for s in result.subjects))
     page.section(f"Audits side by side: {subjects}", figures_and_table(audits, page)
-                 + f'<p class="note">audits {esc(", ".join(run.name for run in runs))}; each '
-                 "is shown on its own below</p>")
+                 + el("p", f"audits {', '.join(run.name for run in runs)}; each is shown on "
+                      "its own below", class_="note"))

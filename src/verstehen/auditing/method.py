@@ -13,6 +13,7 @@ from verstehen.auditing.cli import add_parsers
 from verstehen.auditing.options import AuditOptions
 from verstehen.auditing.results import AuditResult
 from verstehen.auditing.rows import AUDIT_ROWS
+from verstehen.auditing.summary import AuditConfig
 from verstehen.engine.store.safe_files import is_regular
 from verstehen.methods.certification.method import decision_counts
 from verstehen.methods.contract import Method, RunKind
@@ -38,5 +39,5 @@ AUDIT = RunKind(
     words=("audit",), result=AuditResult, section=html.section, compare=html.compare,
     headline=lambda r: decision_counts(t.decision for t in r.targets), drawn_as=drawn_as,
     inner_runs=lens_runs, options=AuditOptions, api=audit, rows=AUDIT_ROWS,
-    records=Never)
+    records=Never, config=AuditConfig)
 METHOD = Method("auditing", add_parsers, (AUDIT,), help_place=10)

@@ -13,7 +13,7 @@ from verstehen.auditing.figure import WIDTH, Band, Column, Row, bands, key_of_mo
 from verstehen.auditing.results import TargetAudit, keystone_word
 from verstehen.methods.potemkin.stats import TASKS
 from verstehen.methods.potemkin.text import unreadable
-from verstehen.report.html import esc
+from verstehen.report.markup import Html, concat, el
 from verstehen.report.svg import (
     MUTED,
     VERDICT_COLOURS,
@@ -37,16 +37,16 @@ KEYSTONE_LOOK = {"right": ("✓ right", VERDICT_COLOURS["understands"]),
                  "ungraded": ("? ungraded", VERDICT_COLOURS[None])}
 
 
-def _note(x: float, y: float, words: str) -> str:
+def _note(x: float, y: float, words: str) -> Html:
     return text(x, y + 4, words, fill=MUTED, font_style="italic", font_size=12)
 
 
-def _bar(scale: Scale, y: float, value: float, se: float | None, paint: str) -> str:
+def _bar(scale: Scale, y: float, value: float, se: float | None, paint: str) -> Html:
     spread = se or 0.0
     return interval(scale, y, value - spread, value + spread, value, paint)
 
 
-def _keystone(t: TargetAudit, column: Column, y: float, paint: str, who: str) -> str:
+def _keystone(t: TargetAudit, column: Column, y: float, paint: str, who: str) -> Html:
     word = keystone_word(t)
     words, shade = KEYSTONE_LOOK[word]
     said = text(KEYSTONE_X, y + 4.5, words, fill=shade, font_weight=600)
@@ -55,7 +55,7 @@ def _keystone(t: TargetAudit, column: Column, y: float, paint: str, who: str) ->
                      mark="keystone", keystone=word, model=column.label, target=t.key)
 
 
-def _rates(t: TargetAudit, column: Column, y: float, paint: str, who: str) -> str:
+def _rates(t: TargetAudit, column: Column, y: float, paint: str, who: str) -> Html:
     """The three tasks' potemkin rates, or why there are none."""
     if not t.potemkin:
         why = {"ungraded": "no potemkin rate until the definition is graded",
@@ -73,7 +73,7 @@ def _rates(t: TargetAudit, column: Column, y: float, paint: str, who: str) -> st
         parts.append(link_mark(_bar(scale, y, r.rate, r.se, paint), label,
                                column.links.task(t, task), rate=f"{r.rate:.6f}",
                                se=f"{r.se or 0:.6f}", n=r.n, **data))
-    return "".join(parts)
+    return concat(parts)
 
 
 def none_readable(unparsed: int) -> str:
@@ -85,7 +85,7 @@ def none_readable(unparsed: int) -> str:
     return f"{which} unreadable"
 
 
-def _incoherence(t: TargetAudit, column: Column, y: float, paint: str, who: str) -> str:
+def _incoherence(t: TargetAudit, column: Column, y: float, paint: str, who: str) -> Html:
     scale, inc = PANELS["incoherence"], t.incoherence
     data = {"mark": "incoherence", "model": column.label, "target": t.key}
     if inc is None:
@@ -104,7 +104,7 @@ def _incoherence(t: TargetAudit, column: Column, y: float, paint: str, who: str)
                      se=f"{inc.se or 0:.6f}", n=inc.n, unparsed=inc.unparsed, **data)
 
 
-def _model_line(band: Band, i: int, column: Column) -> str:
+def _model_line(band: Band, i: int, column: Column) -> Html:
     y, t, paint = band.centres[i], column.lines.get(band.row.key), colour(i)
     if t is None:
         return _note(KEYSTONE_X, y, "not in this audit")
@@ -113,11 +113,11 @@ def _model_line(band: Band, i: int, column: Column) -> str:
             + _incoherence(t, column, y, paint, who))
 
 
-def potemkin_figure(rows: Sequence[Row], columns: Sequence[Column]) -> str:
+def potemkin_figure(rows: Sequence[Row], columns: Sequence[Column]) -> Html:
     """The Potemkin lens of the concepts among the rows, as inline SVG (empty without any)."""
     concepts = [r for r in rows if r.is_concept]
     if not concepts or not columns:
-        return ""
+        return concat()
     models, y = key_of_models(columns, 18)
     heads_y = y + 32
     heads = [text(KEYSTONE_X - 12, heads_y, "definition", font_weight=600),
@@ -141,7 +141,7 @@ def potemkin_figure(rows: Sequence[Row], columns: Sequence[Column]) -> str:
     label = (f"The Potemkin lens on {len(concepts)} concepts: whether each model defined each "
              "concept right, its potemkin rate per task and its incoherence, with standard "
              "errors")
-    return svg(WIDTH, bottom + 42, models + "".join(heads) + "".join(body), label=label,
+    return svg(WIDTH, bottom + 42, models + concat(heads) + concat(body), label=label,
                cls="potemkin")
 
 
@@ -154,10 +154,10 @@ LEGEND = ("Definition: whether the model's own definition of the concept was gra
           "± one standard error.")
 
 
-def potemkin_legend(waiting: int) -> str:
+def potemkin_legend(waiting: int) -> Html:
     """The sentence under the Potemkin picture, and how to grade definitions still waiting."""
     more = "" if not waiting else (
         f" {waiting} definition{'s wait' if waiting > 1 else ' waits'} for a grade: rerun with "
         "--judge MODEL, or `verstehen annotate` the potemkin folder, then `verstehen report` "
         "the audit again.")
-    return f'<p class="legend">{esc(LEGEND + more)}</p>'
+    return el("p", LEGEND + more, class_="legend")

@@ -26,7 +26,8 @@ from verstehen.methods.potemkin.lines import PairRecord, pair_lines
 from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.potemkin.run import COMMAND as POTEMKIN
 from verstehen.methods.potemkin.stats import UseRecord, potemkin_rates
-from verstehen.results import load_result
+from verstehen.results import from_jsonable, load_result
+from verstehen.text.terminal import cut
 
 COMMAND = "audit"
 CERTIFY = "certify"
@@ -76,12 +77,17 @@ def lens_runs(audit_dir: Path, model: str) -> LensRuns:
     """The newest run folder of each lens for one model (certify must be there)."""
     found: dict[str, Path] = {}
     folder = model_folder(audit_dir, model)
-    for run in sorted(folder.iterdir()) if folder.is_dir() else []:
+    try:
+        runs = sorted(folder.iterdir()) if folder.is_dir() else []
+    except OSError:  # a name no folder can have (too long): no lens folder
+        runs = []
+    for run in runs:
         if (run / "run.json").is_file():
             found[RunStore(run).info().get("command", "")] = run
     if CERTIFY not in found:
-        raise UserError(f"{folder} holds no certification run: the audit was stopped before "
-                        "its first answer; rerun the audit (answered calls come from the cache)")
+        raise UserError(f"{cut(str(folder))} holds no certification run: the audit was stopped "
+                        "before its first answer; rerun the audit (answered calls come from the "
+                        "cache)")
     return LensRuns(model, found[CERTIFY], found.get(POTEMKIN), found.get(INCOHERENCE))
 
 
@@ -149,13 +155,18 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
     if seconds is None and before_path.is_file():
         before = json.loads(before_path.read_text(encoding="utf-8"))
         seconds = before.get("seconds")
-        if before.get("usage") is not None:
-            usage = {name: ModelUsage(**counts) for name, counts in before["usage"].items()}
+        if before.get("usage") is not None:  # keys a ModelUsage does not have are left out
+            usage = from_jsonable(dict[str, ModelUsage], before["usage"])
     # names as verstehen spells them now: an audit from before `literary` became `poetry` too
     targets = [TargetConfig(key=canonical_name(t["key"]), name=t["name"],
                             subject=canonical_name(t["subject"]),
                             scope=canonical_name(t["scope"]), concept=t["concept"])
                for t in config["targets"]]
+    try:
+        criterion = Criterion(config["pg"], config["rid"], config["delta"])
+    except ValueError as exc:
+        raise UserError(f"{store.path / 'run.json'}: $.config: {exc}: the folder was edited or "
+                        "is not verstehen's") from None
     lines: list[TargetAudit] = []
     runs: list[LensRuns] = []
     failed = 0
@@ -185,7 +196,7 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
     result = AuditResult(
         run_dir=store.path, models=tuple(config["models"]),
         subjects=tuple(canonical_name(s) for s in config["subjects"]),
-        criterion=Criterion(config["pg"], config["rid"], config["delta"]),
+        criterion=criterion,
         max_questions=config["max_questions"], first_look=config["first_look"],
         judge=config["judge"], targets=tuple(lines), runs=tuple(runs),
         definitions_waiting=sum(t.is_concept and t.keystone is None for t in lines),

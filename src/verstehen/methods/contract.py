@@ -50,7 +50,9 @@ class RunKind(Generic[R]):
     become rows and results for `verstehen export` and `records_frame` (None: not exportable).
     `records` is the type of one line of its records.jsonl: a record TypedDict, or their
     union (`A | B`), or `typing.Never` when it writes none (None: undeclared, any JSON
-    object); `verstehen schema` makes its published schema from it.
+    object); `verstehen schema` makes its published schema from it. `config` is the TypedDict
+    of run.json's config (None: undeclared, any JSON object): a folder whose config does not
+    fit it is refused by `verstehen report`, `export` and `runs`, and by `schema --check`.
     """
 
     words: tuple[str, ...]
@@ -65,6 +67,7 @@ class RunKind(Generic[R]):
     api: Callable[..., object] | None = None
     rows: RunRows | None = None
     records: object = None
+    config: object = None
 
     def __post_init__(self) -> None:
         if not self.words or any(not w or "-" in w or " " in w for w in self.words):

@@ -5,28 +5,46 @@ behind the numbers.
 A number that rests on records is a link: clicking it opens a panel listing those records
 (what was asked, what came back, the grade and why). The records are embedded once per page,
 gzip-compressed and base64-encoded, and unpacked by a few lines of inline JavaScript
-(`DecompressionStream`) when the first link is clicked.
+(`DecompressionStream`) when the first link is clicked; the script puts them in the page as
+text (`textContent`), never as markup.
+
+Everything here is made with `report/markup.py`'s elements: a section's body and a table's
+cells are `Html` from them or plain text, which is escaped (a section written by hand as a
+string shows as text). A record's fields are shown as `text/terminal.py` shows a reply: control
+and format characters escaped, a reply's zero-width joiners kept.
 """
 
 from __future__ import annotations
 
 import base64
 import gzip
-import html
 import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from verstehen.engine.store.safe_files import read_regular
+from verstehen.errors import UserError
+from verstehen.report.markup import (
+    HTML_SPACE,
+    Content,
+    Html,
+    base64_script,
+    concat,
+    document,
+    el,
+    escape,
+    trusted,
+)
+from verstehen.report.svg import clip
 from verstehen.text.tables import plural
+from verstehen.text.terminal import REPLY_KEEPS, shown
 
 TEXT_LIMIT = 4000  # characters of one field a record panel shows (the run folder has it all)
-
-
-def esc(text: object) -> str:
-    """Text made safe for HTML."""
-    return html.escape(str(text), quote=True)
+HEADING_CHARS = 200  # of a section's heading and its entry in the page's contents
+PNG = b"\x89PNG\r\n\x1a\n"
+esc = escape  # the name a plugin's section written before the builder may import
 
 
 def num(value: float | None, digits: int = 2) -> str:
@@ -46,30 +64,35 @@ def rate(value: float | None, se: float | None, n: int | None = None, digits: in
     return text
 
 
-def badge(decision: str | None, inner: str | None = None) -> str:
+def badge(decision: str | None, inner: Html | None = None) -> Html:
     """A verdict as a coloured word (understands, does not understand, inconclusive); `inner`
-    is HTML to show instead of the words (a link to the records behind the verdict)."""
+    is what to show instead of the words (a link to the records behind the verdict)."""
     if decision is None:
-        return f'<span class="badge none">{inner or "no verdict"}</span>'
+        return el("span", inner or "no verdict", class_="badge none")
     value = str(decision)
-    return f'<span class="badge {esc(value)}">{inner or esc(value.replace("_", " "))}</span>'
+    return el("span", inner or value.replace("_", " "), class_=f"badge {value}")
 
 
-def table(head: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "") -> str:
-    """A table; the head is text, the cells are HTML already (escape what needs it)."""
-    header = "".join(f"<th>{esc(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>"
-                   for row in rows)
-    return (f'<table class="{esc(cls)}"><thead><tr>{header}</tr></thead>'
-            f"<tbody>{body}</tbody></table>")
+def table(head: Sequence[Content], rows: Iterable[Sequence[Content]], *, cls: str = "") -> Html:
+    """A table: each head and cell text (escaped) or markup made by `el`."""
+    return el("table", el("thead", el("tr", (el("th", h) for h in head))),
+              el("tbody", (el("tr", (el("td", cell) for cell in row)) for row in rows)),
+              class_=cls)
 
 
-def figure(path: Path | None, alt: str) -> str:
-    """A PNG of the run folder inlined as a data URI; nothing when there is no file."""
-    if path is None or not Path(path).is_file():
-        return ""
-    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
-    return f'<figure><img alt="{esc(alt)}" src="data:image/png;base64,{data}"></figure>'
+def figure(run: Path, name: str | Path | None, alt: str) -> Html:
+    """A PNG of the run folder (`name` in it; never through a link) inlined as a data URI;
+    nothing when there is none, or it is not a PNG."""
+    if name is None:
+        return concat()
+    try:
+        data = read_regular(Path(run) / Path(name).name)
+    except (OSError, UserError, ValueError):  # missing, a link, a name no file can have
+        data = b""
+    if not data.startswith(PNG):
+        return concat()
+    uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+    return el("figure", el("img", alt=alt, src=uri))
 
 
 @dataclass(frozen=True)
@@ -81,6 +104,13 @@ class RecordView:
     answer: str
     grade: str
     why: str = ""
+
+
+def _panel_text(field: str, text: str) -> str:
+    """A record's field as its panel shows it: cut to TEXT_LIMIT, control and format
+    characters escaped (a reply keeps its joiners, as on a terminal)."""
+    cut = text[:TEXT_LIMIT] + ("…" if len(text) > TEXT_LIMIT else "")
+    return shown(cut, HTML_SPACE if field == "title" else REPLY_KEEPS + HTML_SPACE)
 
 
 class Book:
@@ -95,8 +125,7 @@ class Book:
         """Store a record once under a unique key (run folder and line); its index."""
         if key not in self._index:
             self._index[key] = len(self._records)
-            self._records.append({k: v[:TEXT_LIMIT] + ("…" if len(v) > TEXT_LIMIT else "")
-                                  for k, v in asdict(view).items()})
+            self._records.append({k: _panel_text(k, v) for k, v in asdict(view).items()})
         return self._index[key]
 
     def group(self, title: str, records: Sequence[int]) -> int | None:
@@ -104,16 +133,19 @@ class Book:
         are no records, so nothing to link)."""
         if not records:
             return None
-        self._groups.append({"title": title, "records": list(records)})
+        self._groups.append({"title": shown(title, HTML_SPACE), "records": list(records)})
         return len(self._groups) - 1
 
-    def link(self, text: str, title: str, records: Sequence[int]) -> str:
+    def link(self, text: str, title: str, records: Sequence[int]) -> Html:
         """`text` as a link that opens the records (plain text when there are none)."""
-        group = self.group(title, records)
+        return self.link_to(text, self.group(title, records), plural(len(records), "record"))
+
+    @staticmethod
+    def link_to(text: Content, group: int | None, tip: str | None = None) -> Html:
+        """`text` as a link to a group made already (plain text without one)."""
         if group is None:
-            return esc(text)
-        return (f'<a href="#records" class="rec" data-g="{group}" '
-                f'title="{plural(len(records), "record")}">{esc(text)}</a>')
+            return concat(text)
+        return el("a", text, href="#records", class_="rec", data_g=group, title=tip)
 
     def payload(self) -> str:
         """The records and groups as base64 of gzipped JSON."""
@@ -133,34 +165,36 @@ class Page:
     def __init__(self, title: str) -> None:
         self.title = title
         self.book = Book()
-        self._sections: list[str] = []
+        self._sections: list[Html] = []
         self._nav: list[tuple[str, str]] = []
 
-    def section(self, heading: str, body: str, *, anchor: str | None = None,
-                note: str = "") -> None:
-        """Add a section: a heading, an optional line under it, and its HTML body."""
+    def section(self, heading: str, body: Html, *, anchor: str | None = None,
+                note: Content = "") -> None:
+        """Add a section: a heading, an optional line under it, and its body."""
         anchor = anchor or f"s{len(self._sections)}"
+        heading = clip(heading, HEADING_CHARS)  # a huge model name is cut with an ellipsis
         self._nav.append((anchor, heading))
-        under = f'<p class="note">{note}</p>' if note else ""
-        self._sections.append(f'<section id="{esc(anchor)}"><h2>{esc(heading)}</h2>'
-                              f"{under}{body}</section>")
+        under = el("p", note, class_="note") if note else None
+        self._sections.append(el("section", el("h2", heading), under, body, id=anchor))
 
     def html(self) -> str:
         """The whole page as one self-contained HTML document."""
-        nav = "".join(f'<li><a href="#{esc(a)}">{esc(h)}</a></li>' for a, h in self._nav)
-        return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-                f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-                f"<title>{esc(self.title)}</title><style>{CSS}</style></head><body>"
-                f"<header><h1>{esc(self.title)}</h1><nav><ul>{nav}</ul></nav></header>"
-                f"<main>{''.join(self._sections)}</main>"
-                '<dialog id="records"><div class="bar"><h3></h3>'
-                '<button type="button" class="close">close</button></div>'
-                '<div class="list"></div></dialog>'
-                '<noscript><p class="note">The records behind the numbers need JavaScript; '
-                "they are also in each run folder's records.jsonl.</p></noscript>"
-                f'<script type="application/octet-stream" id="book">{self.book.payload()}'
-                f"</script><script>{SCRIPT}</script></body></html>")
+        nav = (el("li", el("a", h, href=f"#{a}")) for a, h in self._nav)
+        head = el("head", el("meta", charset="utf-8"),
+                  el("meta", name="viewport", content="width=device-width, initial-scale=1"),
+                  el("title", self.title), el("style", trusted(CSS)))
+        dialog = el("dialog", el("div", el("h3"), el("button", "close", type="button",
+                                                     class_="close"), class_="bar"),
+                    el("div", class_="list"), id="records")
+        body = el("body", el("header", el("h1", self.title), el("nav", el("ul", nav))),
+                  el("main", self._sections), dialog,
+                  el("noscript", el("p", NOSCRIPT, class_="note")),
+                  base64_script(self.book.payload(), id="book"), el("script", trusted(SCRIPT)))
+        return document(el("html", head, body, lang="en"))
 
+
+NOSCRIPT = ("The records behind the numbers need JavaScript; they are also in each run "
+            "folder's records.jsonl.")
 
 CSS = """
 :root{--fg:#1d232b;--muted:#5b6470;--line:#d9dee4;--bg:#fff;--soft:#f5f7f9;--ok:#1a7f37;

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser
+from verstehen.engine.store.safe_files import write_file
 from verstehen.errors import UserError
 from verstehen.methods import registry
 from verstehen.methods.contract import RunKind
 from verstehen.schema.documents import BASE_ID, FILES, File, kind_schema, known_kind, schema_id
 from verstehen.schema.folders import check_run
+from verstehen.text.terminal import terminal_line
 
 
 def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) -> None:
@@ -71,7 +73,7 @@ def check_folders(runs: list[Path]) -> int:
     for run in runs:
         found = check_run(run)
         for line in found:
-            print(line)
+            print(terminal_line(line))  # values of the folder, escaped
         if not found:
             print(f"{run}: ok")
         failed = failed or bool(found)
@@ -88,7 +90,8 @@ def write_schemas(kinds: list[RunKind[Any]], out: Path, files: Sequence[File]) -
             schema = kind_schema(kind, file)
             path = out / schema["$id"].removeprefix(BASE_ID + "/")
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n")
+            write_file(path, json.dumps(schema, indent=2, ensure_ascii=False) + "\n",
+                       "remove it, or pass -o with another folder")
             written.append(path)
     return written
 

@@ -42,6 +42,8 @@ def kind_schema(kind: RunKind[Any], file: File) -> Schema:
         body = schema_of(RunJson, defs)
         run_json = defs.schemas["RunJson"]
         run_json["properties"]["command"] = {"const": kind.kind}
+        if kind.config is not None:
+            run_json["properties"]["config"] = schema_of(kind.config, defs)
         run_json["properties"]["schema_version"]["description"] = (
             f"the version of these schemas the folder was written for; a folder without it "
             f"is of version 1 (this is version {SCHEMA_VERSION})")

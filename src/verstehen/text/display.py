@@ -10,11 +10,11 @@ view of the fields.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from verstehen.report.markup import Html, concat, el
 from verstehen.text.tables import table
 
 
@@ -39,11 +39,14 @@ class Table:
 
     def html(self) -> str:
         """The title and an HTML table, every cell escaped."""
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row)
-                       + "</tr>" for row in self.rows)
-        title = f"<h4>{html.escape(self.title)}</h4>" if self.title else ""
-        return f"{title}<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return str(self.markup())
+
+    def markup(self) -> Html:
+        """`html()` as the report's markup, to put in a larger piece."""
+        return concat(el("h4", self.title) if self.title else None,
+                      el("table", el("thead", el("tr", (el("th", h) for h in self.header))),
+                         el("tbody", (el("tr", (el("td", cell) for cell in row))
+                                      for row in self.rows))))
 
 
 class Display:
@@ -68,8 +71,7 @@ class Display:
     def _repr_html_(self) -> str:
         """A notebook's display: the tables, then the whole printout folded away."""
         text = self.text()
-        first = html.escape(text.split("\n", 1)[0])
-        tables = "\n".join(t.html() for t in self.tables())
-        return (f"<p>{first}</p>\n{tables}\n<details><summary>as printed</summary>"
-                f"<pre>{html.escape(text)}</pre></details>")
+        tables = [piece for t in self.tables() for piece in (t.markup(), "\n")]
+        return str(concat(el("p", text.split("\n", 1)[0]), "\n", tables,
+                          el("details", el("summary", "as printed"), el("pre", text))))
 

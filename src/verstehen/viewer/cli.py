@@ -7,8 +7,11 @@ from pathlib import Path
 
 from verstehen.cli.flags import Parser, print_json
 from verstehen.text.tables import table
+from verstehen.text.terminal import cut, terminal_line
 from verstehen.viewer.page import write_report
 from verstehen.viewer.runs import list_runs
+
+MODELS_CHARS = 200  # of a cell of `verstehen runs`' table (--json has every value whole)
 
 
 def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
@@ -45,6 +48,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
     if not lines:
         print("no runs yet")
         return 0
+    # values from run folders, shown escaped; a huge model name is cut
     print(table(["run", "command", "models", "status", "found"],
-                [[r.run_id, r.command, ", ".join(r.models), r.status, r.found] for r in lines]))
+                [[terminal_line(cell) for cell in (
+                    r.run_id, r.command, cut(", ".join(r.models), MODELS_CHARS), r.status,
+                    r.found)] for r in lines]))
     return 0

@@ -12,7 +12,9 @@ from verstehen.engine.store import RunStore, default_runs_dir
 from verstehen.errors import UserError
 from verstehen.methods import registry
 from verstehen.results import load_result
+from verstehen.schema.folders import check_run
 from verstehen.text.tables import plural
+from verstehen.text.terminal import cut
 from verstehen.viewer.page import kind_of
 
 
@@ -56,10 +58,20 @@ def _short(text: str, most: int = REASON_CHARS) -> str:
 
 
 def run_line(path: Path) -> RunLine:
-    """One run folder's line (a summary an older version wrote is said to be unreadable)."""
+    """One run folder's line (a summary an older version wrote is said to be unreadable, and
+    a folder whose run.json or summary.json does not fit its schema says where not)."""
     store = RunStore.existing(path)
-    info = store.info()
+    try:
+        info = store.info()
+    except UserError as exc:  # run.json unreadable: the line says why
+        return RunLine(path.name, "?", (), "unreadable", cut(str(exc), REASON_CHARS), path)
     command = info.get("command", "?")
+    # a kind no installed method makes is listed as it is, unread
+    unfit = check_run(path, records=False) if registry.run_kind(command) else []
+    if unfit:
+        first = unfit[0].removeprefix(f"{path}/")
+        return RunLine(path.name, command, (), "unreadable", f"{cut(first, REASON_CHARS)}; "
+                       f"`verstehen schema --check {path}` says all", path)
     status, found = store.status(), ""
     if status in ("interrupted", "failed"):
         why = _short(str(info.get("status_reason") or "")) or "the process stopped"

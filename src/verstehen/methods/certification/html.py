@@ -12,7 +12,8 @@ from verstehen.methods.certification.records import AnswerRecord, ReadAnswer, re
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.text import explain, unscored_lines
 from verstehen.methods.certification.verdict import Criterion, Verdict
-from verstehen.report.html import Page, RecordView, badge, esc, num, table
+from verstehen.report.html import Page, RecordView, badge, num, table
+from verstehen.report.markup import Content, Html, concat, el, join
 from verstehen.results import load_result
 
 
@@ -57,28 +58,28 @@ class Answers:
         return [self.page.book.record(f"{self.run}:{r['_line']}", answer_view(r))
                 for r in records]
 
-    def link(self, text: str, title: str, records: Sequence[ReadAnswer]) -> str:
+    def link(self, text: str, title: str, records: Sequence[ReadAnswer]) -> Html:
         """`text` linked to these records."""
         return self.page.book.link(text, title, self.ids(records))
 
 
-def scope_row(scope: ScopeResult, answers: Answers) -> list[str]:
+def scope_row(scope: ScopeResult, answers: Answers) -> list[Content]:
     """One scope: verdict, n, mean [L, U], ridiculous [L, U], per task, rephrase check."""
     records = answers.by_scope.get(scope.scope, [])
     asked = [r for r in records if r["kind"] == "answer"]
     v = scope.verdict
     if v is None:
-        return [esc(scope.scope), badge(None), answers.link(str(scope.asked), "answers", asked),
-                "<br>".join(esc(line) for line in unscored_lines(scope)[:-1]), "", "", ""]
-    tasks = "<br>".join(
+        return [scope.scope, badge(None), answers.link(str(scope.asked), "answers", asked),
+                join(el("br"), unscored_lines(scope)[:-1]), "", "", ""]
+    tasks = join(el("br"), (
         answers.link(f"{family} {f.mean:.2f} ± {f.se:.2f} (n={f.n})",
                      f"{scope.scope}: {family}", [r for r in asked if r["family"] == family])
-        for family, f in scope.by_family.items())
+        for family, f in scope.by_family.items()))
     rephrased = [r for r in records if r["kind"] == "rephrase"]
     check = "" if scope.rephrase is None else answers.link(
         f"{scope.rephrase.disagreements} of {scope.rephrase.n} changed", "rephrased answers",
         rephrased)
-    return [esc(scope.scope),
+    return [scope.scope,
             badge(v.decision, answers.link(v.decision.words,
                                            f"{scope.scope}: answers the verdict rests on",
                                            deciding(asked, v.decision))),
@@ -96,13 +97,12 @@ def section(run: Path, page: Page) -> None:
     result = load_result(CertifyResult, run)
     answers = Answers(page, run)
     c = result.criterion
-    why = "".join(
-        f"<h3>{esc(s.scope)}</h3><pre class=\"why\">{esc(chr(10).join(explain(s.verdict)))}</pre>"
-        for s in result.scopes if s.verdict is not None)
+    why = concat((el("h3", s.scope), el("pre", "\n".join(explain(s.verdict)), class_="why"))
+                 for s in result.scopes if s.verdict is not None)
     page.section(f"Certification: {result.model}",
-                 f'<p class="legend">{esc(rule_sentence(c))}</p>'
+                 el("p", rule_sentence(c), class_="legend")
                  + table(HEAD, [scope_row(s, answers) for s in result.scopes]) + why,
-                 note=f"PG {c.pg:g}, RID {c.rid:.3g}, δ {c.delta:g}; run {esc(run.name)}; "
+                 note=f"PG {c.pg:g}, RID {c.rid:.3g}, δ {c.delta:g}; run {run.name}; "
                       f"{result.seconds} s")
 
 
@@ -114,13 +114,13 @@ def compare(runs: Sequence[Path], page: Page) -> None:
     scopes = list(dict.fromkeys(s.scope for r in results for s in r.scopes))
     rows = []
     for scope in scopes:
-        row = [esc(scope)]
+        row: list[Content] = [scope]
         for result in results:
             found = next((s for s in result.scopes if s.scope == scope), None)
             v = found.verdict if found else None
             row.append("—" if found is None else
-                       f"{badge(v.decision if v else None)} "
-                       f"{bounds(v) if v else ''} n={num(v.n if v else found.asked, 0)}")
+                       concat(badge(v.decision if v else None),
+                              f" {bounds(v) if v else ''} n={num(v.n if v else found.asked, 0)}"))
         rows.append(row)
     page.section("Certification side by side", table(["scope", *labels], rows),
                  note="verdict, mean score [L, U] and n of each run")

@@ -15,7 +15,11 @@ from verstehen.methods.certification.parameters import (
     CertifyScoresParameters,
     PlanParameters,
 )
-from verstehen.methods.certification.records import AnswerRecord, ExplanationRecord
+from verstehen.methods.certification.records import (
+    AnswerRecord,
+    CertifyConfig,
+    ExplanationRecord,
+)
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.rows import CERTIFY_ROWS
 from verstehen.methods.certification.verdict import Decision
@@ -33,7 +37,7 @@ CERTIFY = RunKind(
     headline=lambda r: decision_counts(s.verdict.decision if s.verdict else None
                                        for s in r.scopes),
     options=CertifyOptions, api=certify, rows=CERTIFY_ROWS,
-    records=AnswerRecord | ExplanationRecord)
+    records=AnswerRecord | ExplanationRecord, config=CertifyConfig)
 # the commands that call no model; `certify --scores` is a mode of `certify`, whose flags
 # (--scores and those of CertifyOptions) give its parameters
 COMMANDS = (Command(("plan",), PlanParameters, plan),

@@ -7,8 +7,28 @@ An `AnswerRecord` is one question asked (kind "answer") or asked again in anothe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal, NotRequired, TypedDict, TypeGuard
+
+
+class CertifyConfig(TypedDict, total=False):
+    """run.json's config of a certify run, as `certify_scopes` writes it (a key an older
+    version did not write may be missing)."""
+
+    model: str
+    scopes: list[str]
+    pg: float
+    rid: float
+    delta: float
+    questions: int
+    sequential: bool
+    first_look: int
+    rephrase: int
+    max_tokens: int | None
+    phrasings: str
+    draw: str
+    explanations: bool
+    base_url: str | Sequence[str] | None
 
 
 class AnswerRecord(TypedDict):

@@ -26,6 +26,7 @@ from verstehen.methods.certification.plan import (
     sequential_samples_needed,
 )
 from verstehen.methods.certification.procedure import CertifyPlan, run_certify
+from verstehen.methods.certification.records import CertifyConfig
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.sandbox import MESSAGE_HEAD, Limits, max_inputs
 from verstehen.methods.certification.scopes import get_scope
@@ -184,7 +185,8 @@ async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: Cert
     # the state: the model opened, and each scope's result as its questions are decided
     async def start(session: Session) -> Started[tuple[Model, list[ScopeResult]]]:
         opened = session.open_model(model, base_url=base_url)
-        config = {"model": name, "scopes": [s.name for s in scopes], "pg": criterion.pg,
+        config: CertifyConfig = {"model": name, "scopes": [s.name for s in scopes],
+                                 "pg": criterion.pg,
                   "rid": criterion.rid, "delta": criterion.delta, "questions": plan.questions,
                   "sequential": plan.sequential, "first_look": plan.first_look,
                   "rephrase": plan.rephrase, "max_tokens": plan.max_tokens,

@@ -20,7 +20,8 @@ from verstehen.methods.consistency.stats import (
 )
 from verstehen.methods.consistency.summary import read_results
 from verstehen.methods.consistency.text import base_rate_warning, concept_selection
-from verstehen.report.html import Page, RecordView, esc, figure, num, rate, table
+from verstehen.report.html import Page, RecordView, figure, num, rate, table
+from verstehen.report.markup import Content, Html, concat, el
 from verstehen.results import load_result
 
 GRADES = {True: "right", False: "wrong", None: "unanswered"}
@@ -115,13 +116,13 @@ class Run:
         scored, _, _ = scored_anchors(self.anchors, self.facts)
         self.scored = [a.id for a, _ in scored]
 
-    def anchors_link(self, text: str, title: str, ids: Iterable[str]) -> str:
+    def anchors_link(self, text: str, title: str, ids: Iterable[str]) -> Html:
         """`text` linked to these anchor questions."""
         books = [self.page.book.record(f"{self.run}:{line}", anchor_view(r))
                  for line, r in (self.anchor_lines[i] for i in ids)]
         return self.page.book.link(text, title, books)
 
-    def facts_link(self, text: str, title: str, keys: Iterable[str]) -> str:
+    def facts_link(self, text: str, title: str, keys: Iterable[str]) -> Html:
         """`text` linked to these background facts."""
         books = [self.page.book.record(f"{self.run}:{line}", fact_view(r))
                  for line, r in (self.fact_lines[k] for k in keys)]
@@ -144,14 +145,13 @@ def _model(run: Path) -> str:
     return str(RunStore(run).info().get("config", {}).get("model") or run.name)
 
 
-def _overall(result: ConsistencyResult, run: Run) -> str:
-    c = result.consistency
-    warning = base_rate_warning(c)
-    return _overall_table(result, run) + (f'<p class="warn">{esc(warning)}</p>' if warning
-                                          else "")
+def _overall(result: ConsistencyResult, run: Run) -> Html:
+    warning = base_rate_warning(result.consistency)
+    return concat(_overall_table(result, run), el("p", warning, class_="warn") if warning
+                  else None)
 
 
-def _overall_table(result: ConsistencyResult, run: Run) -> str:
+def _overall_table(result: ConsistencyResult, run: Run) -> Html:
     c = result.consistency
     scored, link = run.scored, run.anchors_link
     unanswered = [a.id for a in run.anchors if a.correct is None]
@@ -171,15 +171,15 @@ def _overall_table(result: ConsistencyResult, run: Run) -> str:
           link(str(c.no_background), "anchors without an answered fact", no_background)]])
 
 
-def _relations(result: ConsistencyResult, run: Run) -> str:
-    rows = []
+def _relations(result: ConsistencyResult, run: Run) -> Html:
+    rows: list[list[Content]] = []
     for r, e in result.by_relation.items():
         keys = [k for k, f in run.facts.items() if f.relation == r]
         right = sum(run.facts[k].correct is True for k in keys)
         known, answered = run.with_relation(r)
         has = run.has(r)
         rows.append([
-            esc(r), run.facts_link(f"{len(keys)} ({right} right)", f"{r}: background facts",
+            r, run.facts_link(f"{len(keys)} ({right} right)", f"{r}: background facts",
                                    keys),
             run.anchors_link(rate(e.background.mean, e.background.se, e.background.n),
                              f"{r}: anchors with an answered {r} fact", known),
@@ -192,17 +192,17 @@ def _relations(result: ConsistencyResult, run: Run) -> str:
                   "CC without r"], rows)
 
 
-def _concepts(result: ConsistencyResult, run: Run) -> str:
+def _concepts(result: ConsistencyResult, run: Run) -> Html:
     selection = concept_selection(len(result.by_concept), result.concepts)
-    caption = f"<p>{esc(selection[0].upper() + selection[1:])}.</p>"
+    caption = el("p", f"{selection[0].upper() + selection[1:]}.")
     if not result.by_concept:
         return caption
     has, _ = concepts_in_facts(run.anchors, run.facts)
-    rows = []
+    rows: list[list[Content]] = []
     for concept, e in result.by_concept.items():
         listing = [a.id for a in run.anchors if concept in has[a.id]]
         listed = set(listing)
-        rows.append([esc(concept),
+        rows.append([concept,
                      run.anchors_link(str(e.anchors), f"anchors with {concept} in their facts",
                                       listing),
                      run.anchors_link(cc_cell(e.with_),
@@ -218,7 +218,7 @@ def _side(e: RateEntry) -> str:
     return rate(e.rate, e.se, e.n)
 
 
-def _bias(result: ConsistencyResult, run: Run) -> str:
+def _bias(result: ConsistencyResult, run: Run) -> Html:
     b = result.bias
     m = b.majority
 
@@ -226,7 +226,7 @@ def _bias(result: ConsistencyResult, run: Run) -> str:
         return [k for k, f in run.facts.items()
                 if f.positive == positive and f.said_yes is not None]
 
-    rows = [["majority vote",
+    rows: list[list[Content]] = [["majority vote",
              run.facts_link(_side(m.positive), "true facts (right: said yes)", answered(True)),
              run.facts_link(_side(m.negative), "false twins (right: said no)", answered(False)),
              num(m.accuracy),
@@ -236,7 +236,7 @@ def _bias(result: ConsistencyResult, run: Run) -> str:
         s = b.single
         name = f"best single combo #{s.combo}" + (
             f" (meta-prompt {s.meta + 1}, {s.labels})" if s.meta is not None else "")
-        rows.append([esc(name), _side(s.positive), _side(s.negative), num(s.accuracy), ""])
+        rows.append([name, _side(s.positive), _side(s.negative), num(s.accuracy), ""])
     return table(["answer", "true facts: said yes", "false twins: said no", "balanced",
                   "unanswered"], rows)
 
@@ -248,27 +248,27 @@ def section(run: Path, page: Page) -> None:
     read = Run(page, run)
     how = ("majority-vote likelihood" if result.method == "likelihood"
            else "generation (parsed yes/no, not the paper's likelihood)")
-    body = (_overall(result, read)
-            + "<h3>Per relation (paper Figures 5 and 7a)</h3>" + _relations(result, read)
-            + figure(run / result.relations_png.name, "background score vs CC per relation")
-            + "<h3>Per concept (paper Figure 7b)</h3>" + _concepts(result, read)
-            + "<h3>Yes/no bias (paper Figure 6)</h3>" + _bias(result, read)
-            + figure(run / result.bias_png.name, "accuracy on true facts and false twins"))
+    body = concat(_overall(result, read),
+                  el("h3", "Per relation (paper Figures 5 and 7a)"), _relations(result, read),
+                  figure(run, result.relations_png, "background score vs CC per relation"),
+                  el("h3", "Per concept (paper Figure 7b)"), _concepts(result, read),
+                  el("h3", "Yes/no bias (paper Figure 6)"), _bias(result, read),
+                  figure(run, result.bias_png, "accuracy on true facts and false twins"))
     page.section(f"Conceptual consistency: {_model(run)}", body,
                  note=f"CC: average precision of predicting a right anchor answer from S_B "
                       f"(the base rate is a score that knows nothing); {result.anchors} "
                       f"anchors, {result.facts} facts ({result.positive_facts} true) answered "
-                      f"by {esc(how)}; failed calls: {result.failed_calls}; run {esc(run.name)}; "
+                      f"by {how}; failed calls: {result.failed_calls}; run {run.name}; "
                       f"{result.seconds} s")
 
 
 def compare(runs: Sequence[Path], page: Page) -> None:
     """Several consistency runs: one row per run with CC, S_B, S_A and n."""
-    rows = []
+    rows: list[list[Content]] = []
     for run in runs:
         c = load_result(ConsistencyResult, run).consistency
         read = Run(page, run)
-        rows.append([esc(_model(run)), esc(run.name), cc_text(c.cc, c.cc_low, c.cc_high),
+        rows.append([_model(run), run.name, cc_text(c.cc, c.cc_low, c.cc_high),
                      rate(c.s_b, c.s_b_se), by_relation_text(c), rate(c.s_a, c.s_a_se),
                      read.anchors_link(str(c.n), f"{run.name}: anchors in CC", read.scored)])
     page.section("Conceptual consistency side by side",

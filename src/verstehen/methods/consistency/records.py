@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, NotRequired, TypedDict, cast
+
+
+class ConsistencyConfig(TypedDict, total=False):
+    """run.json's config of a consistency run: what the report and `verstehen runs` read of
+    it (the plan's settings follow, free-form; a key an older version did not write may be
+    missing)."""
+
+    model: str
+    questions: str | None
+    kb: str | None
+    limit: int | None
+    base_url: str | Sequence[str] | None
 
 
 class FactReply(TypedDict):

@@ -20,7 +20,8 @@ from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGe
 from verstehen.methods.imagination.runs import ANSWER, counted_once_by, read_runs, run_answers
 from verstehen.methods.imagination.stats import MatrixRow, pair_matrix
 from verstehen.methods.imagination.text import QTYPE_NAMES
-from verstehen.report.html import Page, RecordView, esc, figure, rate, table
+from verstehen.report.html import Page, RecordView, figure, rate, table
+from verstehen.report.markup import Content, Html, concat, el, join
 from verstehen.results import load_result
 from verstehen.text.tables import plural
 
@@ -114,7 +115,7 @@ class Records:
         return [(key, r) for key, r in self.records if keep(r)]
 
     def link(self, text: str, title: str, keep: Keep,
-             among: Collection[str] | None = None) -> str:
+             among: Collection[str] | None = None) -> Html:
         """`text` linked to the records `keep` selects (of those whose keys are `among`, when
         given)."""
         ids = [self.page.book.record(key, view(r)) for key, r in self.select(keep)
@@ -147,12 +148,12 @@ def generate_section(run: Path, page: Page) -> None:
     result = load_result(ImagineGenerateResult, run)
     records = Records.of_run(page, run)
     link, repeats = records.link, _repeats(records)
-    rows = []
+    rows: list[list[Content]] = []
     for q, t in result.by_type.items():
-        reasons = "<br>".join(link(f"{reason} ({n})", f"{q}: {reason}",
-                                   _questions(q, "dropped", reason))
-                              for reason, n in t.reasons.items()) or "—"
-        rows.append([esc(f"{q} ({QTYPE_NAMES.get(q, q)})"), f"{t.filled} of {t.slots}",
+        reasons = join(el("br"), (link(f"{reason} ({n})", f"{q}: {reason}",
+                                       _questions(q, "dropped", reason))
+                                  for reason, n in t.reasons.items())) or "—"
+        rows.append([f"{q} ({QTYPE_NAMES.get(q, q)})", f"{t.filled} of {t.slots}",
                      link(str(t.asked), f"{q}: every reply", _questions(q)),
                      link(str(t.kept), f"{q}: kept questions", _questions(q, "ok")),
                      link(str(t.repeated), f"{q}: repeats of a kept question",
@@ -164,7 +165,7 @@ def generate_section(run: Path, page: Page) -> None:
     page.section(f"Shared imagination: questions by {result.qm}", body,
                  note=f"{plural(result.kept, 'question')} kept; a slot is filled when a try "
                       "gave a usable question; a repeat is a kept question written before in "
-                      f"the run (answered once); failed calls count slots; run {esc(run.name)}; "
+                      f"the run (answered once); failed calls count slots; run {run.name}; "
                       f"{result.seconds} s")
 
 
@@ -181,15 +182,15 @@ def _answers_with(outcome: str) -> Keep:
     return lambda r: r["kind"] == "answer" and r["outcome"] == outcome
 
 
-def matrix_table(matrix: Sequence[MatrixRow], records: Records) -> str:
+def matrix_table(matrix: Sequence[MatrixRow], records: Records) -> Html:
     """One row per (qtype, content, QM, AM): κ ± SE over answered, α ± SE over answered +
     declined, and n, each linked to that cell's answers."""
-    rows = []
+    rows: list[list[Content]] = []
     for row in matrix:
         cell = _cell(row)
         name = f"{row.qtype} ({row.content}), {row.qm} → {row.am}"
         rows.append([
-            esc(row.qtype), esc(row.content), esc(row.qm), esc(row.am),
+            row.qtype, row.content, row.qm, row.am,
             records.link(rate(row.kappa, row.kappa_se, row.answered), f"{name}: answered",
                          _with_outcome(cell, ANSWERED)),
             records.link(rate(row.alpha, row.alpha_se, row.answered + row.declined),
@@ -217,26 +218,26 @@ def answer_section(run: Path, page: Page) -> None:
     records = Records.of_run(page, run)
     body = matrix_table(result.matrix, records)
     if result.matrix_png is not None:
-        body += figure(run / result.matrix_png.name, "κ and α per question and answer model")
+        body += figure(run, result.matrix_png, "κ and α per question and answer model")
     if result.fiction:
-        rows = [[esc(f.qm), esc(f.am),
+        rows: list[list[Content]] = [[f.qm, f.am,
                  records.link(rate(f.rate, f.se, f.judged), f"{f.qm} → {f.am}: judged",
                               _fiction(f.qm, f.am, judged=True)),
                  records.link(str(f.unparsed), f"{f.qm} → {f.am}: unparsed or failed",
                               _fiction(f.qm, f.am, judged=False))] for f in result.fiction]
-        body += ("<h3>Fictionality (paper Figure 8)</h3>"
-                 + table(["QM", "AM", "called fictional", "unparsed or failed"], rows))
-    outcomes = [[esc(outcome), records.link(str(n), f"answers: {outcome}",
-                                            _answers_with(outcome))]
-                for outcome, n in sorted(result.outcomes.items())]
-    body += "<h3>Outcomes</h3>" + table(["outcome", "answers"], outcomes)
+        body += concat(el("h3", "Fictionality (paper Figure 8)"),
+                       table(["QM", "AM", "called fictional", "unparsed or failed"], rows))
+    outcomes: list[list[Content]] = [
+        [outcome, records.link(str(n), f"answers: {outcome}", _answers_with(outcome))]
+        for outcome, n in sorted(result.outcomes.items())]
+    body += concat(el("h3", "Outcomes"), table(["outcome", "answers"], outcomes))
     models = ", ".join(map(str, RunStore(run).info().get("config", {}).get("models", [])))
     once = result.repeated_questions
     repeats = (f"; {plural(once, 'question')} of the question runs repeated one already read "
                f"and {'was' if once == 1 else 'were'} answered once" if once else "")
     page.section(f"Shared imagination: answers by {models}", body,
                  note=f"{MATRIX_NOTE}{repeats}; failed calls: {result.failed_calls}; run "
-                      f"{esc(run.name)}; {result.seconds} s")
+                      f"{run.name}; {result.seconds} s")
 
 
 def compare(runs: Sequence[Path], page: Page) -> None:
@@ -255,4 +256,4 @@ def compare(runs: Sequence[Path], page: Page) -> None:
                  note=f"{MATRIX_NOTE}; {plural(repeats, 'answer')} repeated one of "
                       "another run and "
                       f"{'counts' if repeats == 1 else 'count'} once; runs "
-                      + ", ".join(esc(r.name) for r in runs))
+                      + ", ".join(r.name for r in runs))

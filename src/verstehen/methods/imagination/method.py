@@ -8,7 +8,12 @@ from verstehen.methods.imagination import html
 from verstehen.methods.imagination.api import imagine_answer, imagine_generate
 from verstehen.methods.imagination.cli import add_parsers
 from verstehen.methods.imagination.options import ImagineAnswerOptions, ImagineGenerateOptions
-from verstehen.methods.imagination.records import AnswerRunRecord, QuestionRecord
+from verstehen.methods.imagination.records import (
+    AnswerConfig,
+    AnswerRunRecord,
+    GenerateConfig,
+    QuestionRecord,
+)
 from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
 from verstehen.methods.imagination.rows import ANSWER_ROWS, GENERATE_ROWS
 from verstehen.text.tables import plural
@@ -17,10 +22,10 @@ GENERATE = RunKind(
     words=("imagine", "generate"), result=ImagineGenerateResult, section=html.generate_section,
     headline=lambda r: f"{plural(r.kept, 'question')} kept",
     options=ImagineGenerateOptions, api=imagine_generate, rows=GENERATE_ROWS,
-    records=QuestionRecord)
+    records=QuestionRecord, config=GenerateConfig)
 ANSWER = RunKind(
     words=("imagine", "answer"), result=ImagineAnswerResult, section=html.answer_section,
     compare=html.compare, headline=lambda r: f"{len(r.matrix)} (QM, AM) cells",
     options=ImagineAnswerOptions, api=imagine_answer, rows=ANSWER_ROWS,
-    records=AnswerRunRecord)
+    records=AnswerRunRecord, config=AnswerConfig)
 METHOD = Method("imagination", add_parsers, (GENERATE, ANSWER), help_place=80)

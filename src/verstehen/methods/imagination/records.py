@@ -13,6 +13,24 @@ from typing import Literal, NotRequired, TypedDict, cast
 from verstehen.engine.store import RunStore
 
 
+class GenerateConfig(TypedDict, total=False):
+    """run.json's config of an `imagine generate` run: the question model (the plan's settings
+    follow, free-form)."""
+
+    model: str
+    base_url: str | list[str] | None
+
+
+class AnswerConfig(TypedDict, total=False):
+    """run.json's config of an `imagine answer` run: what the report and the readers of its
+    question runs read of it (the plan's settings follow, free-form)."""
+
+    questions: list[str]
+    models: list[str]
+    judge: str | None
+    question_ids: str
+
+
 class Context(TypedDict):
     """What a context question was asked about: the made-up concept ("" for a story) and the
     paragraph (or story) the question model wrote about it."""

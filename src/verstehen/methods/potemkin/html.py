@@ -30,7 +30,8 @@ from verstehen.methods.potemkin.text import (
     pair_domain,
     unreadable,
 )
-from verstehen.report.html import Page, RecordView, esc, figure, num, rate, table
+from verstehen.report.html import Page, RecordView, figure, num, rate, table
+from verstehen.report.markup import Content, Html, el
 from verstehen.results import load_result
 from verstehen.text.tables import plural
 
@@ -75,7 +76,7 @@ class GradedAnswers:
                           else f"(the call failed: {a['error']})",
                           grade_words(correct, by), why)
 
-    def link(self, text: str, title: str, keep: Callable[[AnswerRecord], bool]) -> str:
+    def link(self, text: str, title: str, keep: Callable[[AnswerRecord], bool]) -> Html:
         """`text` linked to the answers `keep` selects."""
         ids = [self.page.book.record(f"{self.run}:{i}", self.view(i))
                for i, a in self.answers.items() if keep(a)]
@@ -84,7 +85,7 @@ class GradedAnswers:
 
 def _rate_cell(rate_: PotemkinRate, graded: GradedAnswers,
                counted: Callable[[AnswerRecord], bool],
-               title: str) -> str:
+               title: str) -> Html:
     return graded.link(rate(rate_.rate, rate_.se, rate_.n) + unreadable(rate_), title, counted)
 
 
@@ -126,37 +127,38 @@ def run_section(run: Path, page: Page) -> None:
                 domain: str | None = None) -> Callable[[AnswerRecord], bool]:
         return _counted(graded, keystones, model, task, domain)
 
-    rows = [[esc(BY_KEY[k.concept].name if k.concept in BY_KEY else k.concept), esc(k.model),
-             graded.link(GRADE_WORDS[k.keystone], f"{k.concept}: definition",
-                         _definition(k.concept, k.model))] for k in known]
-    body = "<h3>Keystones (definitions)</h3>" + table(["concept", "model", "definition"], rows)
+    rows: list[list[Content]] = [
+        [BY_KEY[k.concept].name if k.concept in BY_KEY else k.concept, k.model,
+         graded.link(GRADE_WORDS[k.keystone], f"{k.concept}: definition",
+                     _definition(k.concept, k.model))] for k in known]
+    body = el("h3", "Keystones (definitions)") + table(["concept", "model", "definition"], rows)
     if result.table1 is not None:
-        body += "<h3>Potemkin rate per model and task (paper Table 1)</h3>" + table(
+        body += el("h3", "Potemkin rate per model and task (paper Table 1)") + table(
             ["model", *TASKS],
-            [[esc(model), *(_rate_cell(r, graded, counted(model, t), f"{model}: {t}")
+            [[model, *(_rate_cell(r, graded, counted(model, t), f"{model}: {t}")
                             for t, r in by_task.items())]
              for model, by_task in result.table1.items()])
     if result.table6 is not None:
-        body += "<h3>Per domain (paper Table 6)</h3>" + table(
+        body += el("h3", "Per domain (paper Table 6)") + table(
             ["domain", "model", *TASKS],
-            [[esc(DOMAINS.get(domain, domain)), esc(model),
+            [[DOMAINS.get(domain, domain), model,
               *(_rate_cell(r, graded, counted(model, t, domain), f"{domain}, {model}: {t}")
                 for t, r in by_task.items())]
              for domain, t1 in table6.items() for model, by_task in t1.items()])
     if result.plot is not None:
-        body += "<h3>Keystone expansion (paper Figure 4)</h3>" + figure(
-            run / result.plot, "share of concepts understood after k right classifications")
+        body += el("h3", "Keystone expansion (paper Figure 4)") + figure(
+            run, result.plot, "share of concepts understood after k right classifications")
         if result.keystone_expansion is not None:
-            body += f'<p class="note">{esc(expansion_rule(result.keystone_expansion))}</p>'
-    body += '<p class="note">grades by: ' + esc(", ".join(
-        f"{k} {v}" for k, v in sorted(result.grades_by.items()))) + "</p>"
+            body += el("p", expansion_rule(result.keystone_expansion), class_="note")
+    body += el("p", "grades by: " + ", ".join(
+        f"{k} {v}" for k, v in sorted(result.grades_by.items())), class_="note")
     for name, a in result.agreement.items():
-        body += (f'<p class="note">{esc(name.replace("_", " "))}: Cohen\'s kappa '
-                 f"{num(a.kappa)}, agree {a.agree:.0%} (n={a.n})</p>")
+        body += el("p", f"{name.replace('_', ' ')}: Cohen's kappa {num(a.kappa)}, agree "
+                   f"{a.agree:.0%} (n={a.n})", class_="note")
     models = ", ".join(dict.fromkeys(k.model for k in result.keystones))
     page.section(f"Potemkins: {models or 'no answers'}", body,
                  note="potemkin rate = 1 - accuracy on use answers after a right definition "
-                      "(classify ×2, so chance reads 1); run " + esc(run.name))
+                      "(classify ×2, so chance reads 1); run " + run.name)
 
 
 def pair_view(r: PairRecord) -> RecordView:
@@ -181,7 +183,7 @@ def pair_view(r: PairRecord) -> RecordView:
 
 
 def incoherence_link(page: Page, pairs: Sequence[tuple[str, PairRecord]],
-                     inc: Incoherence | None, title: str) -> str:
+                     inc: Incoherence | None, title: str) -> Html:
     """The incoherence in words (`incoherence_words`: the rate, or why there is none) linked
     to the pairs (book key, record) it rests on, unreadable and failed ones too."""
     words = incoherence_words(inc, [r for _, r in pairs])
@@ -195,12 +197,12 @@ def incoherence_section(run: Path, page: Page) -> None:
     result = load_result(PotemkinIncoherenceResult, run)
     pairs = numbered_pairs(RunStore(run).records())
 
-    def link(text: str, title: str, keep: Callable[[PairRecord], bool]) -> str:
+    def link(text: str, title: str, keep: Callable[[PairRecord], bool]) -> Html:
         return page.book.link(text, title, [page.book.record(f"{run}:{line}", pair_view(r))
                                             for line, r in pairs if keep(r)])
 
     keyed = [(f"{run}:{line}", r) for line, r in pairs]
-    rows = [[esc(name), incoherence_link(page, [(k, r) for k, r in keyed
+    rows: list[list[Content]] = [[name, incoherence_link(page, [(k, r) for k, r in keyed
                                                 if pair_domain(r) == name], i,
                                          f"{name}: examples"), str(i.unparsed)]
             for name, i in result.by_domain.items()]
@@ -209,14 +211,14 @@ def incoherence_section(run: Path, page: Page) -> None:
     body = table(["domain", "incoherence", "unparsed"], rows)
     c = result.checker
     if c.n:
-        body += ("<p>exactly graded concepts: the example misses what was asked in "
-                 + link(rate(c.wrong, c.se, c.n), "examples the checker rejects",
-                        lambda r: r["is_instance"] is not None and r["is_instance"] != r["want"])
-                 + "; " + esc("; ".join(f"{k} {v}" for k, v in c.cells.items())) + "</p>")
+        body += el("p", "exactly graded concepts: the example misses what was asked in ",
+                   link(rate(c.wrong, c.se, c.n), "examples the checker rejects",
+                        lambda r: r["is_instance"] is not None and r["is_instance"] != r["want"]),
+                   "; " + "; ".join(f"{k} {v}" for k, v in c.cells.items()))
     page.section(f"Incoherence: {result.model}", body,
                  note="incoherence = 2 × the rate at which the model's classification of its "
                       "own example contradicts what it was asked to make (0 coherent, 1 "
-                      "chance; paper Table 7); run " + esc(run.name))
+                      "chance; paper Table 7); run " + run.name)
 
 
 def _judgment(of: str, verdict: bool | None, said: str | None) -> str:
@@ -237,7 +239,7 @@ def selfjudge_section(run: Path, page: Page) -> None:
         f"{_judgment('the answer', x['judged_original'], x['judge_texts'][0])}, "
         f"{_judgment('the altered one', x['judged_altered'], x['judge_texts'][1])}"))
         for line, x in related]
-    rows = [["potemkin rate (lower bound)",
+    rows: list[list[Content]] = [["potemkin rate (lower bound)",
              page.book.link(rate(r.potemkin_rate, r.se, r.judgments), "judgments", ids)],
             ["as the paper's code reports it (mean of running rates)",
              rate(r.upstream_rate, r.upstream_se)],
@@ -249,13 +251,14 @@ def selfjudge_section(run: Path, page: Page) -> None:
             ["benchmark questions answered right", f"{r.answered_correctly} of {r.questions}"]]
     page.section(f"Self-judge: {r.model}", table(["measure", "value"], rows),
                  note="2 × (1 - the judge's accuracy on its own answers and their altered "
-                      "versions), SE clustered by question; run " + esc(run.name))
+                      "versions), SE clustered by question; run " + run.name)
 
 
 NOT_GRADED = "not graded yet"
 
 
-def _definitions_cell(result: PotemkinRunResult, graded: GradedAnswers, model: str) -> str:
+def _definitions_cell(result: PotemkinRunResult, graded: GradedAnswers,
+                      model: str) -> Content:
     """How many of the model's definitions are right, wrong and not graded yet, linked."""
     mine = [k.keystone for k in result.keystones if k.model == model]
     if not result.keystone_asked:
@@ -266,7 +269,7 @@ def _definitions_cell(result: PotemkinRunResult, graded: GradedAnswers, model: s
                        lambda a: a["task"] == "define" and a["model"] == model)
 
 
-def _column(run: Path, page: Page) -> list[tuple[str, list[str]]]:
+def _column(run: Path, page: Page) -> list[tuple[str, list[Content]]]:
     """One run's columns (a model each): its definitions and Table 1 row, each rate linked to
     its answers; a run whose use answers are not graded yet says so, and what to do."""
     result = load_result(PotemkinRunResult, run)
@@ -284,7 +287,7 @@ def _column(run: Path, page: Page) -> list[tuple[str, list[str]]]:
                 "the definition's grade)")
             todo = (f"{NOT_GRADED}{why}: `verstehen annotate export {run}`, fill the label "
                     "column, `verstehen annotate import`; or rerun with --judge")
-            cells = [esc(todo), *[NOT_GRADED] * (len(TASKS) - 1)]  # what to do, once
+            cells: list[Content] = [todo, *[NOT_GRADED] * (len(TASKS) - 1)]  # what to do, once
         else:
             cells = [_rate_cell(rates[t], graded, _counted(graded, keystones, model, t),
                                 f"{model} ({run.name}): {t}") for t in TASKS]
@@ -298,12 +301,12 @@ def compare(runs: Sequence[Path], page: Page) -> None:
     graded yet shows "not graded yet" and what to do, instead of failing the page."""
     columns = [(model, run, cells) for run in runs for model, cells in _column(run, page)]
     names = [model for model, _, _ in columns]
-    labels = [esc(model if names.count(model) == 1 else f"{model} ({run.name})")
+    labels = [model if names.count(model) == 1 else f"{model} ({run.name})"
               for model, run, _ in columns]
-    rows = [[esc(what), *(cells[i] for _, _, cells in columns)]
+    rows = [[what, *(cells[i] for _, _, cells in columns)]
             for i, what in enumerate(["definitions", *TASKS])]
     page.section("Potemkins side by side", table(["", *labels], rows),
                  note="each run's Table 1: potemkin rate = 1 - accuracy on use answers after a "
                       "right definition (classify ×2, so chance reads 1); runs "
-                      + ", ".join(esc(r.name) for r in runs))
+                      + ", ".join(r.name for r in runs))
 

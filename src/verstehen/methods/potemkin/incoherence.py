@@ -25,7 +25,7 @@ from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.instances import INSTANCE_REQUESTS, instance_check
 from verstehen.methods.potemkin.items import resolve_concepts
-from verstehen.methods.potemkin.lines import PairRecord, pair_lines
+from verstehen.methods.potemkin.lines import IncoherenceConfig, PairRecord, pair_lines
 from verstehen.methods.potemkin.results import CheckerView, Incoherence, PotemkinIncoherenceResult
 from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.models.base import GenerateParams, Model, model_name, user
@@ -167,10 +167,10 @@ async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
 
     async def start(session: Session) -> Started[Model]:
         opened = session.open_model(model, base_url=base_url)
-        return Started({"model": name, "concepts": [c.key for c in picked],
-                        "per_concept": plan.per_concept, "temperature": plan.temperature,
-                        "max_tokens": plan.max_tokens, "base_url": base_url}, plan.seed,
-                       [opened], opened)
+        config: IncoherenceConfig = {
+            "model": name, "concepts": [c.key for c in picked], "per_concept": plan.per_concept,
+            "temperature": plan.temperature, "max_tokens": plan.max_tokens, "base_url": base_url}
+        return Started(config, plan.seed, [opened], opened)
 
     async def ask(session: Session, store: RunStore, opened: Model) -> None:
         await ask_pairs(session.runner, opened, picked, store, plan)

@@ -4,8 +4,51 @@ selfjudge` folders, one TypedDict per kind, and the one place each is read back 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, NotRequired, TypedDict, cast
+
+
+class PotemkinRunConfig(TypedDict, total=False):
+    """run.json's config of a `potemkin run` (a key an older version did not write may be
+    missing)."""
+
+    model: str
+    judge: str | None
+    tasks: list[str]
+    source: str
+    concepts: list[str]
+    items: int
+    items_per_concept: int | None
+    max_tokens: int | None
+    benchmark_dir: str | None
+    keystone_asked: bool
+    base_url: str | Sequence[str] | None
+    judge_base_url: str | Sequence[str] | None
+    benchmark_skipped: dict[str, int]
+    unparsed: str
+
+
+class IncoherenceConfig(TypedDict, total=False):
+    """run.json's config of a `potemkin incoherence` run."""
+
+    model: str
+    concepts: list[str]
+    per_concept: int
+    temperature: float
+    max_tokens: int | None
+    base_url: str | Sequence[str] | None
+
+
+class SelfjudgeConfig(TypedDict, total=False):
+    """run.json's config of a `potemkin selfjudge` run."""
+
+    model: str
+    benchmark: str
+    questions: int
+    subquestions: int
+    max_tokens: int | None
+    concept: str
+    base_url: str | Sequence[str] | None
 
 
 class AnswerRecord(TypedDict):

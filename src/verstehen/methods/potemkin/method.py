@@ -10,7 +10,14 @@ from verstehen.methods.contract import Method, RunKind
 from verstehen.methods.potemkin import html
 from verstehen.methods.potemkin.api import potemkin_incoherence, potemkin_run, potemkin_selfjudge
 from verstehen.methods.potemkin.cli import add_parsers
-from verstehen.methods.potemkin.lines import PairRecord, RunLine, SelfJudgeLine
+from verstehen.methods.potemkin.lines import (
+    IncoherenceConfig,
+    PairRecord,
+    PotemkinRunConfig,
+    RunLine,
+    SelfjudgeConfig,
+    SelfJudgeLine,
+)
 from verstehen.methods.potemkin.options import (
     PotemkinIncoherenceOptions,
     PotemkinRunOptions,
@@ -35,16 +42,16 @@ def keystone_counts(result: PotemkinRunResult) -> str:
 RUN = RunKind(words=("potemkin", "run"), result=PotemkinRunResult, section=html.run_section,
               compare=html.compare, headline=keystone_counts, options=PotemkinRunOptions,
               api=potemkin_run, rows=RUN_ROWS,
-              records=RunLine)
+              records=RunLine, config=PotemkinRunConfig)
 INCOHERENCE = RunKind(
     words=("potemkin", "incoherence"), result=PotemkinIncoherenceResult,
     section=html.incoherence_section,
     headline=lambda r: f"incoherence {num(r.overall.incoherence)} (n={r.overall.n})",
     options=PotemkinIncoherenceOptions, api=potemkin_incoherence, rows=INCOHERENCE_ROWS,
-    records=PairRecord)
+    records=PairRecord, config=IncoherenceConfig)
 SELFJUDGE = RunKind(
     words=("potemkin", "selfjudge"), result=PotemkinSelfjudgeResult, section=html.selfjudge_section,
     headline=lambda r: f"potemkin rate at least {num(r.potemkin_rate)}",
     options=PotemkinSelfjudgeOptions, api=potemkin_selfjudge, rows=SELFJUDGE_ROWS,
-    records=SelfJudgeLine)
+    records=SelfJudgeLine, config=SelfjudgeConfig)
 METHOD = Method("potemkin", add_parsers, (RUN, INCOHERENCE, SELFJUDGE), help_place=70)

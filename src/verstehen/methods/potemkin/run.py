@@ -33,7 +33,7 @@ from verstehen.methods.potemkin.items import (
     comma_list,
     resolve_concepts,
 )
-from verstehen.methods.potemkin.lines import AnswerRecord, JudgeRecord
+from verstehen.methods.potemkin.lines import AnswerRecord, JudgeRecord, PotemkinRunConfig
 from verstehen.methods.potemkin.outputs import write_outputs
 from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.potemkin.summary import check_unparsed_flag
@@ -221,7 +221,7 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
     async def start(session: Session) -> Started[tuple[Model, Model | None]]:
         opened = session.open_model(model, base_url=base_url)
         judging = None if judge is None else session.open_model(judge, base_url=judge_base_url)
-        config = {
+        config: PotemkinRunConfig = {
             "model": name, "judge": judge_name, "tasks": list(plan.tasks),
             "source": plan.source, "concepts": sorted({i.concept.key for i in plan.items}),
             "items": len(plan.items), "items_per_concept": plan.items_per_concept,

@@ -38,6 +38,7 @@ from verstehen.methods.potemkin.lines import (
     OriginalRecord,
     QuestionsRecord,
     RelatedRecord,
+    SelfjudgeConfig,
     SelfJudgeLine,
     StepErrorRecord,
     selfjudge_lines,
@@ -337,10 +338,11 @@ async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan
 
     async def start(session: Session) -> Started[Model]:
         opened = session.open_model(model, base_url=base_url)
-        return Started({"model": name, "benchmark": scope.name, "questions": plan.questions,
-                        "subquestions": plan.subquestions, "max_tokens": plan.max_tokens,
-                        "concept": plan.concept, "base_url": base_url}, plan.seed,
-                       [opened], opened)
+        config: SelfjudgeConfig = {
+            "model": name, "benchmark": scope.name, "questions": plan.questions,
+            "subquestions": plan.subquestions, "max_tokens": plan.max_tokens,
+            "concept": plan.concept, "base_url": base_url}
+        return Started(config, plan.seed, [opened], opened)
 
     async def ask(session: Session, store: RunStore, opened: Model) -> None:
         await ask_questions(session.runner, opened, scope, store, plan)

@@ -8,14 +8,16 @@ usage are kept from its summary.json.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 from verstehen.domains.catalog import BY_KEY, canonical_name
 from verstehen.engine.store import RunStore
+from verstehen.engine.store.files import parse_line
+from verstehen.engine.store.safe_files import exists_unfollowed, read_regular
 from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.lines import (
@@ -44,11 +46,21 @@ UNREADABLE = frozenset({"unparsed", "truncated"})
 def read_annotations(store: RunStore) -> dict[str, bool]:
     """Imported human labels by item id."""
     path = store.path / ANNOTATIONS_FILE
-    if not path.exists():
+    if not exists_unfollowed(path):
         return {}
-    rows: list[LabelRecord] = [json.loads(line) for line in
-                               path.read_text(encoding="utf-8").splitlines() if line]
-    return {row["id"]: row["label"] for row in rows}
+    labels: dict[str, bool] = {}
+    for number, raw in enumerate(read_regular(path).splitlines(), 1):
+        if not raw.strip():
+            continue
+        row, problem = parse_line(raw)
+        if row is None or not isinstance(row.get("id"), str) or not isinstance(
+                row.get("label"), bool):
+            raise UserError(f"{path}:{number}: {problem or 'not a label'}: a line is "
+                            '{"id": ITEM, "label": true or false}; fix or remove it, then '
+                            "`verstehen annotate import` again")
+        label = cast(LabelRecord, row)
+        labels[label["id"]] = label["label"]
+    return labels
 
 
 def latest(store: RunStore) -> tuple[dict[str, AnswerRecord], dict[str, JudgeRecord]]:
