@@ -81,8 +81,14 @@ def test_resume_refuses_an_edited_prompts_file(cli: Cli, tmp_path: Path) -> None
     assert config["prompts"] == str(prompts.resolve())
     assert config["prompts_sha256"] == hashlib.sha256(prompts.read_bytes()).hexdigest()
     prompts.write_text("a\nB\nc\n")
-    cli_error(cli, ["batch", "--resume", str(run), "--no-progress"],
-              f"prompts file {prompts.resolve()} changed since run {run.name} was made",
+    # the path run.json names: the file named, never what it holds now, nor its hash
+    line = cli_error(cli, ["batch", "--resume", str(run), "--no-progress"],
+                     f"the prompts file {prompts.resolve()}, named by {run}/run.json, does not "
+                     "hold what the run was made from", "or start a new run")
+    assert hashlib.sha256(prompts.read_bytes()).hexdigest()[:12] not in line
+    # typed again: the file is the user's, both hashes are shown
+    cli_error(cli, ["batch", "--resume", str(run), str(prompts), "--no-progress"],
+              f"prompts file {prompts} changed since run {run.name} was made",
               "resume with the original file, or start a new run")
     with pytest.raises(UserError, match="changed since run"):
         asyncio.run(batch(ScriptedModel(), prompts, GenerateParams(),

@@ -206,9 +206,11 @@ def test_a_served_model_and_a_judge_server_are_destinations_too(tmp_path, keys):
         run = fake_run(tmp_path / "answer", "imagine-answer", answer)
         with pytest.raises(Exception, match=f"made with the model {served}.*add --model "):
             expand_resume(["imagine", "answer", "--resume", str(run)], build_parser())
-        argv = expand_resume(["imagine", "answer", "--resume", str(run), "--model", served],
-                             build_parser())
-        assert argv == [*answer, "--resume", str(run)]  # once, in the run's own order
+        # its input, which this hand-made run.json holds no content hash of, typed again too
+        argv = expand_resume(["imagine", "answer", "--resume", str(run), "--model", served,
+                              "--questions", "Q"], build_parser())
+        # the served model once, in the run's own order
+        assert argv == [*answer[:2], *answer[4:], "--questions", "Q", "--resume", str(run)]
         judge = ["potemkin", "run", "--judge", "openai/j", "--judge-base-url", stranger.url]
         run = fake_run(tmp_path / "judge", "potemkin-run", judge)
         with pytest.raises(Exception, match=f"--judge-base-url {stranger.url}; a run folder "

@@ -4,7 +4,9 @@ Not one of the methods: a generic "answer this file" job on the engine, on which
 kill-and-resume guarantee can be seen in isolation.
 
 A resume checks what it reads: run.json must be a batch run's, the prompts file must be the
-one the run was made from (its SHA-256 is in run.json), and every record it cannot use (not a
+one the run was made from (its SHA-256 is in run.json; a run.json without it is resumed only
+from the prompts file typed again, `batch --resume RUN PROMPTS`, and a path in run.json is
+never followed through a link in the run folder), and every record it cannot use (not a
 JSON object, no answer and no error, an id the prompts file lacks, a second record of one
 prompt and sample) moves to records.dropped.jsonl and is asked again, and where calls go
 (--base-url, a model given NAME@URL) must be typed again: a run folder never chooses it.
@@ -18,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import shlex
 import sys
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
@@ -27,6 +28,19 @@ from pathlib import Path
 from typing import TypedDict
 
 from verstehen.cli.basic import params_from
+from verstehen.cli.batch_resume import (
+    RESUMED as RESUMED,  # its old home: tests and callers import it here
+)
+from verstehen.cli.batch_resume import (
+    ResumedConfig as ResumedConfig,
+)
+from verstehen.cli.batch_resume import (
+    check_destinations,
+    check_unchanged,
+    resumed_config,
+    resumed_prompts,
+    typed_prompts,
+)
 from verstehen.cli.flags import (
     NO_PROGRESS_HELP,
     Parser,
@@ -35,10 +49,10 @@ from verstehen.cli.flags import (
     print_json,
     settings_from,
 )
+from verstehen.cli.inputs import UNNAMED
 from verstehen.cli.prompts_file import (
     PromptItem,
     PromptsFile,
-    prompts_sha256,
     scan_prompts,
 )
 from verstehen.cli.prompts_file import (
@@ -53,33 +67,13 @@ from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.models import DEFAULT_MODEL
 from verstehen.models.base import GenerateParams, Message, Model
-from verstehen.models.remote import without_credentials
-from verstehen.models.served_at import has_url
 from verstehen.results import JsonForm, json_key
 from verstehen.text.tables import plural
 from verstehen.text.terminal import terminal_line
 
-NONE = type(None)
-# the config keys a resume takes from run.json (`ResumedConfig`), and the types `batch` writes
-# them with
-RESUMED: dict[str, type | tuple[type, ...]] = {
-    "model": str, "prompts": str, "samples": int, "temperature": (int, float, NONE),
-    "max_tokens": (int, NONE), "seed": (int, NONE), "base_url": (str, list, NONE)}
 # calls under way at once: a few per connection (so that none idles while results are written),
 # at least a few dozen, and never so many that their tasks alone fill memory
 WINDOW_PER_CONNECTION, WINDOW_MIN, WINDOW_MAX = 4, 32, 16_384
-
-
-class ResumedConfig(TypedDict):
-    """The settings a resume takes from a batch run's run.json (`RESUMED` checks them)."""
-
-    model: str
-    prompts: str
-    samples: int
-    temperature: float | None
-    max_tokens: int | None
-    seed: int | None
-    base_url: str | list[str] | None
 
 
 class BatchConfig(TypedDict):
@@ -130,49 +124,6 @@ class BatchResult(JsonForm):
     def failed_calls(self) -> int:
         """Prompts whose call failed (a --resume tries them again)."""
         return self.errors
-
-
-def check_unchanged(store: RunStore, prompts: Path) -> None:
-    """UserError when the prompts file is not the one `store`'s run was made from (a run made
-    before run.json kept the SHA-256 cannot be checked)."""
-    made_from = store.info().get("config", {}).get("prompts_sha256")
-    try:
-        now = prompts_sha256(prompts)
-    except OSError:
-        return  # reading it again says what is wrong with it
-    if isinstance(made_from, str) and now != made_from:
-        raise UserError(f"prompts file {prompts} changed since run {store.run_id} was made "
-                        f"(sha256 {made_from[:12]}... then, {now[:12]}... now): resume with "
-                        "the original file, or start a new run")
-
-
-def resumed_config(store: RunStore) -> ResumedConfig:
-    """The settings a batch run was made with, from its run.json (UserError naming the file
-    when it is not a batch run's)."""
-    info = store.info()
-    where = store.path / "run.json"
-    for key in ("command", "config"):
-        if key not in info:
-            raise UserError(f"{where}: no {key!r}: it was edited or is not verstehen's; start a "
-                            "new run")
-    if info["command"] != "batch":
-        raise UserError(f"{store.path} is a {info['command']!r} run, not a batch run: only "
-                        "batch runs resume; rerun its command instead")
-    config = info["config"]
-    for name, kind in RESUMED.items():
-        if name not in config:
-            raise UserError(f"{where}: config has no {name!r}: it was edited; start a new run")
-        value = config[name]
-        if not isinstance(value, kind) or isinstance(value, bool):
-            raise UserError(f"{where}: config {name!r} is {json.dumps(value)[:40]}, which batch "
-                            "never writes: it was edited; start a new run")
-    if config["samples"] < 1:
-        raise UserError(f"{where}: config 'samples' is {config['samples']}, not at least 1: it "
-                        "was edited; start a new run")
-    return ResumedConfig(model=config["model"], prompts=config["prompts"],
-                         samples=config["samples"], temperature=config["temperature"],
-                         max_tokens=config["max_tokens"], seed=config["seed"],
-                         base_url=config["base_url"])
 
 
 def record_problem(ids: AbstractSet[str], samples: int
@@ -318,7 +269,8 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
                               help="answer every prompt of a file into a run folder")
     cmd.add_argument("model", nargs="?", help=f"provider/model, e.g. {DEFAULT_MODEL}")
     cmd.add_argument("prompts", nargs="?", type=Path,
-                     help=".txt (one prompt a line) or .jsonl with prompt or messages")
+                     help=".txt (one prompt a line) or .jsonl with prompt or messages (with "
+                          "--resume, PROMPTS alone names the run's prompts file again)")
     cmd.add_argument("--samples", type=positive_int, default=1, help="answers per prompt")
     cmd.add_argument("--runs-dir", type=Path, default=None,
                      help="parent of run folders (default $VERSTEHEN_RUNS_DIR or ./runs)")
@@ -331,13 +283,18 @@ def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
 def cmd_batch(args: argparse.Namespace) -> int:
     """Answer a prompts file into a run folder, or finish one with --resume; print JSON."""
     store = None
+    UNNAMED.set(())
     if args.resume is not None:
-        config = resumed_config(RunStore.existing(args.resume))
-        check_destinations(RunStore.existing(args.resume), config, args)
-        check_folder_cache(RunStore.existing(args.resume), args.cache)
+        existing = RunStore.existing(args.resume)
+        config = resumed_config(existing)
+        typed = typed_prompts(args, config)
+        check_destinations(existing, config, args)
+        check_folder_cache(existing, args.cache)
+        prompts = resumed_prompts(existing, config, typed, args.argv)
         store = RunStore.open(args.resume)
         for name, value in config.items():
             setattr(args, name, value)
+        args.prompts = prompts
     elif args.model is None or args.prompts is None:
         raise UserError("batch needs MODEL and PROMPTS, or --resume RUN_FOLDER")
     result = asyncio.run(batch(args.model, Path(args.prompts), params_from(args),
@@ -346,30 +303,3 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return finish(args, result, lambda done: print_json(done.to_dict()))
 
 
-def check_destinations(store: RunStore, config: ResumedConfig, args: argparse.Namespace
-                       ) -> None:
-    """Refuse, in one line, a resume whose typed command does not repeat where the run's calls
-    went (its --base-url, a model given NAME@URL): a run folder is data and never chooses them.
-    The key (--api-key-env) and the cache are the typed command's alone."""
-    checks = [("--base-url", _urls(config["base_url"]), _urls(args.base_url))]
-    if has_url(config["model"]):
-        checks.append(("", [config["model"]], [args.model] if args.model else []))
-    for flag, made, typed in checks:
-        if [without_credentials(v) for v in made] == [without_credentials(v) for v in typed]:
-            continue
-        if made:
-            shown = " ".join(f"{flag} {_shown(v)}".strip() for v in made)
-            raise UserError(f"{store.path} was made with {shown}; a run folder cannot choose "
-                            f"where calls go: add {shown} to resume against it")
-        given = " ".join(f"{flag} {_shown(v)}".strip() for v in typed)
-        raise UserError(f"{store.path} was made without {flag or 'a model at a URL'}; a resume "
-                        f"cannot add {given}: start a new run to use it")
-
-
-def _urls(value: str | list[str] | tuple[str, ...] | None) -> list[str]:
-    return [] if value is None else [value] if isinstance(value, str) else list(value)
-
-
-def _shown(value: str) -> str:
-    """A value as one would type it: credentials left out, quoted, controls escaped."""
-    return shlex.quote(terminal_line(str(without_credentials(value))))

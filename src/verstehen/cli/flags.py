@@ -271,7 +271,7 @@ def settings_from(args: argparse.Namespace) -> RunSettings:
     """The run settings of the flags: their engine settings, --resume, the command line, and
     the run folder announced on stderr."""
     return RunSettings.of(engine_from(args), resume=getattr(args, "resume", None),
-                          announce=True, argv=args.argv)
+                          announce=True, argv=args.argv, inputs=getattr(args, "inputs", ()))
 
 
 def print_json(value: Any) -> None:

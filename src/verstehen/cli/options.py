@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from verstehen.cli.flags import engine_from
+from verstehen.cli.inputs import declare_reads
 from verstehen.methods.options import (
     API_ONLY,
     Option,
@@ -93,7 +94,9 @@ def add_options(parser: argparse.ArgumentParser, options: type[Parameters]) -> N
             keywords["required"] = True
         else:
             keywords["default"] = None if meta.many else field.default
-        parser.add_argument(name, *meta.aliases, **keywords)
+        added = parser.add_argument(name, *meta.aliases, **keywords)
+        if meta.reads is not None:
+            declare_reads(added, meta.reads)
 
 
 def options_from(options: type[ParametersT], args: argparse.Namespace,

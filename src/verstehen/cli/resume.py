@@ -10,20 +10,31 @@ model's @URL) and which cache file is used come only from the command typed now:
 with one of them is resumed only when the typed command repeats it with the same value, and
 refused otherwise in one line that shows the value and what to type to accept it. --cache may
 differ (the typed one is used: a cache is the user's own file, and a call missing from it is
-only asked again); a folder's own cache path is never used without being typed.
+only asked again); a folder's own cache path is never used without being typed. An input file
+its command line names is read only when typed again or unchanged since the run started
+(`cli/inputs.py`).
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
+from verstehen.cli.inputs import (
+    UNNAMED,
+    Found,
+    check_inputs,
+    full_flag,
+    inputs_on,
+    printable,
+    without_inputs,
+)
 from verstehen.engine.cache import cache_file
 from verstehen.engine.store import RunStore
+from verstehen.engine.store.inputs import InputFile
 from verstehen.errors import UserError
 from verstehen.methods import registry
 from verstehen.models.remote import without_credentials
@@ -62,7 +73,8 @@ RESUME_HELP = ("go on with an interrupted run folder: its settings come from its
                f"finished calls from the cache; only {ALLOWED} may be given with it, and the "
                "run's --base-url, --judge-base-url, --api-key-env, --junit and NAME@URL models "
                "must be typed again (a run folder never chooses where calls go or files are "
-               "written)")
+               "written); its input files are read when unchanged since it started, or when "
+               "typed again as they were")
 
 
 def add_resume_flag(parser: argparse.ArgumentParser) -> None:
@@ -74,7 +86,9 @@ def expand_resume(argv: list[str], parser: argparse.ArgumentParser) -> list[str]
     """The command line to parse: for `<command> --resume RUN [engine flags]`, the run's own
     command line with those flags and --resume added; any other command line as given.
     `parser` is the command line's own (its option names read abbreviations as argparse
-    does). Nothing is read but the folder's run.json, and nothing is sent, before the checks."""
+    does). Nothing is read but the folder's run.json and the input files it names (hashed),
+    and nothing is sent, before the checks."""
+    UNNAMED.set(())
     at = next((i for i, token in enumerate(argv)
                if token == "--resume" or token.startswith("--resume=")), None)
     words = tuple(_leading_words(argv))
@@ -99,14 +113,41 @@ def expand_resume(argv: list[str], parser: argparse.ArgumentParser) -> list[str]
         raise UserError(f"{path}/run.json: its command line is not one of `verstehen "
                         f"{' '.join(words)}`: it was edited or is not verstehen's; start a new "
                         "run")
-    options = _option_strings(parser, words)
-    typed = _settings(rest[len(words):], options)
+    command = _command_parser(parser, words)
+    options = frozenset(o for a in command._actions for o in a.option_strings)
+    typed_inputs = inputs_on(rest[len(words):], command)
+    typed = _settings(without_inputs(rest[len(words):], typed_inputs), options)
     _check_extra(typed)
-    stored = _settings(recorded[len(words):], options)
+    stored_inputs = inputs_on(recorded[len(words):], command)
+    retyped = {f.flag for f in typed_inputs}
+    # the run's occurrences of the input flags typed again give way to the typed ones
+    tokens = without_inputs(recorded[len(words):],
+                            [f for f in stored_inputs if f.flag in retyped])
+    stored = _settings(tokens, options)
     _check_destinations(path, stored, typed)
     _check_cache(path, store, stored, typed)
-    return [*words, *_without(recorded[len(words):], stored, typed), *_typed_to_add(typed),
+    again = " ".join(["verstehen", *words, "--resume", printable(path),
+                      *(printable(without_credentials(t)) for t in rest[len(words):])])
+    UNNAMED.set(check_inputs(path, store, stored_inputs, typed_inputs, again))
+    return [*words, *_without(tokens, stored, typed), *_typed_to_add(typed),
+            *(t for f in _occurrences(typed_inputs) for t in rest[len(words):][f.start:f.stop]),
             "--resume", path]
+
+
+def command_inputs(argv: Sequence[str], parser: argparse.ArgumentParser
+                   ) -> tuple[InputFile, ...]:
+    """The input files a resumable command line names (run.json records their content
+    hashes when the run starts); none for any other command line."""
+    words = tuple(_leading_words(list(argv)))
+    if words not in RESUMABLE:
+        return ()
+    found = inputs_on(argv[len(words):], _command_parser(parser, words))
+    return tuple(f.file() for f in found)
+
+
+def _occurrences(found: Sequence[Found]) -> list[Found]:
+    """One input of each occurrence of a flag (an nargs="+" flag's values share one)."""
+    return list({(f.start, f.stop): f for f in found}.values())
 
 
 @dataclass(frozen=True)
@@ -128,32 +169,18 @@ class Setting:
     def shown(self) -> str:
         """The flag and value as one would type them (credentials and control characters
         left out)."""
-        value = _printable(str(without_credentials(self.value or "")))
+        value = printable(str(without_credentials(self.value or "")))
         return f"{self.flag} {value}" if self.flag else value
 
 
-def _printable(text: str) -> str:
-    """Text quoted for a shell, with control characters escaped (a folder's text may hold
-    terminal escape sequences)."""
-    safe = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-    return shlex.quote(safe)
-
-
-def _option_strings(parser: argparse.ArgumentParser, words: tuple[str, ...]) -> frozenset[str]:
-    """Every option string of the command these words name (to read abbreviations as
+def _command_parser(parser: argparse.ArgumentParser, words: tuple[str, ...]
+                    ) -> argparse.ArgumentParser:
+    """The parser of the command these words name (its option strings read abbreviations as
     argparse does: `--base` is --base-url where nothing else begins so)."""
     for word in words:
         [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         parser = sub.choices[word]
-    return frozenset(o for a in parser._actions for o in a.option_strings)
-
-
-def _full_flag(flag: str, options: frozenset[str]) -> str:
-    """The option an (abbreviated) long flag names, as argparse reads it; else as given."""
-    if flag in options or not flag.startswith("--"):
-        return flag
-    matches = [o for o in options if o.startswith(flag)]
-    return matches[0] if len(matches) == 1 else flag
+    return parser
 
 
 def _settings(tokens: Sequence[str], options: frozenset[str]) -> list[Setting]:
@@ -174,7 +201,7 @@ def _settings(tokens: Sequence[str], options: frozenset[str]) -> list[Setting]:
             i += 1
             continue
         name, eq, value = token.partition("=")
-        flag = _full_flag(name, options)
+        flag = full_flag(name, options)
         if eq or flag not in takes_value:
             settings.append(Setting(flag, value if eq else None, i, i + 1, tuple(tokens)))
             i += 1
@@ -218,7 +245,7 @@ def _check_destinations(run: str, stored: list[Setting], typed: list[Setting]) -
 
 def _served_models(settings: list[Setting]) -> list[str]:
     """The NAME@URL models of a command line, as one would type them."""
-    return [_printable(str(without_credentials(s.value or ""))) for s in settings
+    return [printable(str(without_credentials(s.value or ""))) for s in settings
             if s.is_destination() and s.flag not in DESTINATIONS]
 
 

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from verstehen.data.hf import load_hf_mcq, pin_hf_spec
 from verstehen.data.items import MCQItem, MCQSource, csqa_item, mmlu_item
+from verstehen.engine.store.inputs import Reads
 from verstehen.errors import UserError
 from verstehen.textfiles import read_text
 
-__all__ = ["MCQItem", "MCQSource", "is_hf_spec", "load_mcq", "load_mmlu_csv", "pinned_source",
-           "read_mcq"]
+__all__ = ["MCQ_SOURCE", "MCQItem", "MCQSource", "is_hf_spec", "load_mcq", "load_mmlu_csv",
+           "mcq_files", "pinned_source", "read_mcq"]
 
 
 def is_hf_spec(source: str | Path) -> bool:
@@ -44,6 +45,24 @@ def pinned_source(source: str | Path) -> str:
     return str(source)
 
 
+def mcq_files(source: str) -> tuple[Path, list[Path]] | None:
+    """The path a questions source names and the files `load_mcq` reads of it (a folder's
+    MMLU csv files); None for an `hf:` spec, which names no file (run.json pins its revision)."""
+    if is_hf_spec(source):
+        return None
+    path = Path(source)
+    return path, (_folder_files(path) if path.is_dir() else [path])
+
+
+# a questions source as an input of a run (run.json records the content hash of its files)
+MCQ_SOURCE = Reads("questions", mcq_files)
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """The MMLU csv files of a folder that `load_mcq` reads: *_test.csv, else every *.csv."""
+    return sorted(folder.glob("*_test.csv")) or sorted(folder.glob("*.csv"))
+
+
 def load_mcq(path: str | Path) -> list[MCQItem]:
     """Load a CSQA/ARC jsonl, MMLU csv, folder of MMLU csvs, or MMLU jsonl(.gz) file, or the
     questions of an `hf:` spec (see `read_mcq`)."""
@@ -51,7 +70,7 @@ def load_mcq(path: str | Path) -> list[MCQItem]:
         return read_mcq(path).items
     p = Path(path)
     if p.is_dir():
-        files = sorted(p.glob("*_test.csv")) or sorted(p.glob("*.csv"))
+        files = _folder_files(p)
         if not files:
             raise UserError(f"{p}: no *.csv files in this folder (expected MMLU csv files)")
         items = [item for f in files for item in load_mmlu_csv(f)]

@@ -15,6 +15,7 @@ from verstehen.engine.progress import make_progress
 from verstehen.engine.runner import RetryPolicy, Runner
 from verstehen.engine.settings import EngineSettings
 from verstehen.engine.store import RunStore, default_runs_dir, marked_on_error
+from verstehen.engine.store.inputs import InputFile, input_hashes, unrecorded
 from verstehen.engine.usage import ModelUsage, counted, counting
 from verstehen.errors import UserError
 from verstehen.models import Model, get_model, split_name
@@ -43,7 +44,8 @@ class RunSettings(EngineSettings):
 
     `announce` prints the new run folder's path on stderr (the CLI does, and shows progress).
     `argv` is the command line recorded in run.json (empty for a run made from Python; URL
-    credentials are left out). `resume` is a run folder to go on with instead of making a new
+    credentials are left out); `inputs`, the input files it names, whose content hashes
+    run.json records. `resume` is a run folder to go on with instead of making a new
     one (made by the same command with the same settings; its finished calls come from the
     cache it used). `reuse_runs` makes each step of a resumed job go on with its own folder
     from before. `progress` is off unless asked for here (an API function passes on its
@@ -53,6 +55,7 @@ class RunSettings(EngineSettings):
     progress: bool | None = False
     announce: bool = False
     argv: tuple[str, ...] = ()
+    inputs: tuple[InputFile, ...] = ()
     resume: Path | str | None = None
     reuse_runs: bool = False
 
@@ -64,11 +67,12 @@ class RunSettings(EngineSettings):
     @classmethod
     def of(cls, engine: EngineSettings | None = None, keywords: Mapping[str, Any] | None = None,
            *, resume: Path | str | None = None, announce: bool = False,
-           argv: Sequence[str] = ()) -> RunSettings:
+           argv: Sequence[str] = (), inputs: Sequence[InputFile] = ()) -> RunSettings:
         """The settings of a run under `engine` (default: the defaults), each field given in
         `keywords` replacing its own (an API function's `timeout=` beside its `engine=`)."""
         chosen = (engine or EngineSettings()).with_keywords(keywords or {})
-        return cls(**chosen.engine_fields(), resume=resume, announce=announce, argv=tuple(argv))
+        return cls(**chosen.engine_fields(), resume=resume, announce=announce, argv=tuple(argv),
+                   inputs=tuple(inputs))
 
     def create_run(self, command: str, config: Mapping[str, object], seed: int,
                    models: list[dict[str, str]]) -> RunStore:
@@ -81,13 +85,16 @@ class RunSettings(EngineSettings):
             if self.reuse_runs else None)
         if earlier is not None:
             store = RunStore.resume(Path(earlier), command=command, config=config)
+            if missing := unrecorded(store.info(), self.inputs):  # an older run's, typed again
+                store.record_inputs(input_hashes(missing))
             if self.announce:
                 print(f"resuming run folder: {store.path}", file=sys.stderr)
             return store
         store = RunStore.create(runs_dir, command=command,
                                 argv=without_credentials(list(self.argv)), config=config,
                                 seed=seed, models=without_credentials(models),
-                                cache=str(self.cache_path().absolute()))
+                                cache=str(self.cache_path().absolute()),
+                                inputs=input_hashes(self.inputs))
         if self.announce:
             print(f"run folder: {store.path}", file=sys.stderr)
         return store

@@ -25,6 +25,7 @@ from typing import Any, ParamSpec, TypeVar, dataclass_transform
 
 from verstehen.engine.session import RunSettings
 from verstehen.engine.settings import EngineSettings
+from verstehen.engine.store.inputs import Reads
 from verstehen.engine.sync import run_sync
 from verstehen.errors import UserError
 
@@ -94,7 +95,9 @@ class Option:
     `many`: the flag may be given several times (a list); `nargs` (argparse's, e.g. "+"):
     several values after one flag. A bool parameter that defaults to True has a negated
     switch (`flag="--no-shuffle"` sets it False). `required`: the CLI asks for the flag
-    although the API has a default (the API's default is a loaded value).
+    although the API has a default (the API's default is a loaded value). `reads`: the flag's
+    value names input files (run.json records their content hashes; a resume reads them again
+    only when unchanged or typed again).
     """
 
     help: str
@@ -109,6 +112,7 @@ class Option:
     metavar: str | None = None
     shown: str | None = None
     required: bool = False
+    reads: Reads | None = None
 
     def on_cli(self) -> bool:
         """True when the parameter has a flag of its own."""
@@ -120,12 +124,13 @@ def option(default: Any = dataclasses.MISSING, *, help: str, flag: str | None = 
            read: Callable[[str], object] | None = None, range: Range | None = None,
            choices: Sequence[str] | None = None,
            many: bool = False, nargs: str | None = None, metavar: str | None = None,
-           shown: str | None = None, required: bool = False, kw_only: bool = True) -> Any:
+           shown: str | None = None, required: bool = False, reads: Reads | None = None,
+           kw_only: bool = True) -> Any:
     """A dataclass field declaring one parameter (no default: the parameter is required;
     `kw_only=False`: the API takes it by position too)."""
     meta = Option(help=help, flag=flag, aliases=tuple(aliases), kind=kind, read=read,
                   range=range, choices=tuple(choices) if choices is not None else None, many=many,
-                  nargs=nargs, metavar=metavar, shown=shown, required=required)
+                  nargs=nargs, metavar=metavar, shown=shown, required=required, reads=reads)
     if isinstance(default, (list, dict, set)):
         raise TypeError("a parameter's default is immutable: use a tuple")
     return dataclasses.field(default=default, metadata={KEY: meta}, kw_only=kw_only)

@@ -5,6 +5,8 @@
 # NotRequired is seen at run time
 from typing import Any, Literal, NotRequired, TypedDict
 
+from verstehen.engine.store.inputs import InputHash
+
 
 class RunJson(TypedDict):
     """A run folder's run.json: what was run, with what settings, on which models and package
@@ -22,3 +24,7 @@ class RunJson(TypedDict):
     cache: NotRequired[str | None]  # the call cache the run used, which a resume reuses
     status: NotRequired[Literal["running", "interrupted", "done", "failed"]]
     status_reason: NotRequired[str | None]  # why it stopped, when it did not finish
+    # the input files its command line named, with their content hashes when it started (a
+    # resume reads one again only when it still holds that, or when it is typed again); absent
+    # in folders written before
+    inputs: NotRequired[list[InputHash]]

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from verstehen.data.mcq import MCQItem, read_mcq
+from verstehen.data.mcq import MCQItem, mcq_files, read_mcq
+from verstehen.engine.store.inputs import Reads
 from verstehen.errors import UserError
 from verstehen.grading import Graded
 from verstehen.parse import is_idk, parse_choice
@@ -115,6 +116,17 @@ class MCQScope:
     def score(self, question: Question, answer: str) -> float:
         """The score in [0, 1] of a reply; 0 is ridiculous."""
         return self.grade(question, answer).score
+
+
+def mcq_spec_files(spec: str) -> tuple[Path, list[Path]] | None:
+    """The files a spec `mcq:<path>` names (as `mcq_files` reads them); None for another
+    spec (a scope's name, `mcq:hf:...`)."""
+    prefix, colon, source = spec.partition(":")
+    return mcq_files(source) if colon and prefix == "mcq" and source else None
+
+
+# a scope or benchmark given as mcq:<path>, as an input of a run
+MCQ_SPEC = Reads("multiple-choice file", mcq_spec_files)
 
 
 def mcq_scope(spec: str) -> MCQScope | None:

@@ -15,8 +15,8 @@ RUN_KEYS: dict[str, type | tuple[type, ...]] = {
     "schema_version": int, "run_id": str, "command": str, "argv": list, "config": dict,
     "seed": (int, type(None)),
     "created": str, "versions": dict, "models": list, "status": str,
-    "status_reason": (str, type(None)), "cache": (str, type(None))}
-RUN_LIST_ITEMS: dict[str, type] = {"argv": str, "models": dict}
+    "status_reason": (str, type(None)), "cache": (str, type(None)), "inputs": list}
+RUN_LIST_ITEMS: dict[str, type] = {"argv": str, "models": dict, "inputs": dict}
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from verstehen.engine.store.files import (
     parse_line,
     run_json_problem,
 )
+from verstehen.engine.store.inputs import InputHash, with_added
 from verstehen.engine.store.naming import (
     as_stored,
     new_run_id,
@@ -41,6 +42,7 @@ from verstehen.engine.store.naming import (
 from verstehen.engine.store.safe_files import (
     append_bytes,
     exists_unfollowed,
+    hold_lock,
     is_regular,
     open_regular,
     read_regular,
@@ -88,22 +90,16 @@ class RunStore:
         to write the same run (two `--resume` at once) stops with one line instead of
         duplicating records. The lock goes with the process, however it ends."""
         try:
-            fd = open_regular(self.path / LOCK_FILE, os.O_RDWR | os.O_CREAT)
+            held = hold_lock(self.path / LOCK_FILE)
         except OSError as exc:
             raise UserError(f"cannot write the run folder {self.path} ({exc.strerror or exc}): "
                             "resume a run in a folder you can write") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
-            os.close(fd)
-            if holder == str(os.getpid()):  # this process has it open already
+        if isinstance(held, str):
+            if held == str(os.getpid()):  # this process has it open already
                 return
-            raise UserError(f"run {self.run_id} is in use by process {holder}: wait for it to "
-                            "finish or stop it, then resume") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        self._lock_fd = fd
+            raise UserError(f"run {self.run_id} is in use by process {held}: wait for it to "
+                            "finish or stop it, then resume")
+        self._lock_fd = held
 
     def release(self) -> None:
         """Let another process write the folder (the lock also goes with this process)."""
@@ -128,9 +124,10 @@ class RunStore:
         seed: int,
         models: list[dict[str, str]],
         cache: str | None = None,
+        inputs: Sequence[InputHash] = (),
     ) -> RunStore:
         """Make a new run folder and write run.json (status "running"; `cache` is the path of
-        the call cache the run uses, which a resume reuses)."""
+        the call cache the run uses, which a resume reuses; `inputs`, its input files')."""
         run_id = new_run_id(command)
         store = cls(runs_dir / run_id)
         try:
@@ -155,6 +152,7 @@ class RunStore:
             "cache": cache,
             "status": "running",
             "status_reason": None,
+            "inputs": list(inputs),
         })
         begun(store)
         return store
@@ -323,6 +321,12 @@ class RunStore:
         """Replace a JSONL file of the run (records.jsonl unless named) with rows, atomically."""
         replace_atomically(self.path / name, "".join(
             json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8"))
+
+    def record_inputs(self, inputs: Sequence[InputHash]) -> None:
+        """Add the content hashes of inputs run.json has none of (an older run resumed with
+        its input files typed again); those it has are kept."""
+        if (merged := with_added(self.info().get("inputs"), inputs)) is not None:
+            self._write_json("run.json", {**self.info(), "inputs": merged})
 
     def write_summary(self, summary: Mapping[str, object]) -> None:
         """Write summary.json (replacing it atomically); a run this process was making is

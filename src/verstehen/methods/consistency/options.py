@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from verstehen.data.mcq import MCQItem
+from verstehen.data.mcq import MCQ_SOURCE, MCQItem
 from verstehen.engine.session import RunSettings
+from verstehen.engine.store.inputs import FILE
 from verstehen.methods.consistency.knowledge import RELATIONS_14, KnowledgeBase
 from verstehen.methods.consistency.procedure import ANSWER_BY, ConsistencyPlan
 from verstehen.methods.consistency.results import ConsistencyResult
@@ -39,10 +40,11 @@ class ConsistencyOptions(Options):
     questions: Path | str | Sequence[MCQItem] = option(
         help="CSQA-format questions (jsonl), e.g. dev_rand_split.jsonl, or "
              "hf:DATASET[:CONFIG][@REVISION][#SPLIT] from the local Hugging Face cache (from "
-             "Python: a path, a spec or loaded items)", kind=Path)
+             "Python: a path, a spec or loaded items)", kind=Path, reads=MCQ_SOURCE)
     kb: Path | str | KnowledgeBase = option(
         help="knowledge base: TSV/CSV of relation,start,end[,weight], or ConceptNet's "
-             "assertions CSV (from Python: a path or a loaded KnowledgeBase)", kind=Path)
+             "assertions CSV (from Python: a path or a loaded KnowledgeBase)", kind=Path,
+        reads=FILE)
     limit: int | None = option(default=None, help="the first N questions", kind=int,
                                range=COUNT)
     relations: str | Sequence[str] = option(

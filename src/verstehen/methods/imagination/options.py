@@ -21,6 +21,7 @@ from verstehen.methods.imagination.generate import (
     GeneratePlan,
 )
 from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
+from verstehen.methods.imagination.runs import QUESTION_RUNS
 from verstehen.methods.options import (
     COUNT,
     SHARED,
@@ -82,6 +83,7 @@ class ImagineAnswerOptions(Options):
 
     questions: RunFolder | Sequence[RunFolder] = option(
         flag="--questions", kind=Path, metavar="RUN", kw_only=False, nargs="+",
+        reads=QUESTION_RUNS,
         help="run folders of `imagine generate`")
     models: str | Model | Sequence[str | Model] = option(
         default=(DEFAULT_MODEL,), flag="--model", many=True, metavar="MODEL",

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from verstehen.engine.store import RunStore
+from verstehen.engine.store.inputs import Reads
 from verstehen.errors import UserError
 from verstehen.methods.imagination.generate import question_id
 from verstehen.methods.imagination.records import (
@@ -31,6 +32,16 @@ GENERATE, ANSWER = "imagine-generate", "imagine-answer"
 # the value of "question_ids" in the config of an answer run whose ids hash the content
 CONTENT_IDS = "content"
 R = TypeVar("R", UsableQuestion, AnswerRunRecord)
+
+
+def question_run_files(value: str) -> tuple[Path, list[Path]]:
+    """The run folder an `imagine answer --questions` value names and the file whose questions
+    are asked (its records.jsonl; its run.json's status changes as the run goes on)."""
+    return Path(value), [Path(value) / "records.jsonl"]
+
+
+# an `imagine generate` run folder as an input of an answer run
+QUESTION_RUNS = Reads("question run", question_run_files)
 
 
 @dataclass(frozen=True)

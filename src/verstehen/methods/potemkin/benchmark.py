@@ -16,11 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from verstehen.domains.catalog import CONCEPTS, concept_by_name
+from verstehen.engine.store.inputs import Reads
 from verstehen.errors import UserError
 from verstehen.textfiles import read_text
 
 HINT = "point --benchmark-dir at a checkout of github.com/MarinaMancoridis/PotemkinBenchmark"
 NO_CONCEPT = "no concept named in the prompt"
+# the files of BenchmarkDataset that `load_benchmark` reads, in the order read
+BENCHMARK_FILES = ("define/definition_questions.json", "classify/questions.csv",
+                   "labeled_instances.csv", "generate/questions.csv", "edit/questions.csv")
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,21 @@ def load_benchmark(root: Path) -> Benchmark:
     items = [*define, *_load_classify(base, skipped), *_load_generate(base, known, skipped),
              *_load_edit(base, skipped)]
     return Benchmark(items, dict(skipped))
+
+
+def benchmark_files(value: str) -> tuple[Path, list[Path]]:
+    """The checkout a --benchmark-dir names and the files `load_benchmark` reads of it (the
+    folder itself when it is no checkout: it cannot be hashed, as it cannot be read)."""
+    root = Path(value)
+    try:
+        base = _dataset_dir(root)
+    except UserError:
+        return root, [root]
+    return root, [base / name for name in BENCHMARK_FILES]
+
+
+# a --benchmark-dir as an input of a run (run.json records the content hash of its files)
+BENCHMARK = Reads("benchmark checkout", benchmark_files)
 
 
 def _dataset_dir(root: Path) -> Path:

@@ -20,6 +20,7 @@ from verstehen.methods.options import (
     options_class,
     seed_option,
 )
+from verstehen.methods.potemkin.benchmark import BENCHMARK
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.items import ALL_TASKS
 from verstehen.methods.potemkin.results import (
@@ -31,7 +32,7 @@ from verstehen.methods.potemkin.run import SOURCES, RunPlan, plan_run, run_potem
 from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
 from verstehen.methods.potemkin.stats import UNPARSED
 from verstehen.models import Model
-from verstehen.scopes.mcq import MCQScope
+from verstehen.scopes.mcq import MCQ_SPEC, MCQScope
 
 UNPARSED_HELP = ("an unreadable generate or edit answer (no matrix, no poem) counts as wrong, "
                  "as in the paper, or is left out of the rates (exclude); unreadable classify "
@@ -56,7 +57,7 @@ class PotemkinRunOptions(Options):
              "all 32 with --benchmark-dir)")
     tasks: str | Sequence[str] = option(default=ALL_TASKS, help="default {default}")
     benchmark_dir: Path | str | None = option(
-        default=None, read=Path,
+        default=None, read=Path, reads=BENCHMARK,
         help="a checkout of github.com/MarinaMancoridis/PotemkinBenchmark")
     source: str | None = option(
         default=None, choices=SOURCES,
@@ -93,7 +94,7 @@ class PotemkinSelfjudgeOptions(Options):
     model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
     benchmark: str | MCQScope = option(
         help="mcq:PATH or mcq:hf:DATASET[:CONFIG][@REVISION][#SPLIT] (MMLU, ARC or CSQA)",
-        kw_only=False)
+        kw_only=False, reads=MCQ_SPEC)
     questions: int = option(default=20, range=COUNT, help="benchmark questions")
     subquestions: int = option(default=5, range=COUNT,
                                help="related questions per correctly answered one")
