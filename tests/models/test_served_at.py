@@ -24,8 +24,6 @@ URL, OTHER = "http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"
     ("openai/m@https://example.org/v1", ("openai/m", "https://example.org/v1")),
     # a dated model name keeps its own @: the name ends at the @ that starts a URL
     (f"anthropic/claude-x@20240620@{URL}", ("anthropic/claude-x@20240620", URL)),
-    # credentials in the URL stay in the URL (the last @ is theirs, not the name's)
-    ("openai/m@http://user:pw@10.0.0.1:8000/v1", ("openai/m", "http://user:pw@10.0.0.1:8000/v1")),
     ("anthropic/claude-x@20240620", ("anthropic/claude-x@20240620", None)),
     ("openai/m@ftp://10.0.0.1/v1", ("openai/m@ftp://10.0.0.1/v1", None)),
     ("local/smollm2-135m", ("local/smollm2-135m", None)),
@@ -52,6 +50,13 @@ def test_a_refusal_hides_the_urls_password() -> None:
     assert "hunter2" not in str(caught.value)
 
 
+def test_a_url_with_credentials_is_refused() -> None:
+    """Credentials in a URL would go as a Basic login in place of the key (issue 43)."""
+    with pytest.raises(UserError, match=r"the URL of openai/m: http://10\.0\.0\.1:8000/v1 is "
+                                        r"given with a user name or password.*--api-key-env"):
+        split_at_url("openai/m@http://user:pw@10.0.0.1:8000/v1")
+
+
 def test_base_url_serves_the_served_models_without_their_own() -> None:
     scripted = ScriptedModel("scripted/s")
     served = served_models(["local/a", "openai/b", f"openai/c@{OTHER}", "anthropic/d",
@@ -76,8 +81,8 @@ def test_columns_are_names_unless_two_share_one() -> None:
     # one name at two servers: host:port tells them apart
     assert column_names(served_models([f"openai/m@{URL}", f"openai/m@{OTHER}"])) == [
         "openai/m@127.0.0.1:8000", "openai/m@127.0.0.1:8001"]
-    # ... where host:port does not, the whole URL without its credentials does
-    same = ["openai/m@http://u:pw@10.0.0.1:80/a", "openai/m@http://10.0.0.1/b"]
+    # ... where host:port does not, the whole URL does
+    same = ["openai/m@http://10.0.0.1:80/a", "openai/m@http://10.0.0.1/b"]
     assert column_names(served_models(same)) == [
         "openai/m@http://10.0.0.1:80/a", "openai/m@http://10.0.0.1/b"]
     assert column_names(served_models(["openai/m@http://[::1]:8000/v1", f"openai/m@{URL}"])) \

@@ -38,6 +38,10 @@ from verstehen.errors import UserError
 INSTALL = "pip install 'verstehen[hf]'"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _HEX = re.compile(r"[0-9a-f]{7,64}")
+_COMMIT = re.compile(r"[0-9a-f]{40}")  # what the hub cache's refs files hold
+_REF = re.compile(r"[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*")  # a branch or tag: refs/<it>
+# a dataset_info.json past this is no build's description (MMLU's, 114 configs: 200 KB)
+MAX_INFO_BYTES = 64 * 2**20
 SHAPES = {"CSQA/ARC": ("question", "choices", "answerKey"),
           "MMLU": ("question", "choices", "answer")}
 
@@ -125,17 +129,15 @@ class CachedBuild:
     splits: tuple[str, ...]
 
 
-def _builds(root: Path) -> list[CachedBuild]:
-    """The complete builds under <namespace>___<name>/, newest last."""
+def _builds(spec: HFSpec, root: Path) -> list[CachedBuild]:
+    """The complete builds under <namespace>___<name>/, newest last; UserError for a build
+    whose description is malformed (which build it is cannot be told)."""
     builds = []
     for info_file in root.glob("*/*/*/dataset_info.json"):
         folder = info_file.parent
         if folder.name.endswith(".incomplete"):
             continue
-        try:
-            info: dict[str, Any] = json.loads(info_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # a build being written, or broken: as good as absent
+        info = _read_info(spec, info_file)
         # a folder named after its config: what load_dataset(name, config) built, not a build
         # with custom data_files ("default-<hash>"), as datasets' own cache lookup keeps
         if info.get("config_name") != folder.parent.parent.name:
@@ -146,11 +148,60 @@ def _builds(root: Path) -> list[CachedBuild]:
     return sorted(builds, key=lambda b: b.directory.stat().st_mtime)
 
 
-def _hub_refs(dataset: str) -> dict[str, str]:
-    """Branch or tag -> commit, as the hub cache recorded them when the dataset was fetched."""
-    refs = hub_cache() / f"datasets--{dataset.replace('/', '--')}" / "refs"
-    return {str(f.relative_to(refs)): f.read_text().strip() for f in refs.rglob("*")
-            if f.is_file()}
+def _damaged(spec: HFSpec, path: Path, problem: str) -> UserError:
+    """The refusal of a cache file that is not what `datasets` or the hub writes."""
+    return UserError(f"{spec}: {path} {problem}, so the cache is damaged: delete that file's "
+                     f"build (or fetch the dataset again: {spec.fetch_command()})")
+
+
+def _read_info(spec: HFSpec, path: Path) -> dict[str, Any]:
+    """A build's dataset_info.json: an object whose config and dataset names are text (or
+    absent) and whose splits are an object of objects; UserError for anything else."""
+    if not path.is_file():
+        raise _damaged(spec, path, "is not a regular file")
+    if path.stat().st_size > MAX_INFO_BYTES:
+        raise _damaged(spec, path, f"is over {MAX_INFO_BYTES // 2**20} MiB")
+    try:
+        info = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise _damaged(spec, path, "is not JSON text") from None
+    if not isinstance(info, dict):
+        raise _damaged(spec, path, f"holds {_json_kind(info)}, not a JSON object")
+    for field in ("config_name", "dataset_name"):
+        if not isinstance(info.get(field), str | None):
+            raise _damaged(spec, path, f"gives {field} as {_json_kind(info[field])}")
+    splits = info.get("splits")
+    if not isinstance(splits, dict | None) or not all(
+            isinstance(v, dict) for v in (splits or {}).values()):
+        raise _damaged(spec, path, "gives splits that are not an object of splits")
+    return info
+
+
+def _json_kind(value: object) -> str:
+    """A JSON value's kind, as a reason names it ("a list", "a number")."""
+    kinds = {bool: "a boolean", int: "a number", float: "a number", str: "a text",
+             list: "a list", dict: "an object", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _hub_ref(spec: HFSpec) -> str | None:
+    """The commit the hub cache maps spec's revision (a branch or tag) to, as recorded when
+    the dataset was fetched; None when it maps none."""
+    revision = str(spec.revision)
+    if not _REF.fullmatch(revision) or {".", ".."} & set(revision.split("/")):
+        return None
+    ref = hub_cache() / f"datasets--{spec.dataset.replace('/', '--')}" / "refs" / revision
+    if not ref.is_file():
+        return None
+    with ref.open("rb") as file:
+        head = file.read(100)
+    try:
+        commit = head.decode("ascii").strip()
+    except UnicodeDecodeError:
+        raise _damaged(spec, ref, "is not text") from None
+    if not _COMMIT.fullmatch(commit):
+        raise _damaged(spec, ref, "does not name a commit (40 hexadecimal digits)")
+    return commit
 
 
 def _names(values: Iterable[str]) -> str:
@@ -182,7 +233,7 @@ def _pick_config(spec: HFSpec, builds: list[CachedBuild]) -> list[CachedBuild]:
 def _pick_revision(spec: HFSpec, builds: list[CachedBuild]) -> CachedBuild:
     if spec.revision is None:
         return builds[-1]  # the newest, as load_dataset picks offline
-    wanted = _hub_refs(spec.dataset).get(spec.revision, spec.revision)
+    wanted = _hub_ref(spec) or spec.revision
     found = [b for b in builds if b.revision == wanted]
     if not found and _HEX.fullmatch(wanted):
         found = [b for b in builds if b.revision.startswith(wanted)]
@@ -210,10 +261,16 @@ def resolve(text: str) -> tuple[HFSpec, CachedBuild]:
     namespace, _, name = spec.dataset.rpartition("/")
     folder = "___".join([*([namespace] if namespace else []),
                          datasets.naming.camelcase_to_snakecase(name)])
-    builds = _builds(datasets_cache() / folder)
+    builds = _builds(spec, datasets_cache() / folder)
     if not builds:
         raise _not_cached(spec, "the dataset")
     build = _pick_revision(spec, _pick_config(spec, builds))
+    expected = folder.split("___")[-1]  # the name `datasets` gives the builds of this dataset
+    if build.dataset_name != expected:
+        raise UserError(f"{spec}: the cached build in {build.directory} is of dataset "
+                        f"{build.dataset_name!r}, not {expected!r} (hf:{spec.dataset}): it "
+                        "would be read under the wrong name; delete it and fetch the dataset "
+                        f"again: {spec.fetch_command()}")
     pinned = HFSpec(spec.dataset, build.config, build.revision, _pick_split(spec, build))
     return pinned, build
 
@@ -230,14 +287,16 @@ def load_hf_mcq(text: str) -> MCQSource:
     datasets = import_datasets(text)
     from datasets.packaged_modules.cache.cache import Cache
 
-    builder = Cache(cache_dir=str(build.directory.parents[3]), repo_id=pinned.dataset,
-                    dataset_name=build.dataset_name, config_name=build.config,
-                    version=build.directory.parent.name, hash=build.revision)
     try:
+        builder = Cache(cache_dir=str(build.directory.parents[3]), repo_id=pinned.dataset,
+                        dataset_name=build.dataset_name, config_name=build.config,
+                        version=build.directory.parent.name, hash=build.revision)
         rows = builder.as_dataset(split=pinned.split)
-    except (OSError, ValueError) as e:
+    # what `datasets` raises on damaged arrow files or split fields of the wrong type
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+        reason = (str(e).strip().splitlines() or [""])[0][:300]
         raise UserError(f"{pinned}: the cached build in {build.directory} cannot be read "
-                        f"({e}); fetch it again") from e
+                        f"({type(e).__name__}: {reason}); fetch it again") from e
     assert isinstance(rows, datasets.Dataset)
     return MCQSource(_items(rows, pinned), str(pinned))
 

@@ -10,7 +10,6 @@ gives no count of its own for it, so `Usage.reasoning_tokens` stays 0.
 
 from __future__ import annotations
 
-import os
 from typing import Literal, TypedDict
 
 import anthropic
@@ -24,8 +23,10 @@ from verstehen.models.remote import (
     api_key,
     classify_sdk_error,
     effective_budget,
+    env_base_url,
     note,
     public_url,
+    refuse_credentials,
 )
 from verstehen.models.replies import (
     as_object,
@@ -87,7 +88,10 @@ class AnthropicModel:
     ) -> None:
         self.name = f"anthropic/{model}"
         self.model = model
-        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or None
+        if base_url:
+            refuse_credentials(base_url)
+        # ANTHROPIC_BASE_URL (which the SDK would read) is a base URL as --base-url's is
+        self.base_url = base_url or env_base_url("ANTHROPIC_BASE_URL")
         self.capabilities = Capabilities(generate=True, logprobs=False, note="no logprobs API")
         self.reasoning_budget = effective_budget(reasoning_budget, None)
         if self.reasoning_budget is not None and self.reasoning_budget < MIN_THINKING_BUDGET:

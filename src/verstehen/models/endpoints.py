@@ -30,6 +30,7 @@ from verstehen.models.remote import (
     escape_controls,
     public_url,
     redact,
+    refuse_credentials,
 )
 from verstehen.models.servers import kind_from_owners
 from verstehen.textfiles import read_text
@@ -86,6 +87,8 @@ def check_endpoints(urls: str | Sequence[str]) -> str:
     if isinstance(urls, str):
         check_reachable(urls)
         return ""
+    for url in urls:  # refused whole, not counted as a replica that cannot be reached
+        refuse_credentials(url)
     down = []
     for url in urls:
         try:

@@ -3,33 +3,66 @@ Ollama...), named `litellm/<provider>/<model>`: one `litellm.acompletion` per at
 the engine's cache, retries, concurrency and usage around it as for any other provider.
 
 LiteLLM's own retries are off (the engine retries), and so is its network at import
-(`models/litellm_runtime.py`). Its errors are the openai SDK's with a status code, mapped as
-the other providers map theirs: 408, 429 and 5xx and dropped connections are retried, other
-refusals fail the call.
+(`models/litellm_runtime.py`). Every request goes through our transport
+(`models/litellm_transport.py`: the reply's size, decompression and time bounded as for
+openai/, no key where it was not given for). Its errors are the openai SDK's with a status
+code, mapped as the other providers map theirs: 408, 429 and 5xx and dropped connections are
+retried, other refusals fail the call.
+
+A base URL, given or read from the environment where LiteLLM would read it (OPENAI_BASE_URL,
+OPENAI_API_BASE, ANTHROPIC_BASE_URL, MISTRAL_API_BASE...), gets the key of --api-key-env or
+none, as for openai/: only the official host of openai and anthropic gets their own key.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 from typing import NotRequired, TypedDict
+from urllib.parse import urlparse
 
-from verstehen.errors import TransientError, UnsupportedCapability, UserError
+from verstehen.errors import CallFailed, TransientError, UnsupportedCapability, UserError
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message
 from verstehen.models.litellm_runtime import known_provider, load_litellm, release
-from verstehen.models.openai_api import completion_of
+from verstehen.models.litellm_transport import CallRules, call_rules
 from verstehen.models.remote import (
     DEFAULT_TIMEOUT,
+    KEY_OF,
     api_key,
     classify_sdk_error,
     effective_budget,
+    env_base_url,
     public_url,
+    refuse_credentials,
 )
-from verstehen.models.replies import as_object
+from verstehen.models.replies import as_object, completion_of
 
 EXAMPLE = "litellm/gemini/gemini-1.5-pro or litellm/openai/gpt-4o-mini"
 # sent to a server named by base_url when no key variable is named, so that LiteLLM does not
 # send it the provider's own key from the environment (a local server must not get a paid key)
 NO_KEY = "no-key"
+# where LiteLLM reads a provider's base URL besides <PROVIDER>_API_BASE and <PROVIDER>_BASE_URL,
+# in the order it reads them
+BASE_VARIABLES = {
+    "openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "text-completion-openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "anthropic": ("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL"),
+    "together_ai": ("TOGETHER_AI_API_BASE", "TOGETHERAI_API_BASE"),
+    "fireworks_ai": ("FIREWORKS_API_BASE", "FIREWORKS_AI_API_BASE"),
+    "huggingface": ("HUGGINGFACE_API_BASE", "HF_API_BASE"),
+    "vertex_ai": ("VERTEXAI_API_BASE", "VERTEX_API_BASE"),
+    "watsonx": ("WATSONX_URL", "WX_URL", "WML_URL", "WATSONX_API_BASE"),
+    "bedrock": ("AWS_BEDROCK_RUNTIME_ENDPOINT", "BEDROCK_API_BASE"),
+    "friendliai": ("FRIENDLI_API_BASE",),
+}
+# the providers whose own host may get the key LiteLLM reads for them from the environment
+OFFICIAL_HOST = {"openai": KEY_OF["openai"][1], "text-completion-openai": KEY_OF["openai"][1],
+                 "anthropic": KEY_OF["anthropic"][1]}
+# variables whose value a base URL's server must not get (keys LiteLLM may read by itself)
+SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$")
+# providers LiteLLM reaches by another HTTP client than the one it builds on our transport
+UNBOUNDED = {"aiohttp_openai"}
 
 
 class CompletionRequest(TypedDict):
@@ -54,7 +87,8 @@ class LiteLLMModel:
 
     Without `base_url` LiteLLM reaches the provider's own API with the key in the provider's
     own variable (GEMINI_API_KEY, AWS_* for Bedrock...). With `base_url` (LiteLLM's
-    `api_base`) the server gets the key in the variable `api_key_env` names, or none.
+    `api_base`), or one from the environment, the server gets the key in the variable
+    `api_key_env` names, or none (the official host of openai and anthropic: their own).
     `timeout` bounds one attempt (seconds). Parameters a provider does not take (a seed, for
     some) are dropped by LiteLLM, so there only the cache reproduces samples. Generation only.
     """
@@ -78,11 +112,24 @@ class LiteLLMModel:
         if not known_provider(self._litellm, provider):
             raise UserError(f"LiteLLM has no provider {provider!r} (in {self.name!r}): write "
                             f"litellm/<provider>/<model>, e.g. {EXAMPLE}")
+        if provider in UNBOUNDED:
+            raise UserError(f"{self.name}: LiteLLM's {provider} provider sends outside the "
+                            "limits verstehen puts on replies: use litellm/openai/<model> with "
+                            "--base-url instead")
         self.model = model
-        self.base_url = base_url or None
+        if base_url:
+            refuse_credentials(base_url)
+        official = OFFICIAL_HOST.get(provider)
+        from_env = None if base_url else env_base_url(*base_variables(provider))
+        if from_env and urlparse(from_env).hostname == official:
+            from_env = None  # the provider's own host, which LiteLLM reads there itself
+        self.base_url = base_url or from_env
         self.timeout = timeout or DEFAULT_TIMEOUT
         self._key = (api_key("", "", self.base_url, api_key_env, "litellm")
                      if api_key_env else None)
+        # a server other than the provider's own: the key named, or none, and no other key
+        self._elsewhere = bool(self.base_url) and urlparse(self.base_url).hostname != official
+        self._withheld = withheld_keys(self._key) if self._elsewhere else ()
         self.capabilities = Capabilities(generate=True, logprobs=False,
                                          note="generation only: LiteLLM gives no prompt logprobs")
         self._closed = False
@@ -106,20 +153,29 @@ class LiteLLMModel:
             request["stop"] = list(params.stop)
         if self.base_url:
             request["api_base"] = self.base_url
+        if self._elsewhere:
             request["api_key"] = self._key or NO_KEY
         elif self._key:
             request["api_key"] = self._key
         return request
 
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
-        """One chat completion through LiteLLM; TransientError for faults worth retrying."""
-        try:
-            reply = await asyncio.wait_for(
-                self._litellm.acompletion(**self._request(messages, params)), self.timeout)
-        except asyncio.TimeoutError:
-            raise TransientError(f"no reply within {self.timeout:g} s") from None
-        except Exception as exc:  # LiteLLM's errors (openai SDK classes), mapped
-            raise classify_sdk_error(exc, self._key) from exc
+        """One chat completion through LiteLLM and our transport; TransientError for faults
+        worth retrying."""
+        with call_rules(CallRules(self.timeout, self._withheld)) as seen:
+            try:
+                reply = await asyncio.wait_for(
+                    self._litellm.acompletion(**self._request(messages, params)), self.timeout)
+            except asyncio.TimeoutError:
+                raise TransientError(f"Timeout: no whole reply within {self.timeout:g} s "
+                                     "(the server is silent or sends too slowly)") from None
+            except Exception as exc:  # LiteLLM's errors (openai SDK classes), mapped
+                if seen.fault is not None:  # ours, however LiteLLM wrapped it
+                    raise seen.fault from exc
+                raise classify_sdk_error(exc, self._key) from exc
+        if not seen.requests:
+            raise CallFailed(f"{self.name}: LiteLLM answered without sending through "
+                             "verstehen's transport, so its reply is not taken")
         return completion_of(as_object(_plain(reply), "the reply"))
 
     async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
@@ -136,6 +192,22 @@ class LiteLLMModel:
         type(self)._open -= 1
         if type(self)._open == 0:
             await release(self._litellm)
+
+
+def base_variables(provider: str) -> tuple[str, ...]:
+    """The environment variables LiteLLM may read `provider`'s base URL from, in its order."""
+    stem = re.sub(r"[^A-Z0-9]", "_", provider.upper())
+    named = (*BASE_VARIABLES.get(provider, ()), f"{stem}_API_BASE", f"{stem}_BASE_URL")
+    return tuple(dict.fromkeys(named))
+
+
+def withheld_keys(allowed: str | None) -> tuple[tuple[str, str], ...]:
+    """The (variable, value) of the environment's keys, tokens and secrets but `allowed`:
+    what a base URL's server must not be sent (values under 16 characters, no provider's
+    key, are left out: they could be part of an ordinary header)."""
+    return tuple((name, value.strip()) for name, value in sorted(os.environ.items())
+                 if SECRET_NAME.search(name.upper()) and len(value.strip()) >= 16
+                 and value.strip() != allowed)
 
 
 def _plain(reply: object) -> object:

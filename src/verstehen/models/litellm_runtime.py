@@ -3,7 +3,8 @@ extra, and slow to import), offline, quiet, and with what it keeps open released
 
 LiteLLM fetches its model-cost map from the internet when imported unless
 LITELLM_LOCAL_MODEL_COST_MAP is true, so that is set first: verstehen makes no request of its
-own. It is imported by name (`importlib`), so the type checker never walks its sources.
+own. It is imported by name (`importlib`), so the type checker never walks its sources. Once
+imported, the clients it makes are given our transport (`litellm_transport.install`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 from types import ModuleType
 
 from verstehen.errors import UserError
+from verstehen.models.litellm_transport import install
 
 INSTALL = "pip install 'verstehen[litellm]'"
 # the environment variable that keeps LiteLLM's import off the network (its bundled map)
@@ -34,6 +36,7 @@ def load_litellm(name: str) -> ModuleType:
         raise UserError(f"{name} needs LiteLLM, which is not installed: {INSTALL}") from None
     # no "Give Feedback / Get Help" banner on stderr before each error it raises
     setattr(litellm, "suppress_debug_info", True)  # noqa: B010 (a module, typed loosely)
+    install(litellm)  # every client it makes sends through our transport
     _loaded.append(litellm)
     return litellm
 

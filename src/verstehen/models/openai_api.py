@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TypedDict
@@ -29,7 +28,6 @@ from verstehen.models.base import (
     EndpointUsage,
     GenerateParams,
     Message,
-    Usage,
     split_trailing_space,
 )
 from verstehen.models.endpoints import (
@@ -46,20 +44,19 @@ from verstehen.models.remote import (
     api_key,
     classify_sdk_error,
     effective_budget,
+    env_base_url,
     note,
     public_url,
     reasoning_by_name,
+    refuse_credentials,
     rejects_chat_parameters,
 )
 from verstehen.models.replies import (
-    as_object,
+    completion_of,
     first_of,
     logprob,
-    malformed,
     optional_object,
-    optional_text,
     reply_object,
-    text_of,
     token_count,
 )
 from verstehen.models.servers import (
@@ -132,7 +129,8 @@ class OpenAIModel:
     ) -> None:
         self.name = f"openai/{model}"
         self.model = model
-        urls = endpoint_list(base_url) or endpoint_list(os.environ.get("OPENAI_BASE_URL") or None)
+        # OPENAI_BASE_URL (which the SDK would read) is a base URL as --base-url's is
+        urls = endpoint_list(base_url) or endpoint_list(env_base_url("OPENAI_BASE_URL"))
         self.base_urls = urls
         self.base_url = urls[0] if urls else None
         try:
@@ -170,6 +168,8 @@ class OpenAIModel:
 
     @staticmethod
     def _connect(url: str | None, timeout: float | None, api_key_env: str | None) -> Client:
+        if url is not None:
+            refuse_credentials(url)
         key = api_key(*KEY_OF["openai"], url, api_key_env, "openai")
         deadline = timeout or DEFAULT_TIMEOUT
         sdk = openai.AsyncOpenAI(api_key=key or "no-key", base_url=url, max_retries=0,
@@ -348,44 +348,6 @@ class OpenAIModel:
         """Close the HTTP clients."""
         for endpoint in self._pool.endpoints:
             await endpoint.client.sdk.close()
-
-
-def completion_of(reply: dict[str, object]) -> Completion:
-    """The answer of a chat completion (its JSON object), the reasoning a server gave apart
-    (`reasoning_content` of vLLM and SGLang, `reasoning` of newer vLLM) and its token counts,
-    reasoning tokens from `usage.completion_tokens_details` (OpenAI); TransientError for a
-    reply of another shape. Content given as a list of parts (Mistral's form) is the text of
-    its "text" parts, joined; its other parts (thinking) are left out."""
-    choice = first_of(reply.get("choices"), "choices")
-    message = as_object(choice.get("message"), "choices[0].message")
-    usage = optional_object(reply.get("usage"), "usage")
-    details = optional_object(usage.get("completion_tokens_details"),
-                              "usage.completion_tokens_details")
-    reasoning = next((text for text in (message.get(name) for name in
-                                        ("reasoning_content", "reasoning"))
-                      if isinstance(text, str) and text), None)
-    return Completion(
-        text=content_text(message.get("content")),
-        finish_reason=optional_text(choice.get("finish_reason"), "choices[0].finish_reason"),
-        usage=Usage(token_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
-                    token_count(usage.get("completion_tokens"), "usage.completion_tokens"),
-                    token_count(details.get("reasoning_tokens"),
-                                "usage.completion_tokens_details.reasoning_tokens")),
-        reasoning=reasoning,
-    )
-
-
-def content_text(content: object) -> str:
-    """A message's content as text: a string, null (""), or a list of typed parts whose
-    "text" parts are joined; TransientError for anything else."""
-    if not isinstance(content, list):
-        return text_of(content, "choices[0].message.content")
-    parts = [as_object(part, f"choices[0].message.content[{i}]")
-             for i, part in enumerate(content)]
-    if not all(isinstance(part.get("type"), str) for part in parts):
-        raise malformed("choices[0].message.content is a list with a part of no type")
-    return "".join(text_of(part.get("text"), f"choices[0].message.content[{i}].text")
-                   for i, part in enumerate(parts) if part["type"] == "text")
 
 
 def continuation_logprob(

@@ -59,10 +59,10 @@ def classify_sdk_error(exc: Exception, key: str | None = None) -> Exception:
     """Map an openai/anthropic SDK error to TransientError (retry) or CallFailed (give up),
     with anything in its text that looks like `key` hidden (errors are stored in records).
 
-    A TransientError of our own (a reply over its size or deadline, `models/transport.py`)
-    passes as it is, and so does one an SDK wrapped; a body the SDK could not parse is a
-    malformed reply, a fault of that server."""
-    if (own := _own_transient(exc)) is not None:
+    A TransientError or CallFailed of our own (a reply over its size or deadline, a URL with
+    credentials: `models/transport.py`) passes as it is, and so does one an SDK wrapped; a
+    body the SDK could not parse is a malformed reply, a fault of that server."""
+    if (own := own_error(exc)) is not None:
         return own
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
@@ -83,13 +83,13 @@ def classify_sdk_error(exc: Exception, key: str | None = None) -> Exception:
     return CallFailed(f"HTTP {status}: {redact(str(getattr(exc, 'message', exc)), key)}{hint}")
 
 
-def _own_transient(exc: BaseException) -> TransientError | None:
-    """The TransientError `exc` is, or was raised from (an SDK may wrap what the transport
-    raised); None when there is none."""
+def own_error(exc: BaseException) -> TransientError | CallFailed | None:
+    """The TransientError or CallFailed `exc` is, or was raised from (an SDK may wrap what
+    the transport raised); None when there is none."""
     seen: set[int] = set()
     cause: BaseException | None = exc
     while cause is not None and id(cause) not in seen:
-        if isinstance(cause, TransientError):
+        if isinstance(cause, TransientError | CallFailed):
             return cause
         seen.add(id(cause))
         cause = cause.__cause__
@@ -187,8 +187,42 @@ def api_key(default_variable: str, official_host: str, base_url: str | None,
     return None
 
 
+def credentials_problem(url: str) -> str | None:
+    """What is wrong with a URL that holds a user name or password (an HTTP client would send
+    them as a Basic login in place of the key, and a server may echo them); None otherwise."""
+    netloc = urlparse(url).netloc
+    if "@" not in netloc:
+        return None
+    return (f"{public_url(url)} is given with a user name or password (user:password@), "
+            "which verstehen never sends: give the server's key with --api-key-env VAR, VAR "
+            "the environment variable that holds it")
+
+
+def refuse_credentials(url: str, where: str = "base URL") -> None:
+    """UserError, one line starting with `where`, for a URL with a user name or password."""
+    if (problem := credentials_problem(url)) is not None:
+        raise UserError(f"{where} {problem}")
+
+
+def env_base_url(*variables: str) -> str | None:
+    """The URL in the first of the environment `variables` that is set (None: none is);
+    UserError naming the variable for a URL with credentials or no http(s) URL with a host."""
+    name = next((v for v in variables if os.environ.get(v, "").strip()), None)
+    if name is None:
+        return None
+    url = os.environ[name].strip()
+    try:
+        base_url_address(url)
+    except ValueError as exc:
+        raise UserError(f"{name}: {exc}") from None
+    return url
+
+
 def base_url_address(base_url: str) -> tuple[str, int]:
-    """The host and port a base URL names; ValueError saying what is wrong with it."""
+    """The host and port a base URL names; ValueError saying what is wrong with it (one with a
+    user name or password is refused too)."""
+    if (problem := credentials_problem(base_url)) is not None:
+        raise ValueError(problem)
     parsed = urlparse(base_url)
     try:
         port = parsed.port if parsed.port is not None else (
@@ -206,6 +240,7 @@ def base_url_address(base_url: str) -> tuple[str, int]:
 def check_reachable(base_url: str, timeout: float = 3.0) -> None:
     """Raise UserError unless the base URL is well formed and a TCP connection to its host
     and port opens."""
+    refuse_credentials(base_url)
     try:
         host, port = base_url_address(base_url)
     except ValueError as exc:

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 
 from verstehen.errors import TransientError
+from verstehen.models.base import Completion, Usage
 from verstehen.models.limits import MAX_TOKEN_COUNT
 
 
@@ -122,3 +123,41 @@ def number_text(value: int | float) -> str:
     if isinstance(value, int) and abs(value) >= 10**300:
         return f"a {len(str(abs(value)))}-digit number"
     return f"the number {value:.6g}"
+
+
+def completion_of(reply: dict[str, object]) -> Completion:
+    """The answer of a chat completion (its JSON object), the reasoning a server gave apart
+    (`reasoning_content` of vLLM and SGLang, `reasoning` of newer vLLM) and its token counts,
+    reasoning tokens from `usage.completion_tokens_details` (OpenAI); TransientError for a
+    reply of another shape. Content given as a list of parts (Mistral's form) is the text of
+    its "text" parts, joined; its other parts (thinking) are left out."""
+    choice = first_of(reply.get("choices"), "choices")
+    message = as_object(choice.get("message"), "choices[0].message")
+    usage = optional_object(reply.get("usage"), "usage")
+    details = optional_object(usage.get("completion_tokens_details"),
+                              "usage.completion_tokens_details")
+    reasoning = next((text for text in (message.get(name) for name in
+                                        ("reasoning_content", "reasoning"))
+                      if isinstance(text, str) and text), None)
+    return Completion(
+        text=content_text(message.get("content")),
+        finish_reason=optional_text(choice.get("finish_reason"), "choices[0].finish_reason"),
+        usage=Usage(token_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+                    token_count(usage.get("completion_tokens"), "usage.completion_tokens"),
+                    token_count(details.get("reasoning_tokens"),
+                                "usage.completion_tokens_details.reasoning_tokens")),
+        reasoning=reasoning,
+    )
+
+
+def content_text(content: object) -> str:
+    """A message's content as text: a string, null (""), or a list of typed parts whose
+    "text" parts are joined; TransientError for anything else."""
+    if not isinstance(content, list):
+        return text_of(content, "choices[0].message.content")
+    parts = [as_object(part, f"choices[0].message.content[{i}]")
+             for i, part in enumerate(content)]
+    if not all(isinstance(part.get("type"), str) for part in parts):
+        raise malformed("choices[0].message.content is a list with a part of no type")
+    return "".join(text_of(part.get("text"), f"choices[0].message.content[{i}].text")
+                   for i, part in enumerate(parts) if part["type"] == "text")

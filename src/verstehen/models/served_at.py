@@ -3,8 +3,9 @@ commands that take several models read it (`audit`, `imagine answer`); the rule 
 --base-url serves the served models given without one; and the names such models go by.
 
 The name ends at the first `@` followed by `http://` or `https://`, so a model name may itself
-hold an `@` (a dated model, `claude-x@20240620`) and the URL may hold credentials
-(`http://user:pw@host/v1`). A local/ model runs in-process: it takes no URL.
+hold an `@` (a dated model, `claude-x@20240620`); a URL holding credentials
+(`http://user:pw@host/v1`) is refused (the key goes by --api-key-env). A local/ model runs
+in-process: it takes no URL.
 """
 
 from __future__ import annotations

@@ -8,21 +8,23 @@ whole reply there: headers and body under one deadline (a server that trickles i
 byte a second gives up at the deadline, where httpx's timeouts bound each read alone), and
 the body decompressed here, counted as it inflates (a 200 KB gzip bomb stops at the limit).
 We ask for `Accept-Encoding: identity`; a server that compresses anyway is still bounded.
-Both faults are TransientErrors, which the SDKs let through unchanged.
+Both faults are TransientErrors, which the SDKs let through unchanged. A request whose URL
+holds a user name or password is never sent (CallFailed). LiteLLM's transport
+(`litellm_transport.py`, on LiteLLM's own httpx) reads bodies with `read_bounded` too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 
 try:  # the openai and anthropic SDKs of today are built on httpx2, older ones on httpx
     import httpx2 as httpx
 except ImportError:  # pragma: no cover - depends on the SDK versions installed
     import httpx  # type: ignore[no-redef]
 
-from verstehen.errors import TransientError
+from verstehen.errors import CallFailed, TransientError
 from verstehen.models.limits import MAX_REPLY_BYTES, size_text
 
 # as the SDKs' default clients have them
@@ -48,6 +50,7 @@ class BoundedTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """The whole reply, or TransientError saying which limit it broke."""
+        refuse_userinfo(request.url.userinfo)
         request.headers["Accept-Encoding"] = "identity"
         try:
             return await asyncio.wait_for(self._whole_reply(request), self.deadline)
@@ -71,7 +74,7 @@ class BoundedTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-async def read_bounded(chunks: AsyncIterator[bytes], headers: httpx.Headers,
+async def read_bounded(chunks: AsyncIterator[bytes], headers: Mapping[str, str],
                        max_bytes: int) -> bytes:
     """The body decoded as its Content-Encoding says; TransientError as soon as it passes
     `max_bytes` (declared, received or inflated), holding little more than that meanwhile."""
@@ -88,6 +91,14 @@ async def read_bounded(chunks: AsyncIterator[bytes], headers: httpx.Headers,
         body.clear()  # the error's traceback keeps this frame alive: free its megabytes now
         raise
     return bytes(body)
+
+
+def refuse_userinfo(userinfo: bytes) -> None:
+    """CallFailed before sending a request whose URL holds a user name or password (every
+    entry point refuses such URLs first: this is the last guard)."""
+    if userinfo:
+        raise CallFailed("a URL with a user name or password is never sent: give the "
+                         "server's key with --api-key-env VAR")
 
 
 def over_limit(max_bytes: int) -> TransientError:
