@@ -17,6 +17,7 @@ import pytest
 from toy_method.method import METHOD as ECHO
 from toy_method.run import echo
 
+from verstehen import plugins
 from verstehen.cli.flags import Parser
 from verstehen.cli.resume import RESUMABLE
 from verstehen.methods import registry
@@ -64,10 +65,11 @@ def echo_registered() -> Iterator[None]:
 
 @pytest.fixture
 def fresh_plugins() -> Iterator[None]:
-    """The installed plugins read again at the start and at the end of a test."""
-    registry._loaded.cache_clear()
+    """The installed plugins read again (and their lines said again) at the start and at the
+    end of a test."""
+    plugins.reset()
     yield
-    registry._loaded.cache_clear()
+    plugins.reset()
 
 
 def commands(cli: Cli) -> list[str]:
@@ -147,11 +149,12 @@ def test_without_the_line_the_method_is_nowhere(cli: Cli, cli_env: dict[str, str
 
 
 def test_an_installed_plugin_joins_and_a_broken_one_is_one_line(
-        fresh_plugins: None, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+        fresh_plugins: None, cli: Cli, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     """Entry points of group verstehen.methods: one naming a Method joins; one that does not
     import, one that names no Method, one whose command a built-in method has and one whose
     subcommand names one `verstehen` has are each left out, said in one line naming the
-    plugin, and the rest of `verstehen` works."""
+    plugin, once per process, and the rest of `verstehen` works."""
     points = [importlib.metadata.EntryPoint(name, value, registry.GROUP) for name, value in (
         ("echo", "toy_method.method:METHOD"), ("gone", "no_such_module_anywhere:METHOD"),
         ("text", "toy_method.run:COMMAND"), ("again", "test_method_contract:CLASHING"),
@@ -168,15 +171,22 @@ def test_an_installed_plugin_joins_and_a_broken_one_is_one_line(
                            "verstehen.methods.contract.Method")
     assert problems[2].startswith("plugin 'again' (test_method_contract:CLASHING) left out: "
                                   "method 'certify-again' makes 'certify' run folders")
+    # said when they were read
+    assert capsys.readouterr().err.splitlines() == [f"verstehen: warning: {p}" for p in problems]
     done = cli(["--help"])
     assert done.returncode == 0 and "echo" in done.stdout
-    # its commands are added with the parser: `ask` is taken, so "mine" is taken back too
+    # its commands are added with the parser: `ask` is taken, so "mine" is taken back too,
+    # and the method is left out of the registry
     added = ("plugin method 'asker' left out: its commands could not be added (ArgumentError: "
              "argument COMMAND: conflicting subparser: ask)")
-    assert done.stderr.splitlines() == [f"verstehen: warning: {p}" for p in (*problems, added)]
+    assert done.stderr.splitlines() == [f"verstehen: warning: {added}"]
+    assert "asker" not in [m.name for m in registry.methods()]
+    assert registry.plugin_problems() == (*problems, added)
     assert "mine" not in commands(cli)
     ask = cli(["ask", "--help"])
     assert ask.returncode == 0 and "a second `ask`" not in ask.stdout
+    again = cli(["--help"])
+    assert again.returncode == 0 and again.stderr == ""  # each line said once per process
 
 
 def test_a_declaration_is_checked_where_it_is_made() -> None:

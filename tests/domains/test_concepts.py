@@ -13,7 +13,7 @@ from verstehen.domains.catalog import CONCEPTS, DOMAINS, concept_by_name
 from verstehen.domains.registry import EXACT_SCOPES, concept_tasks
 from verstehen.errors import UserError
 from verstehen.grading import Graded
-from verstehen.methods.certification.scopes import SCOPE_HELP, get_scope, scope_names
+from verstehen.methods.certification.scopes import get_scope, scope_listing, scope_names
 from verstehen.methods.certification.scopes.concepts import ConceptScope
 from verstehen.scopes.base import Scope
 
@@ -159,7 +159,7 @@ def test_every_exact_scope_resolves_to_its_tasks() -> None:
     for name in EXACT_SCOPES:
         tasks = concept_tasks(name)
         assert tasks is not None and tasks.key == name, name
-        assert name in SCOPE_HELP and name in scope_names()
+        assert name in scope_listing() and name in scope_names()
         for kind in ("classify", "generate", "edit"):
             scope = get_scope(f"{name}/{kind}")
             assert isinstance(scope, ConceptScope) and scope.kinds == (kind,)

@@ -12,6 +12,7 @@ import pytest
 from verstehen_echo_plugin.parity import EvenNumber
 from verstehen_echo_plugin.provider import EchoModel, solve_parity
 
+from verstehen import plugins
 from verstehen.domains import plugins as domain_plugins
 from verstehen.domains.base import InstanceTests, Item
 from verstehen.domains.plugins import ConceptDomain, PluginConcept
@@ -45,10 +46,10 @@ def provider_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[Install]:
     def install(**named: str) -> None:
         monkeypatch.setattr(provider_table, "_entry_points",
                             lambda: _points(provider_table.GROUP, named))
-        provider_table._installed.cache_clear()
+        plugins.reset()
 
     yield install
-    provider_table._installed.cache_clear()
+    plugins.reset()
 
 
 @pytest.fixture
@@ -57,6 +58,7 @@ def domain_points(monkeypatch: pytest.MonkeyPatch) -> Install:
     def install(**named: str) -> None:
         monkeypatch.setattr(domain_plugins, "_entry_points",
                             lambda: _points(domain_plugins.GROUP, named))
+        plugins.reset()
 
     return install
 

@@ -13,7 +13,7 @@ import pytest
 
 from verstehen.data.mcq import load_mcq
 from verstehen.errors import UserError
-from verstehen.methods.certification.scopes import BUILTIN_SCOPES, SCOPE_HELP, get_scope
+from verstehen.methods.certification.scopes import BUILTIN_SCOPES, get_scope, scope_listing
 from verstehen.methods.certification.scopes.arithmetic import (
     INSTRUCTION,
     ArithmeticScope,
@@ -414,7 +414,7 @@ def test_mcq_sampling_reproducible(data: Path) -> None:
 
 def test_get_scope_builtin() -> None:
     assert set(BUILTIN_SCOPES) == {"arithmetic", "arithmetic/small"}
-    assert "mcq:<path>" in SCOPE_HELP
+    assert "mcq:<path>" in scope_listing()
     scope = get_scope("arithmetic")
     assert scope.name == "arithmetic" and isinstance(scope, ArithmeticScope)
     assert scope.idk_score == 0.2

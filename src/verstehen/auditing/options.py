@@ -58,8 +58,8 @@ class AuditOptions(Options):
     subjects: str | Sequence[str] | None = option(
         default=DEFAULT_SUBJECT, flag="--subject", aliases=("--scope",), many=True,
         metavar="SUBJECT",
-        help=f"repeatable: {', '.join(subject_names())}, or a concept key from "
-             "`verstehen concepts --exact` (default {default})")
+        help=f"repeatable: {', '.join(subject_names(plugins=False))}, an installed plugin "
+             "domain, or a concept key from `verstehen concepts --exact` (default {default})")
     judge: str | Model | None = option(
         default=None, read=served_model,
         help="provider/model grading the definitions (else people do, with `verstehen "

@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from verstehen.domains.catalog import BY_KEY, CONCEPTS, DOMAINS, Concept, canonical_name
+from verstehen.domains.catalog import (
+    BUILT_IN_DOMAINS,
+    BY_KEY,
+    CONCEPTS,
+    DOMAINS,
+    PAPER_CONCEPTS,
+    Concept,
+    canonical_name,
+)
 from verstehen.errors import UserError
 from verstehen.methods.certification.plan import DEFAULT_DELTA, DEFAULT_PG, DEFAULT_RID
 from verstehen.methods.certification.scopes.draw import PHRASINGS
@@ -87,9 +95,12 @@ def _concept_target(concept: Concept) -> Target:
     return Target(concept.key, concept.name, concept.domain, concept.scope, concept)
 
 
-def subject_names() -> list[str]:
-    """The subjects `--subject` takes by name: the domains with exact concepts, arithmetic, all."""
-    domains = [d for d in DOMAINS if any(c.scope and c.domain == d for c in CONCEPTS)]
+def subject_names(plugins: bool = True) -> list[str]:
+    """The subjects `--subject` takes by name: the domains with exact concepts, arithmetic, all
+    (`plugins=False`: the built-in domains only, reading no plugin)."""
+    concepts = CONCEPTS if plugins else PAPER_CONCEPTS
+    domains = [d for d in (DOMAINS if plugins else BUILT_IN_DOMAINS)
+               if any(c.scope and c.domain == d for c in concepts)]
     return [*domains, "arithmetic", "all"]
 
 

@@ -8,7 +8,7 @@ import textwrap
 from typing import Any
 
 from verstehen.cli.flags import print_json
-from verstehen.domains.catalog import CONCEPTS, DOMAINS, PLUGINS, canonical_name
+from verstehen.domains.catalog import CONCEPTS, DOMAINS, canonical_name, installed
 from verstehen.errors import UserError
 
 
@@ -17,9 +17,10 @@ def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
     p = commands.add_parser(
         "concepts", help="the Potemkin paper's 32 concepts (and installed plugin domains') "
                          "and how verstehen grades each")
-    p.add_argument("--domain", type=canonical_name, choices=sorted(DOMAINS), default=None,
-                   help="one domain only (poetry: the paper's literary techniques, also "
-                        "taken as literary)")
+    # the domains are read (the plugin domains loaded) when the flag is given or shown
+    p.add_argument("--domain", type=canonical_name, choices=DOMAINS, default=None,
+                   metavar="DOMAIN", help="one domain only: %(choices)s (poetry: the paper's "
+                                          "literary techniques, also taken as literary)")
     p.add_argument("--exact", action="store_true", help="only concepts graded exactly by code")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_concepts)
@@ -37,7 +38,7 @@ def cmd_concepts(args: argparse.Namespace) -> int:
                      "scope": c.scope, "definition": c.definition} for c in chosen])
         return 0
     width = max(len(c.key) for c in chosen)
-    plugins = {domain.name for domain in PLUGINS.domains}
+    plugins = {domain.name for domain in installed().domains}
     for domain, title in DOMAINS.items():
         group = [c for c in chosen if c.domain == domain]
         if not group:

@@ -6,7 +6,8 @@ the line to type to go on; a full disk or too many open files (an `OSError` anyw
 chain of causes) ends in one line saying so and how to go on (exit 1). A run folder this
 process was making is marked interrupted or failed in its run.json. Error text is printed with
 its control characters escaped (it may quote a server). `<command> --resume RUN` is parsed as
-the run's own command line.
+the run's own command line. The installed method plugins are imported only for a command line
+that names no built-in command (`--help`, a plugin's command): see `build_parser`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import signal
 import sqlite3
 import sys
 import threading
+from collections.abc import Sequence
 
 import verstehen.cli.basic as basic
 import verstehen.cli.batch as batch
@@ -28,12 +30,14 @@ import verstehen.schema.cli as schema
 import verstehen.viewer.cli as viewer
 from verstehen import __version__
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser, engine_flags
-from verstehen.cli.resume import expand_resume
+from verstehen.cli.inputs import withheld
+from verstehen.cli.resume import command_inputs, expand_resume
 from verstehen.engine.store import stop_active_runs, stopped_runs
 from verstehen.engine.store.status import Run
 from verstehen.errors import UserError
 from verstehen.methods import registry
 from verstehen.methods.contract import AddParsers, Method
+from verstehen.plugins import exception_line, is_printable, message
 from verstehen.text.terminal import terminal_line
 
 EXIT_INTERRUPTED = 130
@@ -52,44 +56,62 @@ OUT_OF: dict[int, tuple[str, str]] = {
 GENERAL_COMMANDS: tuple[tuple[int, AddParsers], ...] = (
     (20, viewer.add_parsers), (25, export.add_parsers), (27, schema.add_parsers),
     (30, basic.add_parsers), (40, batch.add_parsers), (60, concepts.add_parsers))
+_HELP = argparse.HelpFormatter("verstehen")  # expands a plugin command's help as --help would
 
 
-def build_parser() -> Parser:
-    """The whole command tree: the general commands and every registered method's. A plugin
-    left out (it did not load, or its commands could not be added) is said in one line on
-    stderr."""
+def build_parser(argv: Sequence[str] | None = None) -> Parser:
+    """The command tree: the general commands and the built-in and registered methods', then
+    the installed method plugins' unless `argv` names a command of those (None: all), in
+    `--help` order by place. A plugin whose commands cannot be added, or would take a name
+    `verstehen` has, is left out in one line on stderr."""
     parser = Parser(prog="verstehen", description=(
         "Does a language model understand a subject, or only pass the benchmark?"))
     parser.add_argument("--version", action="version", version=f"verstehen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     engine = engine_flags()
-    problems = list(registry.plugin_problems())
-    groups = [*((place, add, None) for place, add in GENERAL_COMMANDS),
-              *((m.help_place, m.add_parsers, m) for m in registry.methods())]
-    for _, add_parsers, method in sorted(groups, key=lambda group: group[0]):  # stable
-        if method is None or registry.is_built_in(method):
-            add_parsers(commands, engine)
-        elif problem := _add_plugin(method, commands, engine):
-            problems.append(problem)
-    for problem in problems:
-        print(f"verstehen: warning: {terminal_line(problem)}", file=sys.stderr)
+    places: dict[int, int] = {}  # id of each command's line in `--help` -> its place
+    built_in = [*((place, add) for place, add in GENERAL_COMMANDS),
+                *((m.help_place, m.add_parsers) for m in registry.methods(installed=False)
+                  if registry.is_built_in(m))]
+    for place, add_parsers in sorted(built_in, key=lambda group: group[0]):  # stable
+        add_parsers(commands, engine)
+        places.update((id(a), place) for a in commands._choices_actions if id(a) not in places)
+    command = argv[0] if argv else None  # the top level takes no option with a value
+    wanted = command is None or (command not in commands.choices and command != "--version")
+    others = [m for m in registry.methods(installed=wanted) if not registry.is_built_in(m)]
+    for method in sorted(others, key=lambda m: m.help_place):
+        if problem := _add_plugin(method, commands, engine):
+            registry.leave_out(method, problem)
+        places.update((id(a), method.help_place) for a in commands._choices_actions
+                      if id(a) not in places)
+    commands._choices_actions.sort(key=lambda action: places[id(action)])
     return parser
 
 
 def _add_plugin(method: Method, commands: argparse._SubParsersAction[Parser],
                 engine: Parser) -> str | None:
-    """Add the commands of a method that is not built in; when that fails (a command name
-    taken, a bug), take back what it added and say why in one line."""
+    """Add the commands of a method that is not built in; when that fails (a bug, a command
+    name taken, a name or help that is not printable text), take back what it added and say
+    why in one line."""
     names, listed = dict(commands.choices), list(commands._choices_actions)
     try:
         method.add_parsers(commands, engine)
-    except Exception as exc:  # whatever a third party's code raises
+        if taken := sorted(n for n, p in names.items() if commands.choices.get(n) is not p):
+            raise ValueError(f"it takes the command {taken[0]!r}, which verstehen has")
+        if not is_printable(*(n for n in commands.choices if n not in names)):
+            raise ValueError("a command name is not printable text")
+        for line in commands._choices_actions[len(listed):]:
+            if not is_printable(line.dest, _HELP._expand_help(line) if line.help else ""):
+                raise ValueError(f"its command {line.dest!r} has a name or help that is not "
+                                 "printable text")
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # whatever a third party's code raises, SystemExit too
         commands.choices.clear()
         commands.choices.update(names)
         commands._choices_actions[:] = listed
-        first = (str(exc).strip().splitlines() or [""])[0]
         return (f"plugin method {method.name!r} left out: its commands could not be added "
-                f"({type(exc).__name__}: {first})")
+                f"({exception_line(exc)})")
     return None
 
 
@@ -100,7 +122,12 @@ def main(argv: list[str] | None = None) -> int:
         # started in the background (`cmd &`), SIGINT comes ignored: `kill -INT` should still
         # stop a run as Ctrl-C does, with the line to resume it
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    parser = build_parser()
+    try:
+        parser = build_parser(argv)
+    except KeyboardInterrupt:  # while the methods (a plugin, too) were imported
+        print("verstehen: interrupted before the command started; nothing was run",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
     try:
         argv = expand_resume(argv, parser)
     except UserError as exc:
@@ -114,13 +141,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USER_ERROR
     args.argv = argv
+    args.inputs = command_inputs(argv, parser)  # run.json records their content hashes
     earlier = len(stopped_runs())
     gc.freeze()  # the imported SDKs' objects need no collecting: fewer full GC passes per call
     try:
         return args.func(args)
     except UserError as exc:
-        stop_active_runs("failed", str(exc))
-        print(f"verstehen: error: {terminal_line(str(exc))}", file=sys.stderr)
+        line = withheld(message(exc))  # never what a file the user did not name holds
+        stop_active_runs("failed", line)  # a plugin's error may not print
+        print(f"verstehen: error: {terminal_line(line)}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         stop_active_runs("interrupted", "interrupted (Ctrl-C)")

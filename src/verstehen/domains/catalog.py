@@ -5,19 +5,23 @@ definitions of our own, then the concepts of installed plugin domains (`domains/
 certification scope when verstehen grades the concept exactly by code (the key itself: one
 name for both), and is None when the concept needs a judge model or human labels. A plugin's
 concepts are all graded exactly; they join `CONCEPTS`, `DOMAINS`, `BY_KEY` and `BY_NAME` when
-this module is first imported (a plugin left out is one line on stderr).
+one of those is first used, not at import (a command that reads no concept loads no plugin
+domain; one left out is one line on stderr). `PAPER_CONCEPTS` and `BUILT_IN_DOMAINS` are the
+built-in ones alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from verstehen.domains.plugins import installed_domains
+from verstehen.domains.plugins import Installed, installed_domains
+from verstehen.plugins import LazyMapping, LazySequence, once
 
 Grading = Literal["exact", "judge"]
 
-DOMAINS = {
+BUILT_IN_DOMAINS = {
     "poetry": "Literary techniques",
     "game-theory": "Game theory",
     "psych": "Psychological biases",
@@ -144,14 +148,40 @@ PAPER_CONCEPTS: tuple[Concept, ...] = (
        "Expecting the worst conceivable outcome and treating it as likely."),
 )
 
-PLUGINS = installed_domains({*DOMAINS, *DOMAIN_ALIASES}, {c.key for c in PAPER_CONCEPTS},
-                            {c.name.lower() for c in PAPER_CONCEPTS})
-DOMAINS.update({domain.name: domain.title for domain in PLUGINS.domains})
-CONCEPTS: tuple[Concept, ...] = PAPER_CONCEPTS + tuple(
-    Concept(c.tasks.key, c.name, c.definition, c.tasks.key)
-    for domain in PLUGINS.domains for c in domain.concepts)
-BY_KEY = {c.key: c for c in CONCEPTS}
-BY_NAME = {c.name.lower(): c for c in CONCEPTS}
+
+@dataclass(frozen=True)
+class _Catalog:
+    """The built-in concepts and domains with those of the installed plugin domains."""
+
+    installed: Installed
+    domains: dict[str, str]
+    concepts: tuple[Concept, ...]
+    by_key: dict[str, Concept]
+    by_name: dict[str, Concept]
+
+
+@once
+def _catalog() -> _Catalog:
+    """The catalog with the plugin domains, loaded (and those left out said) at the first use."""
+    plugins = installed_domains({*BUILT_IN_DOMAINS, *DOMAIN_ALIASES},
+                                {c.key for c in PAPER_CONCEPTS},
+                                {c.name.lower() for c in PAPER_CONCEPTS})
+    concepts = PAPER_CONCEPTS + tuple(Concept(c.tasks.key, c.name, c.definition, c.tasks.key)
+                                      for domain in plugins.domains for c in domain.concepts)
+    return _Catalog(plugins, {**BUILT_IN_DOMAINS, **{d.name: d.title for d in plugins.domains}},
+                    concepts, {c.key: c for c in concepts}, {c.name.lower(): c for c in concepts})
+
+
+def installed() -> Installed:
+    """The plugin domains that loaded, and a line for each one left out (loads them)."""
+    return _catalog().installed
+
+
+# every domain (slug -> title), concept, concept by key and by lower-case name, plugins' too
+DOMAINS: Mapping[str, str] = LazyMapping(lambda: _catalog().domains)
+CONCEPTS: Sequence[Concept] = LazySequence(lambda: _catalog().concepts)
+BY_KEY: Mapping[str, Concept] = LazyMapping(lambda: _catalog().by_key)
+BY_NAME: Mapping[str, Concept] = LazyMapping(lambda: _catalog().by_name)
 
 
 def concept_by_name(name: str) -> Concept | None:

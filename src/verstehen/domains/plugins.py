@@ -8,12 +8,14 @@ e.g. in its pyproject.toml:
 
 Its concepts join the catalog (`domains/catalog.py`: `verstehen concepts`, the audit's
 subjects, the Potemkin procedures) and the exact scopes (`domains/registry.py`: `certify
---scope`, `verstehen scopes`) when the catalog is first imported. A concept's tasks may also
+--scope`, `verstehen scopes`) when the catalog is first used. A concept's tasks may also
 be `domains.base.InstanceTests` (the audit's incoherence lens then checks the model's own
-examples); the registry gives those that are not an instance test saying it has none.
+examples); the registry gives those that are not an instance test saying it has none, and
+wraps each so that what its code raises is one line (`domains/guarded.py`).
 
-A domain that does not load, or whose name, a concept's key or name is taken or malformed, is
-left out whole, said in one line on stderr, never a crash.
+A domain that does not load (whatever its import raises but Ctrl-C), or whose name, a
+concept's key or name is taken (a built-in one stays), malformed or not printable text, is left
+out whole, said in one line on stderr, never a crash.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from verstehen.plugins import left_out, warn_each
+from verstehen.plugins import PluginError, is_printable, left_out, load, warn_each
 
 if TYPE_CHECKING:  # not at run time: domains.base imports numpy, which the catalog needs not
     from verstehen.domains.base import ConceptTasks
@@ -76,12 +78,16 @@ def installed_domains(taken_domains: Collection[str], taken_keys: Collection[str
     problems: list[str] = []
     for point in _entry_points():
         try:
-            domain = _domain(point.load(), point.value)
+            domain = load(point, _domain)
+        except PluginError as exc:
+            problems.append(left_out("domain plugin", point, str(exc)))
+            continue
+        try:
             _check_free(domain, {*taken_domains, *RESERVED, *(d.name for d in domains)},
                         {*taken_keys, *(c.tasks.key for d in domains for c in d.concepts)},
                         {*taken_names, *(c.name.lower() for d in domains for c in d.concepts)})
-        except Exception as exc:  # whatever a third party's import or objects raise
-            problems.append(left_out("domain plugin", point, f"{type(exc).__name__}: {exc}"))
+        except ValueError as exc:
+            problems.append(left_out("domain plugin", point, str(exc)))
             continue
         domains.append(domain)
     warn_each(problems)
@@ -102,8 +108,8 @@ def _domain(value: object, where: str) -> ConceptDomain:
     if not isinstance(value.name, str) or not _SLUG.fullmatch(value.name):
         raise ValueError(f"domain name {value.name!r} is not a slug (lower-case words "
                          "joined by '-')")
-    if not isinstance(value.title, str) or not value.title.strip():
-        raise ValueError(f"domain {value.name!r} has no title")
+    if not is_printable(value.title) or not value.title.strip():
+        raise ValueError(f"domain {value.name!r} has no title of printable text")
     if not value.concepts:
         raise ValueError(f"domain {value.name!r} has no concepts")
     for concept in value.concepts:
@@ -116,8 +122,11 @@ def _domain(value: object, where: str) -> ConceptDomain:
                             f"not a verstehen.domains.base.ConceptTasks (no "
                             f"{', '.join(missing)})")
         head, _, slug = str(tasks.key).partition("/")
-        if head != value.name or not _SLUG.fullmatch(slug):
+        if not isinstance(tasks.key, str) or head != value.name or not _SLUG.fullmatch(slug):
             raise ValueError(f"concept key {tasks.key!r} is not {value.name}/<slug>")
+        if not is_printable(concept.name, concept.definition, tasks.name):
+            raise ValueError(f"concept {tasks.key!r}: its names and definition are not all "
+                             "printable text")
         if not (concept.name.strip() and concept.definition.strip()):
             raise ValueError(f"concept {tasks.key!r} needs a name and a definition")
         if not (isinstance(tasks.phrasings, int) and tasks.phrasings >= 2):

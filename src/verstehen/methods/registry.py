@@ -9,24 +9,27 @@ with an entry point of group `verstehen.methods` naming its `Method`, e.g. in it
     [project.entry-points."verstehen.methods"]
     echo = "echo_method.method:METHOD"
 
-and code (a test, a notebook) may call `register(METHOD)`. A plugin that does not load is left
-out, said in one line (`plugin_problems()`, which the CLI prints), never a crash.
+and code (a test, a notebook) may call `register(METHOD)`.
 
-Declarations are loaded when first asked for, not when this module is imported: a method's
-commands write their report through the viewer, which reads this registry, so the viewer, the
-CLI's resume and this module import no method (no import cycle), and the registry loads them
-all, once, at the first question.
+The built-in declarations are loaded when first asked for, not when this module is imported: a
+method's commands write their report through the viewer, which reads this registry, so the
+viewer, the CLI's resume and this module import no method (no import cycle). The installed
+plugins are loaded only by a question the built-in and registered methods cannot answer (every
+method, every run kind, a run kind none of them makes), once per process;
+one that does not load (whatever its import raises but Ctrl-C), names no `Method`, or whose
+name or run kind is taken is left out, said in one line on stderr (`plugin_problems()` keeps
+them), never a crash. `verstehen.plugins.reset()` reads them again.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib.metadata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from verstehen.methods.contract import Method, RunKind
-from verstehen.plugins import left_out
+from verstehen.plugins import PluginError, is_printable, left_out, load, once, warn_each
 
 GROUP = "verstehen.methods"
 # the built-in methods, one line each: the module and name of its declaration, as an entry
@@ -55,57 +58,104 @@ def unregister(method: Method) -> None:
         _registered.remove(method)
 
 
-def methods() -> tuple[Method, ...]:
-    """Every method: the built-in ones, then the installed plugins', then the registered ones."""
-    built_in, installed, _ = _loaded()
-    return (*built_in, *installed, *_registered)
+def methods(installed: bool = True) -> tuple[Method, ...]:
+    """Every method: the built-in ones, then the installed plugins' (loaded at the first call
+    that asks for them; `installed=False` reads none), then the registered ones; a plugin left
+    out since (`leave_out`) is not among them."""
+    plugins = _installed()[0] if installed else ()
+    out = [method for method, _ in _refused()]
+    return tuple(m for m in (*_built_in(), *plugins, *_registered)
+                 if not any(m is gone for gone in out))
 
 
 def run_kinds() -> tuple[RunKind[Any], ...]:
-    """Every kind of run folder the methods make."""
+    """Every kind of run folder the methods make (the installed plugins' too)."""
     return tuple(kind for method in methods() for kind in method.kinds)
 
 
 def run_kind(command: object) -> RunKind[Any] | None:
-    """The kind of run folder run.json's `command` names, or None when no method makes it."""
-    return next((kind for kind in run_kinds() if kind.kind == command), None)
+    """The kind of run folder run.json's `command` names, or None when no method makes it (the
+    installed plugins are read only when no built-in or registered method makes it)."""
+    for installed in (False, True):
+        kinds = (kind for method in methods(installed) for kind in method.kinds)
+        if (found := next((kind for kind in kinds if kind.kind == command), None)) is not None:
+            return found
+    return None
 
 
-def resumable_commands() -> frozenset[tuple[str, ...]]:
+class ResumableCommands(AbstractSet[tuple[str, ...]]):
+    """The command words whose run folders `--resume` goes on with. Asking whether words are
+    among them reads no plugin: a plugin's command runs only once the CLI's parser read the
+    installed plugins, whose commands count from then on."""
+
+    def __contains__(self, words: object) -> bool:
+        return any(words == kind.words and kind.resumable
+                   for method in methods(installed=_installed.is_read())
+                   for kind in method.kinds)
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return iter({kind.words for kind in run_kinds() if kind.resumable})
+
+    def __len__(self) -> int:
+        return len({kind.words for kind in run_kinds() if kind.resumable})
+
+
+def resumable_commands() -> AbstractSet[tuple[str, ...]]:
     """The command words whose run folders `--resume` goes on with."""
-    return frozenset(kind.words for kind in run_kinds() if kind.resumable)
+    return ResumableCommands()
 
 
 def is_built_in(method: Method) -> bool:
     """True for a method of BUILT_IN (its failures are bugs, not a plugin's to leave out)."""
-    return any(method is known for known in _loaded()[0])
+    return any(method is known for known in _built_in())
 
 
 def plugin_problems() -> tuple[str, ...]:
-    """One line for each installed plugin that was left out, and why."""
-    return _loaded()[2]
+    """One line for each installed plugin that was left out, and why (reads them)."""
+    return (*_installed()[1], *(why for _, why in _refused()))
 
 
-@functools.cache
-def _loaded() -> tuple[tuple[Method, ...], tuple[Method, ...], tuple[str, ...]]:
-    """(built-in methods, installed plugins' methods, a line for each plugin left out)."""
-    built_in: list[Method] = []
-    for value in BUILT_IN:  # a built-in one that fails to load is a bug: it raises
-        built_in.append(_method(importlib.metadata.EntryPoint(
-            name=value.split(":")[0], value=value, group=GROUP).load(), value))
+def leave_out(method: Method, why: str) -> None:
+    """Take a method that is not built in out of this process, saying `why` in one line on
+    stderr (the CLI could not add its commands); ValueError for a built-in one."""
+    if is_built_in(method):
+        raise ValueError(f"the built-in method {method.name!r} cannot be left out")
+    _refused().append((method, why))
+    warn_each([why])
+
+
+@once
+def _built_in() -> tuple[Method, ...]:
+    """The built-in methods (one that fails to load is a bug: it raises)."""
+    return tuple(_method(importlib.metadata.EntryPoint(
+        name=value.split(":")[0], value=value, group=GROUP).load(), value)
+        for value in BUILT_IN)
+
+
+@once
+def _installed() -> tuple[tuple[Method, ...], tuple[str, ...]]:
+    """(the installed plugins' methods, a line for each plugin left out); the lines are said
+    on stderr."""
     installed: list[Method] = []
     problems: list[str] = []
     for point in _entry_points():
         try:
-            method = _method(point.load(), point.value)
-        except Exception as exc:  # whatever a third party's import raises
-            problems.append(left_out("plugin", point, f"{type(exc).__name__}: {exc}"))
+            method = load(point, _method)
+        except PluginError as exc:
+            problems.append(left_out("plugin", point, str(exc)))
             continue
-        if problem := _clash(method, [*built_in, *installed]):
+        if problem := _clash(method, [*_built_in(), *installed]):
             problems.append(left_out("plugin", point, problem))
             continue
         installed.append(method)
-    return tuple(built_in), tuple(installed), tuple(problems)
+    warn_each(problems)
+    return tuple(installed), tuple(problems)
+
+
+@once
+def _refused() -> list[tuple[Method, str]]:
+    """The methods left out after loading (`leave_out`), each with its line."""
+    return []
 
 
 def _entry_points() -> Iterable[importlib.metadata.EntryPoint]:
@@ -114,10 +164,20 @@ def _entry_points() -> Iterable[importlib.metadata.EntryPoint]:
 
 
 def _method(value: object, where: str) -> Method:
-    """`value` when it is a Method; TypeError naming where it came from otherwise."""
+    """`value` when it is a well-formed Method; TypeError or ValueError naming where it came
+    from and what is wrong otherwise."""
     if not isinstance(value, Method):
         raise TypeError(f"{where} is a {type(value).__name__}, not a "
                         "verstehen.methods.contract.Method")
+    if not is_printable(value.name):
+        raise ValueError(f"method name {value.name!r} is not printable text")
+    if not isinstance(value.help_place, int) or not callable(value.add_parsers):
+        raise TypeError(f"method {value.name!r}: help_place is not a whole number or "
+                        "add_parsers not callable")
+    for kind in value.kinds:
+        if not isinstance(kind, RunKind) or not is_printable(*kind.words):
+            raise TypeError(f"method {value.name!r} lists a {type(kind).__name__} that is not "
+                            "a RunKind of printable command words")
     return value
 
 

@@ -31,6 +31,8 @@ from verstehen.models.providers import (
     provider_plugin,
     split_name,
 )
+from verstehen.models.remote import env_base_url, refuse_credentials
+from verstehen.plugins import exception_line
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -55,18 +57,28 @@ __all__ = [
 
 def check_model(name: str) -> None:
     """Refuse in one line, before anything runs, a model name or a local/ file that cannot be
-    opened (a missing or non-GGUF file)."""
+    opened (a missing or non-GGUF file), or a base URL in the environment for its provider
+    that holds a user name or password (OPENAI_BASE_URL...)."""
     provider, model = split_name(name)
     if provider == "local":
         from verstehen.models.local import resolve_path
 
         resolve_path(model)
+    elif provider in {"openai", "anthropic"}:
+        env_base_url(f"{provider.upper()}_BASE_URL")
+    elif provider == "litellm":
+        from verstehen.models.litellm_api import base_variables
+
+        env_base_url(*base_variables(model.partition("/")[0]))
 
 
 def get_model(name: str, **args: Any) -> Model:
     """Build the model named "provider/model"; `args` go to the provider (e.g. base_url,
     reasoning_budget), to an installed plugin's factory as `ProviderSettings`."""
     provider, model = split_name(name)
+    base_url = args.get("base_url")
+    for url in [base_url] if isinstance(base_url, str) else base_url or ():
+        refuse_credentials(url)  # for every provider, plugins' too: never sent, never stored
     if (plugin := provider_plugin(provider)) is not None:
         return _plugin_model(plugin, name, model, args)
     if provider == "local":
@@ -97,12 +109,11 @@ def _plugin_model(plugin: ProviderPlugin, name: str, model: str, args: dict[str,
     settings = ProviderSettings(**known, extra=args)
     try:
         made = plugin.make(model, settings)
-    except UserError:
+    except (UserError, KeyboardInterrupt):
         raise
-    except Exception as exc:  # whatever a third party's factory raises
-        first = (str(exc).strip().splitlines() or [""])[0]
+    except BaseException as exc:  # whatever a third party's factory raises, SystemExit too
         raise UserError(f"provider plugin {plugin.info.name!r} could not open {name!r}: "
-                        f"{type(exc).__name__}: {first}") from exc
+                        f"{exception_line(exc)}") from exc
     if not isinstance(made, Model):
         raise UserError(f"provider plugin {plugin.info.name!r} made a "
                         f"{type(made).__name__} for {name!r}, not a verstehen Model")

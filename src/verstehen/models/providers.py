@@ -8,13 +8,13 @@ A package adds a provider with an entry point of group `verstehen.providers` nam
     echo = "echo_provider:PROVIDER"
 
 Installed providers are looked for when a name's provider is not built in (or when all are
-listed), once per process. One that does not load, or whose name is taken, is left out, said in
-one line on stderr (`plugin_problems()` keeps the lines), never a crash.
+listed), once per process. One that does not load (whatever its import raises but Ctrl-C), or
+whose name is taken or text not printable, is left out, said in one line on stderr
+(`plugin_problems()` keeps the lines), never a crash; a built-in provider stays.
 """
 
 from __future__ import annotations
 
-import functools
 import importlib.metadata
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -23,7 +23,7 @@ from typing import Any
 
 from verstehen.errors import UserError
 from verstehen.models.base import Model
-from verstehen.plugins import left_out, warn_each
+from verstehen.plugins import PluginError, is_printable, left_out, load, once, warn_each
 
 DEFAULT_MODEL = "local/smollm2-135m"
 GROUP = "verstehen.providers"
@@ -128,7 +128,7 @@ def split_name(name: str) -> tuple[str, str]:
     return provider, model
 
 
-@functools.cache
+@once
 def _installed() -> tuple[dict[str, ProviderPlugin], tuple[str, ...]]:
     """(the installed plugins by provider name, a line for each one left out); the lines are
     said on stderr when first found."""
@@ -136,9 +136,9 @@ def _installed() -> tuple[dict[str, ProviderPlugin], tuple[str, ...]]:
     problems: list[str] = []
     for point in _entry_points():
         try:
-            plugin = _plugin(point.load(), point.value)
-        except Exception as exc:  # whatever a third party's import raises
-            problems.append(left_out("provider plugin", point, f"{type(exc).__name__}: {exc}"))
+            plugin = load(point, _plugin)
+        except PluginError as exc:
+            problems.append(left_out("provider plugin", point, str(exc)))
             continue
         name = plugin.info.name
         if name in PROVIDERS or name in found:
@@ -167,4 +167,8 @@ def _plugin(value: object, where: str) -> ProviderPlugin:
                          "'-', '_' or '.'")
     if not callable(value.make):
         raise TypeError(f"the factory of provider {name!r} is not callable")
+    info = value.info
+    if not is_printable(info.example, info.capabilities, info.key_variable or ""):
+        raise ValueError(f"provider {name!r}: its example, capabilities or key variable is "
+                         "not printable text")
     return value

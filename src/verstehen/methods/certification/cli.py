@@ -14,6 +14,7 @@ from verstehen.cli.flags import (
     print_json,
     settings_from,
 )
+from verstehen.cli.inputs import declare_reads
 from verstehen.cli.options import add_options, options_from
 from verstehen.cli.resume import add_resume_flag
 from verstehen.cli.runs import EXIT_CALL_FAILED, finish
@@ -23,6 +24,7 @@ from verstehen.cli.verdicts import (
     add_verdict_flags,
     end_with_verdicts,
 )
+from verstehen.engine.store.inputs import FILE
 from verstehen.errors import UserError
 from verstehen.methods.certification.api import (
     NearbyCriterion,
@@ -45,9 +47,10 @@ from verstehen.methods.certification.parameters import (
 )
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import criterion_for
-from verstehen.methods.certification.scopes import SCOPE_HELP as SCOPE_LISTING
+from verstehen.methods.certification.scopes import scope_listing
 from verstehen.methods.certification.text import explain
 from verstehen.models import DEFAULT_MODEL
+from verstehen.scopes.mcq import MCQ_SPEC
 from verstehen.text.tables import plural
 
 
@@ -59,8 +62,10 @@ def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) ->
     # by hand: --scores decides from a file, refusing --model, and takes --scope too
     cert.add_argument("--model", dest="model", type=model_name, default=None,
                       help=f"{MODEL_HELP} (default {DEFAULT_MODEL})")
-    cert.add_argument("--scope", dest="scope", default=None, help=SCOPE_HELP)
-    cert.add_argument("--scores", type=Path, default=None, help=SCORES_HELP)
+    declare_reads(cert.add_argument("--scope", dest="scope", default=None, help=SCOPE_HELP),
+                  MCQ_SPEC)
+    declare_reads(cert.add_argument("--scores", type=Path, default=None, help=SCORES_HELP),
+                  FILE)
     add_options(cert, CertifyOptions)
     cert.add_argument("--json", action="store_true", help="print one JSON object")
     cert.add_argument("--runs-dir", type=Path, default=None,
@@ -86,7 +91,7 @@ def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) ->
 
 def cmd_scopes(args: argparse.Namespace) -> int:
     """List the scopes with a line on each."""
-    print(SCOPE_LISTING)
+    print(scope_listing())
     print("\n`verstehen audit --subject S` audits arithmetic and the concept scopes by subject")
     return 0
 

@@ -12,9 +12,13 @@ generation prompt so that the reply can be read.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+
 from verstehen.domains.base import InstanceCheck, InstanceTests
 from verstehen.domains.catalog import CONCEPTS
 from verstehen.domains.registry import concept_tasks
+from verstehen.plugins import LazyMapping, LazySet, once
 
 __all__ = ["EXACT_SCOPES", "INSTANCE_REQUESTS", "INSTANCE_TESTED", "InstanceCheck",
            "instance_check"]
@@ -27,11 +31,26 @@ def _instance_tests(scope: str) -> InstanceTests:
     return tasks
 
 
-EXACT_SCOPES = frozenset(c.scope for c in CONCEPTS if c.scope)
-_TESTS = {scope: _instance_tests(scope) for scope in sorted(EXACT_SCOPES)}
-INSTANCE_TESTED = frozenset(scope for scope, tests in _TESTS.items() if tests.instance_tested)
-INSTANCE_REQUESTS: dict[str, str] = {scope: tests.instance_request
-                                     for scope, tests in _TESTS.items()}
+@once
+def _tests() -> dict[str, InstanceTests]:
+    """Each exact scope's instance tests (the plugin domains' too: read at the first use)."""
+    return {scope: _instance_tests(scope)
+            for scope in sorted({c.scope for c in CONCEPTS if c.scope})}
+
+
+@once
+def _tested() -> frozenset[str]:
+    return frozenset(scope for scope, tests in _tests().items() if tests.instance_tested)
+
+
+@once
+def _requests() -> dict[str, str]:
+    return {scope: tests.instance_request for scope, tests in _tests().items()}
+
+
+EXACT_SCOPES: AbstractSet[str] = LazySet(lambda: _tests().keys())
+INSTANCE_TESTED: AbstractSet[str] = LazySet(_tested)
+INSTANCE_REQUESTS: Mapping[str, str] = LazyMapping(_requests)
 
 
 def instance_check(scope: str, text: str) -> InstanceCheck:
@@ -39,6 +58,6 @@ def instance_check(scope: str, text: str) -> InstanceCheck:
 
     ValueError when `scope` is not an exactly-graded scope of the catalog.
     """
-    if scope not in _TESTS:
+    if scope not in _tests():
         raise ValueError(f"{scope!r} is not an exactly-graded scope: {sorted(EXACT_SCOPES)}")
-    return _TESTS[scope].instance_check(text)
+    return _tests()[scope].instance_check(text)

@@ -20,7 +20,7 @@ from verstehen.methods.certification.scopes.concepts import ConceptScope
 from verstehen.scopes.base import ExplainableScope, Question, Scope
 from verstehen.scopes.mcq import MCQScope
 
-__all__ = ["BUILTIN_SCOPES", "SCOPE_HELP", "ExplainableScope", "Question", "Scope", "get_scope",
+__all__ = ["BUILTIN_SCOPES", "ExplainableScope", "Question", "Scope", "get_scope", "scope_listing",
            "scope_names"]
 
 # factory(argument, idk_score, wrong_score); the argument is "" for named scopes
@@ -68,11 +68,14 @@ def scope_names() -> list[str]:
     return [*_NAMED, *(f"{p}:{arg}" for p, (arg, _, _) in _PREFIXED.items()), *EXACT_SCOPES]
 
 
-SCOPE_HELP = "\n".join(
-    [f"{name}: {desc}" for name, desc in BUILTIN_SCOPES.items()]
-    + [f"{p}:{arg}: {desc}" for p, (arg, desc, _) in _PREFIXED.items()]
-    + [f"{name}[/{'|'.join(TASK_KINDS)}]: {desc}" for name, desc in EXACT_SCOPES.items()]
-)
+def scope_listing() -> str:
+    """Every scope with its description, a line each (`verstehen scopes`; the plugin domains'
+    scopes are read here, not at import)."""
+    return "\n".join(
+        [f"{name}: {desc}" for name, desc in BUILTIN_SCOPES.items()]
+        + [f"{p}:{arg}: {desc}" for p, (arg, desc, _) in _PREFIXED.items()]
+        + [f"{name}[/{'|'.join(TASK_KINDS)}]: {desc}" for name, desc in EXACT_SCOPES.items()]
+    )
 
 
 def _concept_scope(spec: str, idk_score: float | None, wrong_score: float | None) -> Scope | None:

@@ -1,0 +1,5 @@
+"""A plugin module that ends the process when imported."""
+
+import sys
+
+sys.exit(3)
