@@ -77,9 +77,10 @@ def junit(path: Path) -> tuple[ET.Element, list[ET.Element]]:
 
 @pytest.mark.parametrize(("model", "fail_on", "code", "verdict"), [
     ("right", None, 0, "understands"),
-    ("right", "does-not-understand", 0, "understands"),
+    ("right", "does_not_understand", 0, "understands"),
     ("blank", None, 0, "does_not_understand"),
-    ("blank", "does-not-understand", EXIT_VERDICT, "does_not_understand"),
+    ("blank", "does_not_understand", EXIT_VERDICT, "does_not_understand"),
+    ("blank", "does-not-understand", EXIT_VERDICT, "does_not_understand"),  # as before
     ("blank", "inconclusive", 0, "does_not_understand"),
     ("right", "understands", EXIT_VERDICT, "understands"),  # a model that must not pass
 ])
@@ -95,13 +96,16 @@ def test_certify_exits_3_exactly_when_the_verdict_is_in_fail_on(
                         f"({verdict.replace('_', ' ')}); exit 3"]
     else:
         assert gate == []
+    # the spelling of before is read, with one line giving the data's
+    warned = [line for line in done.stderr.splitlines() if "is now spelled" in line]
+    assert len(warned) == ("-" in (fail_on or "")), done.stderr
 
 
 def test_fail_on_inconclusive_on_a_budget_too_small_to_decide(cli: Cli, tmp_path: Path) -> None:
     """Four right answers decide nothing (see the header): inconclusive is in the list, exit 3;
     the JUnit failure carries the verdict with its mean and bounds, worked by hand."""
     report = tmp_path / "out.xml"
-    done = certify(cli, by_model(4), "right", "--fail-on", "does-not-understand,inconclusive",
+    done = certify(cli, by_model(4), "right", "--fail-on", "does_not_understand,inconclusive",
                    "--junit", str(report), questions=4)
     assert done.returncode == EXIT_VERDICT, done.stderr
     assert decision(done) == "inconclusive"
@@ -115,7 +119,7 @@ def test_fail_on_inconclusive_on_a_budget_too_small_to_decide(cli: Cli, tmp_path
     assert "n=4; PG 0.8, RID 0.2, δ 0.05" in message
     assert "INCONCLUSIVE" in (failure.text or "")
     properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert properties["fail-on"] == "does-not-understand,inconclusive"
+    assert properties["fail-on"] == "does_not_understand,inconclusive"
     assert properties["pg"] == "0.8" and Path(properties["run"] or "").is_dir()
 
 
@@ -123,9 +127,9 @@ def test_junit_of_a_failing_and_a_passing_certify(cli: Cli, tmp_path: Path) -> N
     """The failing model's testcase fails, with U(0, 16, 0.025) = 0.206 in its message; the
     passing one's has no failure and says its verdict, L = 0.829, in system-out."""
     failed, passed = tmp_path / "failed.xml", tmp_path / "passed.xml"
-    certify(cli, by_model(16), "blank", "--fail-on", "does-not-understand",
+    certify(cli, by_model(16), "blank", "--fail-on", "does_not_understand",
             "--junit", str(failed))
-    certify(cli, by_model(16), "right", "--fail-on", "does-not-understand",
+    certify(cli, by_model(16), "right", "--fail-on", "does_not_understand",
             "--junit", str(passed))
     suite, (case,) = junit(failed)
     assert suite.get("failures") == "1"
@@ -152,7 +156,7 @@ def test_junit_without_fail_on_fails_no_testcase(cli: Cli, tmp_path: Path) -> No
 def test_failed_calls_still_exit_1_and_are_an_error_in_junit(cli: Cli, tmp_path: Path) -> None:
     report = tmp_path / "out.xml"
     done = certify(cli, failing, "right", "--max-attempts", "1", "--fail-on",
-                   "does-not-understand,inconclusive", "--junit", str(report), questions=4)
+                   "does_not_understand,inconclusive", "--junit", str(report), questions=4)
     assert done.returncode == 1, done.stderr
     assert "in --fail-on" not in done.stderr
     suite, (case,) = junit(report)
@@ -186,7 +190,7 @@ def test_audit_fail_on_with_a_passing_and_a_failing_model(cli: Cli, tmp_path: Pa
     report = tmp_path / "audit.xml"
     with StubEndpoints(1, route=by_model(64)) as stub:
         audit = ["audit", "--base-url", stub.urls[0], "--subject", SCOPE, "--no-progress",
-                 "--json", "--fail-on", "does-not-understand"]
+                 "--json", "--fail-on", "does_not_understand"]
         both = cli([*audit, "--model", "openai/right", "--model", "openai/blank",
                     "--junit", str(report)])
         alone = cli([*audit, "--model", "openai/right"])
@@ -209,7 +213,8 @@ def test_audit_fail_on_with_a_passing_and_a_failing_model(cli: Cli, tmp_path: Pa
 @pytest.mark.parametrize(("value", "needle"), [
     ("maybe", "'maybe' is not a verdict"),
     ("", "give one or more of"),
-    ("does-not-understand,", "'' is not a verdict"),
+    ("does_not_understand,", "'' is not a verdict"),
+    ("does-not-understand,maybe", "'maybe' is not a verdict"),  # refused: no warning line
 ])
 def test_a_bad_fail_on_is_one_line_exit_2(cli: Cli, value: str, needle: str) -> None:
     for command in (["certify", "--scope", SCOPE], ["audit"]):
@@ -248,6 +253,6 @@ def test_a_resume_types_junit_again_and_may_add_fail_on(cli: Cli, tmp_path: Path
         assert refused.returncode == 2 and "--junit" in refused.stderr
         assert not written.exists()
         again = cli(["certify", "--resume", str(run), "--base-url", stub.urls[0],
-                     "--junit", str(written), "--fail-on", "does-not-understand"])
+                     "--junit", str(written), "--fail-on", "does_not_understand"])
     assert again.returncode == 3, again.stderr
     assert written.exists()

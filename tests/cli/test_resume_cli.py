@@ -156,7 +156,8 @@ def test_a_killed_run_reads_as_interrupted_and_resumes(stub_server, cli_env):
 def finished_certify(cli, stub_server, cli_env) -> tuple[Path, str]:
     """A finished certify run folder and the URL of the server it asked."""
     server = stub_server()
-    done = cli([*CERTIFY, "--questions", "20", "--base-url", server.url])
+    at = CERTIFY.index("--questions") + 1  # a flag is given once: 20 in place of QUESTIONS
+    done = cli([*CERTIFY[:at], "20", *CERTIFY[at + 1:], "--base-url", server.url])
     assert done.returncode == 0, done.stderr
     [run] = Path(cli_env["VERSTEHEN_RUNS_DIR"]).iterdir()
     return run, server.url

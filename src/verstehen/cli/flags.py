@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from verstehen.cli.given_once import forget_given, register_once
 from verstehen.cli.resume import add_resume_flag
 from verstehen.engine.session import RunSettings
 from verstehen.engine.settings import EngineSettings
@@ -33,13 +34,25 @@ EXIT_USER_ERROR = 2
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2) instead of usage dumps; a command's options may
     come between its positional arguments (`batch MODEL --base-url URL PROMPTS`), and what it
-    cannot read is said with the command's own --help."""
+    cannot read is said with the command's own --help; a flag that holds one value is refused
+    when given twice (`cli/given_once.py`) rather than the last one silently winning."""
 
     _intermixing = False
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        register_once(self)
+
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         """Options and positionals in any order for a command without subcommands."""
-        if self._intermixing or self._subparsers is not None:
+        if self._intermixing:
+            return super().parse_known_args(args, namespace)
+        found, extras = self._parse_known(args, namespace)
+        forget_given(found)
+        return found, extras
+
+    def _parse_known(self, args: Any, namespace: Any) -> Any:
+        if self._subparsers is not None:
             return super().parse_known_args(args, namespace)
         self._intermixing = True  # parse_known_intermixed_args calls back into this method
         try:
@@ -160,6 +173,8 @@ def base_urls(text: str) -> tuple[str, ...]:
 class BaseUrls(argparse.Action):
     """--base-url given once is that URL (text); given again, or as a file of several, the
     tuple of them all: replicas of one model."""
+
+    repeatable = True  # each one given adds a replica
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:

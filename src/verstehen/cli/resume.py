@@ -277,9 +277,11 @@ def check_folder_cache(store: RunStore, typed: str | Path | None, made: str | No
 
 def _without(tokens: list[str], stored: list[Setting], typed: list[Setting]) -> list[str]:
     """The run's command line less its destination flags, which the typed command gives
-    (with the same values, credentials included), and less its --cache when the typed one
-    gives another. NAME@URL models stay in place: their order is the run's."""
-    replaced = {*DESTINATIONS, *(("--cache",) if _values(typed, "--cache") else ())}
+    (with the same values, credentials included), and less each flag the typed command gives
+    again (--cache, --timeout, --json, ...: the typed one counts, and a flag is given once).
+    NAME@URL models stay in place: their order is the run's."""
+    replaced = {*DESTINATIONS, *(s.flag for s in typed
+                                 if s.flag in RESUME_VALUE_FLAGS or s.flag in RESUME_SWITCHES)}
     dropped = {i for s in stored if s.flag in replaced for i in range(s.start, s.stop)}
     return [t for i, t in enumerate(tokens) if i not in dropped]
 

@@ -28,13 +28,16 @@ from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
 from verstehen.text.tables import plural
 
 EXIT_VERDICT = 3
-# the verdicts --fail-on takes, as typed (the JSON form's underscores are read too)
-FAIL_ON_WORDS = {decision.value.replace("_", "-"): decision for decision in (
+# the verdicts --fail-on takes, spelled as the data spells them (the enum's values)
+FAIL_ON_WORDS = {decision.value: decision for decision in (
     Decision.DOES_NOT_UNDERSTAND, Decision.INCONCLUSIVE, Decision.UNDERSTANDS)}
+# the spelling --fail-on took before (does-not-understand): read, with a line saying the new one
+HYPHENATED = {word.replace("_", "-"): word for word in FAIL_ON_WORDS if "_" in word}
 FAIL_ON_HELP = (
-    "exit with code 3 when any verdict of the run (each scope's; audit: each model's on each "
-    f"target) is one of these, a comma list of {', '.join(FAIL_ON_WORDS)} (e.g. "
-    "does-not-understand,inconclusive to gate CI; understands for a model that must not be "
+    "exit with code 3 when any verdict of the run (certify: each model's on each scope; "
+    "audit: each model's on each target) is one of these, a comma list of "
+    f"{', '.join(FAIL_ON_WORDS)} (e.g. "
+    "does_not_understand,inconclusive to gate CI; understands for a model that must not be "
     "certified). Failed calls still exit 1 first, since such a run has no verdict to trust; "
     "bad flags exit 2, Ctrl-C 130")
 JUNIT_HELP = (
@@ -47,13 +50,17 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def fail_on(text: str) -> frozenset[Decision]:
     """The verdicts of a `--fail-on` comma list (a flag type: a bad word fails the parse)."""
-    words = [word.strip().lower().replace("_", "-") for word in text.split(",")]
+    typed = [word.strip().lower() for word in text.split(",")]
+    words = [HYPHENATED.get(word, word) for word in typed]
     if not any(words):
         raise argparse.ArgumentTypeError(f"give one or more of {', '.join(FAIL_ON_WORDS)}")
     unknown = [word for word in words if word not in FAIL_ON_WORDS]
     if unknown:
         raise argparse.ArgumentTypeError(
             f"{unknown[0]!r} is not a verdict: give a comma list of {', '.join(FAIL_ON_WORDS)}")
+    for old in dict.fromkeys(word for word in typed if word in HYPHENATED):
+        print(f"verstehen: warning: --fail-on {old} is now spelled {HYPHENATED[old]}, as the "
+              "data spells it; the old spelling goes in the next release", file=sys.stderr)
     return frozenset(FAIL_ON_WORDS[word] for word in words)
 
 

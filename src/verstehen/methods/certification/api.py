@@ -40,9 +40,20 @@ from verstehen.methods.certification.plan import (
 )
 from verstehen.methods.certification.run import criterion_of
 from verstehen.methods.certification.sequential import certify_sequential
+from verstehen.methods.certification.twins_text import (
+    bounds_headline,
+    bounds_table,
+    bounds_text,
+    plan_headline,
+    plan_table,
+    plan_text,
+    scores_table,
+    scores_text,
+)
 from verstehen.methods.certification.verdict import Criterion, Verdict
 from verstehen.methods.options import declared_function
 from verstehen.results import JsonForm
+from verstehen.text.display import Display, Table
 from verstehen.text.tables import plural
 from verstehen.textfiles import read_text
 
@@ -62,12 +73,24 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class CertifyScoresResult(JsonForm):
+class CertifyScoresResult(Display, JsonForm):
     """A verdict decided from given scores: the file they came from (None when given as
     numbers) and the verdict."""
 
     scores: Path | None
     verdict: Verdict
+
+    def text(self) -> str:
+        """What `verstehen certify --scores` prints: the verdict in words."""
+        return scores_text(self.verdict)
+
+    def tables(self) -> list[Table]:
+        """The verdict as one table row."""
+        return [scores_table(str(self.scores or "scores given"), self.verdict)]
+
+    def headline(self) -> str:
+        """The verdict with its bounds and criterion, in one line."""
+        return f"{self.scores or 'scores given'}: {self.verdict}"
 
 
 def scores_decision(given: CertifyScoresParameters) -> CertifyScoresResult:
@@ -80,11 +103,12 @@ def scores_decision(given: CertifyScoresParameters) -> CertifyScoresResult:
     scores = given.scores
     if isinstance(scores, (str, Path)):
         path: Path | None = Path(scores)
-        values = read_scores(Path(scores), given.scope)
+        values = read_scores(Path(scores), given.scope, given.model)
     else:
-        if given.scope is not None:
-            raise UserError("scope picks the answers of one scope from a run's records.jsonl; "
-                            "scores given as numbers have none: leave it out")
+        for name in ("scope", "model"):
+            if getattr(given, name) is not None:
+                raise UserError(f"{name} picks the answers of one {name} from a run's "
+                                "records.jsonl; scores given as numbers have none: leave it out")
         path, values = None, checked_scores(scores)
     return CertifyScoresResult(path, scores_verdict(values, criterion, sequential=given.sequential,
                                               first_look=given.first_look,
@@ -129,10 +153,11 @@ def scores_verdict(scores: list[float], criterion: Criterion, *, sequential: boo
                               first=first_look, max_n=budget)
 
 
-def read_scores(path: Path, scope: str | None = None) -> list[float]:
+def read_scores(path: Path, scope: str | None = None, model: str | None = None) -> list[float]:
     """Scores from a file: one number a line, JSONL objects with a "score" field, or a run's
-    records.jsonl, of which the asked answers of one scope count (`scope`, needed when the
-    records hold several; rephrasings, explanations and failed calls are left out)."""
+    records.jsonl, of which the asked answers of one scope and one model count (`scope` and
+    `model`, each needed when the records hold several; rephrasings, explanations and failed
+    calls are left out)."""
     if not path.is_file():
         raise UserError(f"scores file not found: {path}")
     rows: list[tuple[int, Any]] = []
@@ -145,10 +170,11 @@ def read_scores(path: Path, scope: str | None = None) -> list[float]:
         except ValueError:
             rows.append((n, text))
     if any(isinstance(value, dict) and "kind" in value for _, value in rows):
-        rows = _asked_answers(path, rows, scope)
-    elif scope is not None:
-        raise UserError(f"{path} holds plain scores, not a run's records: --scope picks the "
-                        "answers of one scope from records.jsonl; leave it out here")
+        rows = _asked_answers(path, rows, scope, model)
+    elif scope is not None or model is not None:
+        flag = "--scope" if scope is not None else "--model"
+        raise UserError(f"{path} holds plain scores, not a run's records: {flag} picks the "
+                        f"answers of one {flag[2:]} from records.jsonl; leave it out here")
     scores = []
     for n, value in rows:
         try:
@@ -165,12 +191,21 @@ def read_scores(path: Path, scope: str | None = None) -> list[float]:
     return scores
 
 
-def _asked_answers(path: Path, rows: list[tuple[int, Any]], scope: str | None
-                   ) -> list[tuple[int, Any]]:
-    """The records of asked answers that were graded, of one scope (UserError naming the
-    scopes when there are several and none was chosen)."""
+def _asked_answers(path: Path, rows: list[tuple[int, Any]], scope: str | None,
+                   model: str | None = None) -> list[tuple[int, Any]]:
+    """The records of asked answers that were graded, of one model and one scope (UserError
+    naming the models, or the scopes, when there are several and none was chosen)."""
     answers = [(n, r) for n, r in rows if isinstance(r, dict) and r.get("kind") == "answer"
                and r.get("score") is not None]
+    models = sorted({str(r.get("model")) for _, r in answers if r.get("model") is not None})
+    if model is not None:
+        if model not in models:
+            raise UserError(f"{path} has no graded answers of model {model!r}: its models are "
+                            f"{', '.join(models) or 'not named'}")
+        answers = [(n, r) for n, r in answers if r.get("model") == model]
+    elif len(models) > 1:
+        raise UserError(f"{path} holds the answers of {len(models)} models "
+                        f"({', '.join(models)}): choose one with --model")
     scopes = sorted({str(r.get("scope")) for _, r in answers})
     if scope is not None:
         wanted = canonical_name(scope)
@@ -185,7 +220,7 @@ def _asked_answers(path: Path, rows: list[tuple[int, Any]], scope: str | None
 
 
 @dataclass(frozen=True)
-class BoundsResult(JsonForm):
+class BoundsResult(Display, JsonForm):
     """Chernoff (KL) and Hoeffding bounds on the mean of `n` samples in [0, 1], each holding
     with probability at least 1 - delta (Hoeffding's may leave [0, 1]: then uninformative)."""
 
@@ -196,6 +231,18 @@ class BoundsResult(JsonForm):
     chernoff_upper: float
     hoeffding_lower: float
     hoeffding_upper: float
+
+    def text(self) -> str:
+        """What `verstehen bounds` prints."""
+        return bounds_text(self)
+
+    def tables(self) -> list[Table]:
+        """L and U of each bound."""
+        return [bounds_table(self)]
+
+    def headline(self) -> str:
+        """Both intervals in one line."""
+        return bounds_headline(self)
 
 
 def mean_bounds(given: BoundsParameters) -> BoundsResult:
@@ -221,7 +268,7 @@ class NearbyCriterion(JsonForm):
 
 
 @dataclass(frozen=True)
-class PlanResult(JsonForm):
+class PlanResult(Display, JsonForm):
     """How many questions a verdict likely needs at a criterion, given the expected rates:
     at a fixed n and by the sequential looks (None: no number will likely decide; then
     `nearby` names a criterion that would, where there is one)."""
@@ -237,6 +284,18 @@ class PlanResult(JsonForm):
     sequential_questions: int | None
     first_look: int
     nearby: NearbyCriterion | None
+
+    def text(self) -> str:
+        """What `verstehen plan` prints."""
+        return plan_text(self)
+
+    def tables(self) -> list[Table]:
+        """The questions each procedure likely needs."""
+        return [plan_table(self)]
+
+    def headline(self) -> str:
+        """The expected verdict and the questions it likely needs, in one line."""
+        return plan_headline(self)
 
 
 def questions_needed(given: PlanParameters) -> PlanResult:

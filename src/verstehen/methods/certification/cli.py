@@ -27,8 +27,6 @@ from verstehen.cli.verdicts import (
 from verstehen.engine.store.inputs import FILE
 from verstehen.errors import UserError
 from verstehen.methods.certification.api import (
-    NearbyCriterion,
-    PlanResult,
     mean_bounds,
     questions_needed,
     scores_decision,
@@ -49,6 +47,7 @@ from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import criterion_for
 from verstehen.methods.certification.scopes import scope_listing
 from verstehen.methods.certification.text import explain
+from verstehen.methods.certification.twins_text import bounds_text, plan_text
 from verstehen.models import DEFAULT_MODEL
 from verstehen.scopes.mcq import MCQ_SPEC
 from verstehen.text.tables import plural
@@ -59,10 +58,11 @@ def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) ->
     tree."""
     cert = commands.add_parser("certify", parents=[engine],
                                help="verdict on a scope: understands, does not, inconclusive")
-    # by hand: --scores decides from a file, refusing --model, and takes --scope too
-    cert.add_argument("--model", dest="model", type=model_name, default=None,
-                      help=f"{MODEL_HELP} (default {DEFAULT_MODEL})")
-    declare_reads(cert.add_argument("--scope", dest="scope", default=None, help=SCOPE_HELP),
+    # by hand: --scores decides from a file, where --model and --scope pick a run's answers
+    cert.add_argument("--model", dest="model", type=model_name, default=None, action="append",
+                      metavar="MODEL", help=f"{MODEL_HELP} (default {DEFAULT_MODEL})")
+    declare_reads(cert.add_argument("--scope", dest="scope", default=None, action="append",
+                                    metavar="SCOPE", help=SCOPE_HELP),
                   MCQ_SPEC)
     declare_reads(cert.add_argument("--scores", type=Path, default=None, help=SCORES_HELP),
                   FILE)
@@ -102,11 +102,7 @@ def cmd_bounds(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out.to_dict())
         return 0
-    print(f"mean {out.mean:g} over n = {out.n}, each bound holds with probability "
-          f">= {1 - out.delta:g}")
-    print(f"  Chernoff (KL):  L = {out.chernoff_lower:.9f}   U = {out.chernoff_upper:.9f}")
-    print(f"  Hoeffding:      L = {out.hoeffding_lower:.9f}   U = {out.hoeffding_upper:.9f}"
-          "  (outside [0, 1] means uninformative)")
+    print(bounds_text(out))
     return 0
 
 
@@ -116,36 +112,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out.to_dict())
         return 0
-    if out.fixed_questions is None:
-        print(f"no number of questions will likely decide: {_on_threshold(out)}"
-              + ("" if out.nearby is None else f"; {_nearby_words(out, out.nearby)}"))
-        return 0
-    print(f"expected verdict: {out.expected_verdict} (PG {out.pg:g}, RID {out.rid:g}, "
-          f"δ {out.delta:g})")
-    print(f"  fixed n:     {out.fixed_questions} questions")
-    print(f"  sequential:  stops by the checkpoint at {out.sequential_questions} questions "
-          f"(looks at {out.first_look}, {2 * out.first_look}, ...)")
+    print(plan_text(out))
     return 0
-
-
-def _on_threshold(out: PlanResult) -> str:
-    """Which expected rate sits on which threshold (or too near to tell apart)."""
-    parts = []
-    if out.expected_score <= out.pg:
-        parts.append(f"the expected score {out.expected_score:g} sits on PG {out.pg:g}")
-    if out.expected_rid >= out.rid:
-        parts.append(f"the expected rate {out.expected_rid:g} sits on RID {out.rid:g}")
-    return " and ".join(parts) or "the expected rates sit too near PG or RID"
-
-
-def _nearby_words(out: PlanResult, near: NearbyCriterion) -> str:
-    """The flags of a nearby criterion that decides, and the questions it then needs."""
-    flags = " ".join(f"--{name} {new:g}" for name, old, new in (
-        ("pg", out.pg, near.pg), ("rid", out.rid, near.rid)) if new != old)
-    looks = ("" if near.sequential_questions is None
-             else f", sequential looks up to {near.sequential_questions:,}")
-    return (f"with {flags}, \"understands\" likely comes within {near.fixed_questions:,} "
-            f"questions at a fixed n{looks}")
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
@@ -169,9 +137,10 @@ def cmd_certify(args: argparse.Namespace) -> int:
 
 
 def _verdict_suite(result: CertifyResult) -> VerdictSuite:
-    """Each scope's verdict, for --fail-on and --junit."""
+    """Each (model, scope) verdict, for --fail-on and --junit: one testcase each."""
     return VerdictSuite("certify", tuple(
-        VerdictCase(result.model, scope.scope, scope.verdict, _no_verdict(scope.failed_calls))
+        VerdictCase(result.model_of(scope), scope.scope, scope.verdict,
+                    _no_verdict(scope.failed_calls))
         for scope in result.scopes), result.criterion, result.run_dir, result.seconds)
 
 
@@ -187,19 +156,23 @@ def _certify_scores(args: argparse.Namespace) -> int:
     """`certify --scores FILE`: the verdict on the file's scores, printed."""
     criterion = criterion_for(args.pg, args.rid, args.delta,
                               rid_test_length=args.rid_test_length, resume=args.resume)
-    if args.model:
-        raise UserError("--scores decides from a file: leave out --model")
     if args.questions is not None or args.explanations:
         raise UserError("--scores decides from the file's scores: leave out --questions "
                         "and --explanations")
+    for flag, given in (("--model", args.model), ("--scope", args.scope)):
+        if given is not None and len(given) > 1:
+            raise UserError(f"--scores makes one verdict, on the answers of one {flag[2:]} of "
+                            f"a run's records: give {flag} once (or run certify without "
+                            "--scores for several)")
+    model, scope = (None if given is None else given[0] for given in (args.model, args.scope))
     # the criterion as resolved (a resumed run's own where the flags gave none)
     done = scores_decision(options_from(CertifyScoresParameters, args, pg=criterion.pg,
                                         rid=criterion.rid, delta=criterion.delta,
-                                        rid_test_length=None))
+                                        rid_test_length=None, model=model, scope=scope))
     if args.json:
         print_json(done.to_dict())
     else:
         print("\n".join(explain(done.verdict)))
-    name = args.scope or str(args.scores)
     return end_with_verdicts(args, VerdictSuite(
-        "certify", (VerdictCase("scores", name, done.verdict),), criterion), 0)
+        "certify", (VerdictCase(model or "scores", scope or str(args.scores), done.verdict),),
+        criterion), 0)

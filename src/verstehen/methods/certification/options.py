@@ -8,6 +8,7 @@ a run folder made from Python is the one the command makes.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 from verstehen.engine.session import RunSettings
 from verstehen.methods.certification.parameters import (
@@ -26,6 +27,7 @@ from verstehen.methods.certification.run import (
     check_program_questions,
     criterion_for,
     make_plan,
+    model_list,
 )
 from verstehen.methods.certification.sandbox import Limits, max_inputs
 from verstehen.methods.certification.scopes.draw import PHRASINGS
@@ -46,18 +48,22 @@ from verstehen.scopes.base import Scope
 SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder, or "
               "hf:DATASET[:CONFIG][@REVISION][#SPLIT]), or "
               "a concept such as game-theory/pure-nash or poetry/haiku/classify "
-              "(`verstehen scopes` lists them)")
-MODEL_HELP = "provider/model"
+              "(`verstehen scopes` lists them); several (--scope again, or a list) each get a "
+              "verdict of each model")
+MODEL_HELP = ("provider/model; several (--model again, or a list) are each certified on every "
+              "scope, in one run")
 
 
 @options_class
 class CertifyOptions(Options):
     """What a certification run asks of which model, and the criterion of its verdict."""
 
-    # --model and --scope are written by hand: `certify --scores` takes --scope too and
-    # refuses --model, so on the CLI both default to None
-    model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
-    scope: str | Scope = option(help=SCOPE_HELP, flag=SHARED, kw_only=False)
+    # --model and --scope are written by hand: `certify --scores` takes both to pick a run's
+    # answers, so on the CLI both default to None
+    model: str | Model | Sequence[str | Model] = option(
+        help=MODEL_HELP, flag=SHARED, many=True, kw_only=False)
+    scope: str | Scope | Sequence[str | Scope] = option(
+        help=SCOPE_HELP, flag=SHARED, many=True, kw_only=False)
     questions: int | None = option(
         default=None, kind=int, range=COUNT,
         shown=f"{DEFAULT_QUESTIONS}, or the fewest that can certify a perfect model when the "
@@ -101,11 +107,27 @@ class CertifyOptions(Options):
     wrong_score: float | None = option(default=None, kind=float, range=UNIT, shown="0",
                                        help="score of a wrong choice in mcq scopes")
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("model", "scope"):  # one in a list is that one, as either face gives it
+            value = getattr(self, name)
+            if isinstance(value, tuple) and len(value) == 1:
+                object.__setattr__(self, name, value[0])
+
+    def model_list(self) -> list[str | Model]:
+        """The models to certify, as a list (one given alone is a list of one)."""
+        return model_list(self.model)
+
+    def scope_list(self) -> list[str | Scope]:
+        """The scopes to certify each model on, as a list (one alone is a list of one)."""
+        return [self.scope] if isinstance(self.scope, (str, Scope)) else list(self.scope)
+
 
 async def run_certify(options: CertifyOptions, settings: RunSettings) -> CertifyResult:
-    """Certify `model` on one scope: `questions` answers, or `sequential` looks up to
-    `max_questions` (each by default 100 and 1024, or the fewest that can certify a perfect
-    model when the criterion needs more); the verdict at (pg, rid, delta), each by default
+    """Certify `model` (one, or several side by side) on `scope` (one or several), one
+    verdict per model and scope in one run folder: `questions` answers, or `sequential` looks
+    up to `max_questions` (each by default 100 and 1024, or the fewest that can certify a
+    perfect model when the criterion needs more); the verdict at (pg, rid, delta), each by default
     DEFAULT_CRITERION's (0.8, 0.2, 0.05), or a resumed run's own. A budget that cannot reach
     a verdict is run after a UserWarning naming one that can."""
     criterion = criterion_for(options.pg, options.rid, options.delta,
@@ -113,7 +135,7 @@ async def run_certify(options: CertifyOptions, settings: RunSettings) -> Certify
     program_questions = options.program_questions if options.explanations else None
     check_program_questions(program_questions)
     # the scope first, so a bad scope or file is named before the budget is judged
-    scopes = build_scopes([options.scope], idk_score=options.idk_score,
+    scopes = build_scopes(options.scope_list(), idk_score=options.idk_score,
                           wrong_score=options.wrong_score, explanations=options.explanations)
     plan = make_plan(criterion, questions=options.questions, sequential=options.sequential,
                      max_questions=options.max_questions, first_look=options.first_look,
@@ -127,7 +149,7 @@ async def run_certify(options: CertifyOptions, settings: RunSettings) -> Certify
               f"the fewest that can certify a perfect model at PG {criterion.pg:g}, RID "
               f"{criterion.rid:.3g}, δ {criterion.delta:g} (choose with "
               f"--{'max-questions' if plan.sequential else 'questions'})", file=sys.stderr)
-    return await certify_scopes(options.model, scopes, plan,
+    return await certify_scopes(options.model_list(), scopes, plan,
                                 program_questions=program_questions,
                                 base_url=settings.base_url, settings=settings,
                                 command="certify")

@@ -112,6 +112,9 @@ class CertifyScoresParameters(Parameters):
     scope: str | None = option(
         default=None, flag=SHARED,
         help="the scope whose graded answers count, where a run's records.jsonl holds several")
+    model: str | None = option(
+        default=None, flag=SHARED,
+        help="the model whose graded answers count, where a run's records.jsonl holds several")
     sequential: bool = option(
         default=False, flag=SHARED,
         help="decide at the looks first_look, twice that, ... on the scores in order")

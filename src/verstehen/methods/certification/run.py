@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,10 @@ from verstehen.methods.certification.scopes.draw import DRAW
 from verstehen.methods.certification.sequential import budget_warnings
 from verstehen.methods.certification.verdict import Criterion, checkpoints
 from verstehen.models import Model, model_name
+from verstehen.models.endpoints import one_or_several
+from verstehen.models.served_at import BaseUrl
 from verstehen.scopes.base import ExplainableScope, Scope
+from verstehen.text.tables import plural
 
 DEFAULT_QUESTIONS, DEFAULT_MAX_QUESTIONS = 100, 1024
 
@@ -117,18 +121,22 @@ def make_plan(criterion: Criterion, *, questions: int | None = None, sequential:
 
 
 def calls_line(scopes: Sequence[Scope], plan: CertifyPlan,
-               program_questions: int | None = None) -> str:
+               program_questions: int | None = None, models: int = 1) -> str:
     """The calls a run will make, said before the first: questions plus rephrasings (and the
     programs asked for, with explanations), e.g. "50 questions + 20 rephrasings (--rephrase
-    20) = 70 calls"; "up to" where the run may stop early."""
-    many = len(scopes)
-    per = f" for {many} scopes" if many > 1 else ""
+    20) = 70 calls"; "up to" where the run may stop early; each of several models asks them
+    all ("for 2 models x 3 scopes")."""
+    many = len(scopes) * models
+    per = (f" for {models} models x {plural(len(scopes), 'scope')}" if models > 1
+           else f" for {many} scopes" if many > 1 else "")
     if program_questions is not None:
-        programs = sum(len(s.families) for s in scopes if isinstance(s, ExplainableScope))
+        programs = models * sum(len(s.families) for s in scopes
+                                if isinstance(s, ExplainableScope))
         questions = many * plan.questions
         return (f"{programs} program requests + up to {questions:,} questions{per} = up to "
                 f"{programs + questions:,} calls")
-    rephrased = sum(min(plan.rephrase, plan.questions) for s in scopes if s.phrasings > 1)
+    rephrased = models * sum(min(plan.rephrase, plan.questions) for s in scopes
+                             if s.phrasings > 1)
     questions = many * plan.questions
     upto = "up to " if plan.sequential else ""
     looks = ""
@@ -169,61 +177,115 @@ def check_program_questions(count: int | None) -> None:
             f"output, {limits.answer_bytes + MESSAGE_HEAD} bytes each at most")
 
 
-async def certify_scopes(model: str | Model, scopes: Sequence[Scope], plan: CertifyPlan, *,
-                         program_questions: int | None = None,
+def model_list(model: str | Model | Sequence[str | Model]) -> list[str | Model]:
+    """The models of a run, as a list (one given alone is a list of one)."""
+    return [model] if isinstance(model, (str, Model)) else list(model)
+
+
+def _served(models: list[str | Model], base_url: str | Sequence[str] | None
+            ) -> list[tuple[str | Model, BaseUrl]]:
+    """Each model with the server it is called at: one model at `base_url` (as always); of
+    several, `base_url` serves the openai/ and anthropic/ ones, as in the audit (local/ models
+    run in-process and Model objects are open already), and one serving none is refused."""
+    urls = one_or_several(base_url)
+    if len(models) == 1:
+        return [(models[0], urls)]
+    served = [(m, urls if isinstance(m, str) and not m.startswith("local/") else None)
+              for m in models]
+    if urls is not None and all(url is None for _, url in served):
+        raise UserError("--base-url serves the openai/ and anthropic/ models, and this run "
+                        "has none (local/ models run in-process): leave it out")
+    return served
+
+
+async def certify_scopes(model: str | Model | Sequence[str | Model], scopes: Sequence[Scope],
+                         plan: CertifyPlan, *, program_questions: int | None = None,
                          base_url: str | Sequence[str] | None = None,
                          settings: RunSettings | None = None, command: str = "certify",
                          session: Session | None = None) -> CertifyResult:
-    """Certify the model on each scope into one run folder; with `program_questions`, by
-    Procedure 5.1 (a program per question family, each answering that many questions). In an
-    open `session` (a job of several steps), the session is used and left open."""
+    """Certify each model on each scope into one run folder (one verdict per model and scope,
+    each record naming its model); with `program_questions`, by Procedure 5.1 (a program per
+    question family, each answering that many questions). The models are asked one after
+    another, each one's scopes together. In an open `session` (a job of several steps), the
+    session is used and left open."""
     settings = settings or RunSettings()
     check_program_questions(program_questions)
-    name = model_name(model)
+    models = model_list(model)
+    if not models:
+        raise UserError("give at least one model to certify")
+    served = _served(models, base_url)
+    names = [model_name(m) for m in models]
+    if len(set(names)) != len(names):
+        raise UserError(f"a model is named twice: {', '.join(names)}; give each once")
+    named = [s.name for s in scopes]
+    if not named or len(set(named)) != len(named):
+        raise UserError(f"give each scope once, and at least one: {', '.join(named) or 'none'}")
     criterion = plan.criterion
 
-    # the state: the model opened, and each scope's result as its questions are decided
-    async def start(session: Session) -> Started[tuple[Model, list[ScopeResult]]]:
-        opened = session.open_model(model, base_url=base_url)
-        config: CertifyConfig = {"model": name, "scopes": [s.name for s in scopes],
-                                 "pg": criterion.pg,
-                  "rid": criterion.rid, "delta": criterion.delta, "questions": plan.questions,
-                  "sequential": plan.sequential, "first_look": plan.first_look,
-                  "rephrase": plan.rephrase, "max_tokens": plan.max_tokens,
-                  "phrasings": plan.phrasings, "draw": DRAW,
-                  "explanations": program_questions is not None, "base_url": base_url}
-        return Started(config, plan.seed, [opened], (opened, []))
+    # the state: the models opened, and each (model, scope)'s result as it is decided
+    async def start(session: Session) -> Started[tuple[list[Model], list[ScopeResult]]]:
+        opened = [session.open_model(m, base_url=url) for m, url in served]
+        if len({m.name for m in opened}) != len(opened):  # records tell models by name
+            raise UserError(f"two models go by one name: {', '.join(m.name for m in opened)}")
+        # one model's config is what it always was, so its folders of before resume
+        config: CertifyConfig = ({"model": names[0]} if len(names) == 1
+                                 else {"models": [m.name for m in opened]})
+        config.update({"scopes": [s.name for s in scopes], "pg": criterion.pg,
+                       "rid": criterion.rid, "delta": criterion.delta,
+                       "questions": plan.questions, "sequential": plan.sequential,
+                       "first_look": plan.first_look, "rephrase": plan.rephrase,
+                       "max_tokens": plan.max_tokens, "phrasings": plan.phrasings,
+                       "draw": DRAW, "explanations": program_questions is not None,
+                       "base_url": base_url})
+        return Started(config, plan.seed, list(opened), (opened, []))
 
     async def ask(session: Session, store: RunStore,
-                  state: tuple[Model, list[ScopeResult]]) -> None:
+                  state: tuple[list[Model], list[ScopeResult]]) -> None:
         opened, results = state
         if settings.announce:  # before the first call, on stderr (stdout may be --json)
-            print(f"{command}: {calls_line(scopes, plan, program_questions)}", file=sys.stderr)
-        if program_questions is None:
-            # the scopes are asked together: a model that decodes many replies at once (the
-            # in-process one) keeps its batch full while one scope waits for its last reply.
-            # Each adds its questions as it starts.
-            with session.runner.progress.together(len(scopes)) as mark:
+            print(f"{command}: {calls_line(scopes, plan, program_questions, len(opened))}",
+                  file=sys.stderr)
+        for i, one in enumerate(opened):
+            # each model adds its calls when it starts: until the last does, more follow
+            with session.runner.progress.growing(i < len(opened) - 1):
+                made = await _ask_model(session, store, one, scopes, plan, program_questions)
+            results.extend(made if len(opened) == 1 else
+                           [replace(result, model=one.name) for result in made])
 
-                async def certify(part: int) -> ScopeResult:
-                    mark(part)
-                    return await run_certify(session.runner, opened, scopes[part], store, plan)
-
-                results.extend(await asyncio.gather(*(certify(i) for i in range(len(scopes)))))
-            return
-        for i, scope in enumerate(scopes):
-            # each scope adds its programs when it starts: until the last does, more follow
-            with session.runner.progress.growing(i < len(scopes) - 1):
-                assert isinstance(scope, ExplainableScope)
-                results.append(await run_explained(session.runner, opened, scope, store, plan,
-                                                   program_questions))
-
-    def finish(store: RunStore, state: tuple[Model, list[ScopeResult]],
+    def finish(store: RunStore, state: tuple[list[Model], list[ScopeResult]],
                made: Made) -> CertifyResult:
-        return CertifyResult(run_dir=made.run_dir, model=name, criterion=criterion,
-                             scopes=tuple(state[1]), seconds=made.seconds, usage=made.usage)
+        # one model's result has the shape it always had; several go by their records' names
+        several = () if len(names) == 1 else tuple(m.name for m in state[0])
+        return CertifyResult(run_dir=made.run_dir, model=", ".join(several) or names[0],
+                             models=several, criterion=criterion, scopes=tuple(state[1]),
+                             seconds=made.seconds, usage=made.usage)
 
     for note in plan.warnings:
         warn(note, announce=settings.announce)
-    return await run_method(settings, command=command, label=f"{command} {name}", start=start,
-                            ask=ask, finish=finish, session=session)
+    return await run_method(settings, command=command, label=f"{command} {', '.join(names)}",
+                            start=start, ask=ask, finish=finish, session=session)
+
+
+async def _ask_model(session: Session, store: RunStore, opened: Model, scopes: Sequence[Scope],
+                     plan: CertifyPlan, program_questions: int | None) -> list[ScopeResult]:
+    """One model's verdict on each scope: the scopes asked together, or one after another
+    with explanations."""
+    if program_questions is None:
+        # the scopes are asked together: a model that decodes many replies at once (the
+        # in-process one) keeps its batch full while one scope waits for its last reply.
+        # Each adds its questions as it starts.
+        with session.runner.progress.together(len(scopes)) as mark:
+
+            async def certify(part: int) -> ScopeResult:
+                mark(part)
+                return await run_certify(session.runner, opened, scopes[part], store, plan)
+
+            return list(await asyncio.gather(*(certify(i) for i in range(len(scopes)))))
+    results = []
+    for i, scope in enumerate(scopes):
+        # each scope adds its programs when it starts: until the last does, more follow
+        with session.runner.progress.growing(i < len(scopes) - 1):
+            assert isinstance(scope, ExplainableScope)
+            results.append(await run_explained(session.runner, opened, scope, store, plan,
+                                               program_questions))
+    return results

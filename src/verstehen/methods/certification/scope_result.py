@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from verstehen.methods.certification.verdict import Verdict
-from verstehen.results import JsonForm
+from verstehen.results import JsonForm, omitted_at_default
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,9 @@ class ScopeResult(JsonForm):
     the five most common reasons an answer could not be read; `explained_families` the
     families a program answered (with explanations only); `sandbox_limits` the families whose
     program the sandbox could not run to the end for reasons of its own (a busy machine), by
-    family, with the reason: no grade of the model, and no verdict while there are any.
+    family, with the reason: no grade of the model, and no verdict while there are any;
+    `model` the model the verdict is of in a run of several models, as its records name it
+    (None in a run of one: the run's model).
     """
 
     scope: str
@@ -50,3 +52,4 @@ class ScopeResult(JsonForm):
     rephrase: RephraseCheck | None = None
     explained_families: tuple[str, ...] | None = None
     sandbox_limits: dict[str, str] = field(default_factory=dict)
+    model: str | None = field(default=None, metadata=omitted_at_default())

@@ -96,15 +96,21 @@ def unscored_lines(scope: ScopeResult) -> list[str]:
                     "cache)"]
 
 
-def verdict_table(model: str, c: Criterion, scopes: Sequence[ScopeResult]) -> Table:
-    """The table of the verdicts, one row per scope, under the model and criterion."""
-    return Table(f"{model}: PG {c.pg:g}, RID {c.rid:.6g}, δ {c.delta:g}", HEADER,
-                 [verdict_row(s) for s in scopes])
+def verdict_table(model: str, c: Criterion, scopes: Sequence[ScopeResult],
+                  models: Sequence[str] | None = None) -> Table:
+    """The table of the verdicts, one row per scope, under the model and criterion; with
+    `models` (each row's, for a run of several), a model column first."""
+    title = f"{model}: PG {c.pg:g}, RID {c.rid:.6g}, δ {c.delta:g}"
+    if models is None:
+        return Table(title, HEADER, [verdict_row(s) for s in scopes])
+    return Table(title, ["model", *HEADER],
+                 [[m, *verdict_row(s)] for m, s in zip(models, scopes, strict=True)])
 
 
-def scope_lines(scope: ScopeResult) -> list[str]:
-    """One scope in words: its verdict and what it rests on, or why it has none."""
-    lines = [f"{scope.scope}:"]
+def scope_lines(scope: ScopeResult, model: str | None = None) -> list[str]:
+    """One scope in words (of `model`, when named): its verdict and what it rests on, or why
+    it has none."""
+    lines = [f"{scope.scope}:" if model is None else f"{model} on {scope.scope}:"]
     if scope.verdict is None:
         return lines + [f"  {line}" for line in unscored_lines(scope)]
     lines += explain(scope.verdict)

@@ -7,6 +7,8 @@ the checkpoint schedule, which the planner and the sequential test share).
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -140,6 +142,12 @@ class Verdict(JsonForm):
                 f"{self.ridiculous_rate:.3f} [{self.ridiculous_lower:.4f}, "
                 f"{self.ridiculous_upper:.4f}], n={self.n}; PG {self.pg:g}, RID {self.rid:.3g}, "
                 f"δ {self.delta:g})")
+
+
+def tally(decisions: Iterable[Decision | None]) -> str:
+    """How many of each decision, commonest first: "2 understands, 1 no verdict"."""
+    counts = Counter("no verdict" if d is None else d.words for d in decisions)
+    return ", ".join(f"{n} {words}" for words, n in counts.most_common())
 
 
 def look_delta(delta: float, look: int) -> float:
