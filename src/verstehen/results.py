@@ -3,7 +3,8 @@
 A result is a frozen dataclass; `to_dict()` turns it (and the dataclasses, enums, paths and
 tuples inside it) into JSON values, field by field, so `summary.json` is the result itself. A
 field whose JSON key must differ from its Python name (`with` is a keyword, `run_dir` is
-written `run`) names the key in its metadata: `field(metadata=json_key("with"))`.
+written `run`) names the key in its metadata: `field(metadata=json_key("with"))`; a field added
+later is left out while at its default (`field(default=(), metadata=omitted_at_default())`).
 `from_jsonable(ResultType, data)` reads a JSON form back into its typed result (a run
 folder's summary.json into the result that wrote it).
 
@@ -37,11 +38,22 @@ def json_key(name: str) -> dict[str, str]:
     return {"json": name}
 
 
+def omitted_at_default() -> dict[str, bool]:
+    """Field metadata: the field is left out of the JSON form while it holds its default (a
+    field added later: a summary.json written before it is read and written again unchanged)."""
+    return {"omitted_at_default": True}
+
+
+def _shown(value: Any, f: dataclasses.Field[Any]) -> bool:
+    """False for a field left out of the JSON form: one at its default, so marked."""
+    return not (f.metadata.get("omitted_at_default") and getattr(value, f.name) == f.default)
+
+
 def to_jsonable(value: Any) -> Any:
     """`value` as JSON values: dataclasses by field, enums by value, paths as text."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.metadata.get("json", f.name): to_jsonable(getattr(value, f.name))
-                for f in _json_fields(type(value))}
+                for f in _json_fields(type(value)) if _shown(value, f)}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, Path):

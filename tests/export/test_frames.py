@@ -92,7 +92,7 @@ def check_answer(rows: Rows, s: dict) -> None:
 
 def check_consistency(rows: Rows, s: dict) -> None:
     anchors = [r for r in rows if r["kind"] == "anchor"]
-    facts = {r["id"].removeprefix("fact/"): r for r in rows if r["kind"] == "fact"}
+    facts = {r["item"].removeprefix("fact/"): r for r in rows if r["kind"] == "fact"}
     assert (len(anchors), len(facts)) == (s["anchors"], s["facts"])
     assert sum(yes(r["positive"]) for r in facts.values()) == s["positive_facts"]
     assert mean([score(r) for r in anchors]) == pytest.approx(s["consistency"]["s_a"])
@@ -128,8 +128,8 @@ CHECKS: dict[str, Callable[[Rows, dict], None]] = {
 def test_records_frame_counts_and_means_are_the_summarys(kind, tmp_path_factory):
     run = made_runs(tmp_path_factory)[kind]
     frame = records_frame(run)
-    assert list(frame.columns[:7]) == ["id", "model", "input", "reply", "target", "score",
-                                       "grade"]
+    assert list(frame.columns[:10]) == ["run_id", "id", "item", "model", "scope", "input",
+                                        "reply", "expected", "score", "grade"]
     rows = [{k: (None if v is pd.NA else v) for k, v in row.items()}
             for row in frame.astype(object).where(frame.notna(), None).to_dict("records")]
     CHECKS[kind](rows, summary(run))
@@ -161,6 +161,7 @@ def test_results_frame_holds_the_verdict_and_to_frame_the_records(tmp_path_facto
     verdict = summary(run)["scopes"][0]["verdict"]
     (row,) = results.to_dict("records")
     assert row["result"] == "arithmetic/small" and row["decision"] == verdict["decision"]
+    assert (row["model"], row["scope"]) == ("scripted/calc", "arithmetic/small")
     assert (row["score_lower"], row["score_upper"]) == (verdict["score_lower"],
                                                          verdict["score_upper"])
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from verstehen.methods.certification.results import FamilyScore
 from verstehen.methods.certification.text import truncated_line
-from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
+from verstehen.methods.certification.verdict import Criterion, Decision, Verdict, tally
 from verstehen.methods.potemkin.results import Incoherence
 from verstehen.methods.potemkin.stats import PotemkinRate
 from verstehen.results import JsonForm, RunOutcome
@@ -149,6 +149,14 @@ class AuditResult(Display, RunOutcome):
     def verdicts(self) -> dict[tuple[str, str], Decision | None]:
         """Each (model, target key)'s decision."""
         return {(t.model, t.key): t.decision for t in self.targets}
+
+    def headline(self) -> str:
+        """Each model's verdicts, how many of each, under the criterion."""
+        c = self.criterion
+        return "; ".join(f"{model}: {plural(len(self.of(model)), 'target')}: "
+                         f"{tally(t.decision for t in self.of(model))}"
+                         for model in self.models) + \
+            f" (PG {c.pg:g}, RID {c.rid:g}, δ {c.delta:g})"
 
     def tables(self) -> list[Table]:
         """One table of verdicts per model, one row per target."""

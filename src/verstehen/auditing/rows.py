@@ -9,6 +9,7 @@ what one Inspect log holds; the audit's own lines travel in each log's results m
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from verstehen.auditing.results import AuditResult, TargetAudit
@@ -40,20 +41,17 @@ def audit_rows(run_dir: Path) -> list[SampleRow]:
         if declared is None:
             raise UserError(f"{lens} is a {kind!r} folder, which an audit does not make: "
                             "export it on its own")
-        rows += [SampleRow(id=f"{lens.name}/{row.id}", model=row.model, input=row.input,
-                           reply=row.reply, target=row.target, score=row.score,
-                           grade=row.grade,
-                           metadata={"lens": kind, "lens_run": lens.name, **row.metadata})
+        rows += [replace(row, id=f"{lens.name}/{row.id}",
+                         metadata={"lens": kind, "lens_run": lens.name, **row.metadata})
                  for row in declared.rows(lens)]
     return rows
 
 
 def target_values(line: TargetAudit) -> dict[str, ResultValue]:
-    """One model on one target: its model and target, certification's verdict (see
-    certification's rows.py), the keystone, each task's potemkin rate, the incoherence and
-    the share of examples the checker rejects."""
-    values: dict[str, ResultValue] = {"model": line.model, "target": line.key,
-                                      **verdict_values(line.verdict), "asked": line.asked,
+    """One model on one target: certification's verdict (see certification's rows.py), the
+    keystone, each task's potemkin rate, the incoherence and the share of examples the
+    checker rejects."""
+    values: dict[str, ResultValue] = {**verdict_values(line.verdict), "asked": line.asked,
                                       "keystone": line.keystone}
     for task, rate in sorted(line.potemkin.items()):
         values[f"potemkin_{task}"] = rate.rate
@@ -63,11 +61,11 @@ def target_values(line: TargetAudit) -> dict[str, ResultValue]:
 
 
 def audit_results(result: AuditResult) -> list[ResultGroup]:
-    """One group per model and target, `MODEL/TARGET`: `model`, `target`, certification's
-    `decision`, `n`, `mean_score`, `ridiculous_rate`, its four bounds, PG, RID, delta,
-    `asked`, `keystone`, `potemkin_TASK` for each task rated, `incoherence`,
-    `checker_wrong`."""
-    return [ResultGroup(f"{line.model}/{line.key}", target_values(line))
+    """One group per model and target, `MODEL/TARGET` (its model, and the target's key as its
+    scope): certification's `decision`, `n`, `mean_score`, `ridiculous_rate`, its four
+    bounds, PG, RID, delta, `asked`, `keystone`, `potemkin_TASK` for each task rated,
+    `incoherence`, `checker_wrong`."""
+    return [ResultGroup(f"{line.model}/{line.key}", line.model, line.key, target_values(line))
             for line in result.targets]
 
 

@@ -3,6 +3,7 @@ asks the registry for the folder's run kind and the kind for its `RunRows`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,14 @@ def rows_of(kind: RunKind[Any]) -> RunRows:
     return kind.rows
 
 
-def folder_rows(run_dir: Path | str) -> list[SampleRow]:
-    """A finished run folder's questions asked, as rows (UserError when it is not one)."""
-    kind, _ = kind_of(Path(run_dir))
-    return rows_of(kind).rows(Path(run_dir))
+def run_id_of(run_dir: Path | str, info: Mapping[str, Any]) -> str:
+    """A run's id as its run.json keeps it (a folder whose run.json has none: its name), the
+    same wherever the folder is moved."""
+    return str(info.get("run_id") or Path(run_dir).name)
+
+
+def folder_rows(run_dir: Path | str) -> tuple[str, list[SampleRow]]:
+    """A finished run folder's id and questions asked, as rows (UserError when it is not
+    one)."""
+    kind, info = kind_of(Path(run_dir))
+    return run_id_of(run_dir, info), rows_of(kind).rows(Path(run_dir))

@@ -24,8 +24,8 @@ def write_tables(run: ExportedRun, out_dir: Path, fmt: str, stem: str) -> list[P
         raise ValueError(f"format {fmt!r} is not one of {FORMATS}")
     write = _write_csv if fmt == "csv" else _write_parquet
     paths = []
-    for name, (columns, table) in (("records", record_table(run.rows)),
-                                   ("results", result_table(run.results))):
+    for name, (columns, table) in (("records", record_table(run.run_id, run.rows)),
+                                   ("results", result_table(run.run_id, run.results))):
         path = out_dir / f"{stem}-{name}.{fmt}"
         write(path, columns, table)
         paths.append(path)

@@ -2,10 +2,11 @@
 HTML in a notebook.
 
 A result class mixes in `Display` and supplies two things: `text()`, the printout its CLI
-command writes, and `tables()`, the tables of that printout as rows of text cells. `str()` and
-IPython's pretty printer show the text; `_repr_html_` shows the tables as HTML (every cell
-escaped), then the whole printout under a fold. The dataclass `repr()` stays the programmer's
-view of the fields.
+command writes, and `tables()`, the tables of that printout as rows of text cells; and, where
+the printout's first line is not the result itself, `headline()`, the result in one line (a
+verdict, CC, a rate). `str()` and IPython's pretty printer show the text; `_repr_html_` shows
+the headline first, then the tables as HTML (every cell escaped), then the whole printout under
+a fold. The dataclass `repr()` stays the programmer's view of the fields.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ class Display:
         """The tables of the printout, as rows of text cells."""
         raise NotImplementedError
 
+    def headline(self) -> str:
+        """The result in one line, shown first in a notebook: here the printout's first line."""
+        return self.text().split("\n", 1)[0]
+
     def __str__(self) -> str:
         return self.text()
 
@@ -69,9 +74,14 @@ class Display:
         printer.text(self.text())
 
     def _repr_html_(self) -> str:
-        """A notebook's display: the tables, then the whole printout folded away."""
-        text = self.text()
-        tables = [piece for t in self.tables() for piece in (t.markup(), "\n")]
-        return str(concat(el("p", text.split("\n", 1)[0]), "\n", tables,
+        """A notebook's display: the headline, the printout's first line when neither it nor a
+        table's title says it already (what was asked), the tables, then the whole printout
+        folded away."""
+        text, headline, shown = self.text(), self.headline(), self.tables()
+        first = text.split("\n", 1)[0]
+        asked = first and first not in headline and all(first != t.title for t in shown)
+        tables = [piece for t in shown for piece in (t.markup(), "\n")]
+        return str(concat(el("p", el("strong", headline), class_="headline"), "\n",
+                          (el("p", first), "\n") if asked else None, tables,
                           el("details", el("summary", "as printed"), el("pre", text))))
 

@@ -13,9 +13,11 @@ from typing import Any, Literal, NotRequired, TypedDict, TypeGuard
 
 class CertifyConfig(TypedDict, total=False):
     """run.json's config of a certify run, as `certify_scopes` writes it (a key an older
-    version did not write may be missing)."""
+    version did not write may be missing): `model` for a run of one model, `models` for a run
+    of several."""
 
     model: str
+    models: list[str]
     scopes: list[str]
     pg: float
     rid: float

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -14,6 +15,7 @@ from verstehen.export.sample import (
     as_text,
     run_records,
 )
+from verstehen.methods.certification.log_parts import certify_logs
 from verstehen.methods.certification.records import ExplanationRecord, read_answers
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.scope_result import ScopeResult
@@ -21,11 +23,12 @@ from verstehen.methods.certification.verdict import Verdict
 
 
 def certify_rows(run_dir: Path) -> list[SampleRow]:
-    """Every answer, rephrased answer and program asked for, in the order asked.
+    """Every answer, rephrased answer and program asked for, in the order asked (each row's
+    id starts with its model's name in a run of several models, as ids are unique).
 
     An answer's score is its grade (1 right, 0 ridiculous), its grade word the outcome; a
     program's score is the mean score of the questions it answered. Metadata columns: `kind`
-    (answer, rephrase, explanation), `scope`, `question_id`, `family`, `phrasing`, `parsed`
+    (answer, rephrase, explanation), `question_id`, `family`, `phrasing`, `parsed`
     (the answer read from the reply, as JSON), `reason` (why it was graded so), `truncated`,
     `cached`, `error`; a program's `offered`, `program_ok`, `questions`, `ridiculous`.
     """
@@ -34,6 +37,8 @@ def certify_rows(run_dir: Path) -> list[SampleRow]:
     for record in records:
         if record.get("kind") == "explanation":
             rows.append(_program_row(cast(ExplanationRecord, record)))
+    if len({row.model for row in rows}) > 1:
+        rows = [replace(row, id=f"{row.model}/{row.id}") for row in rows]
     return rows
 
 
@@ -42,9 +47,9 @@ def _answer_row(record: Any) -> SampleRow:
     kind = record["kind"]
     return SampleRow(
         id=f"{record['scope']}/{kind}/{record['index']}", model=record["model"],
-        input=record["prompt"], reply=record["text"], target=as_text(record["expected"]),
-        score=record["score"], grade=record["outcome"],
-        metadata={"kind": kind, "scope": record["scope"], "question_id": record["question_id"],
+        scope=record["scope"], input=record["prompt"], reply=record["text"],
+        expected=as_text(record["expected"]), score=record["score"], grade=record["outcome"],
+        metadata={"kind": kind, "question_id": record["question_id"],
                   "family": record["family"], "phrasing": record["phrasing"],
                   "parsed": as_text(record["parsed"]), "reason": record["reason"],
                   "truncated": record["truncated"], "cached": record["cached"],
@@ -58,18 +63,19 @@ def _program_row(record: ExplanationRecord) -> SampleRow:
              "program ran" if ok else "program failed")
     return SampleRow(
         id=f"{record['scope']}/explanation/{record['family']}", model=record["model"],
-        input=record["prompt"], reply=record["text"], target=None,
+        scope=record["scope"], input=record["prompt"], reply=record["text"], expected=None,
         score=record.get("mean_score"), grade=grade,
-        metadata={"kind": "explanation", "scope": record["scope"], "family": record["family"],
+        metadata={"kind": "explanation", "family": record["family"],
                   "reason": record["reason"], "error": record["error"],
                   "offered": record["offered"], "program_ok": ok,
                   "questions": record.get("questions"), "ridiculous": record.get("ridiculous")})
 
 
 def verdict_values(verdict: Verdict | None) -> dict[str, ResultValue]:
-    """A verdict's decision, n, observed rates and the bounds its tests compared."""
+    """A verdict's decision (the enum's value; None: no verdict), n, observed rates and the
+    bounds its tests compared."""
     if verdict is None:
-        return {"decision": "no verdict"}
+        return {"decision": None}
     return {"decision": verdict.decision.value, "n": verdict.n,
             "mean_score": verdict.mean_score, "ridiculous_rate": verdict.ridiculous_rate,
             "score_lower": verdict.score_lower, "score_upper": verdict.score_upper,
@@ -90,10 +96,14 @@ def scope_values(scope: ScopeResult) -> dict[str, ResultValue]:
 
 
 def certify_results(result: CertifyResult) -> list[ResultGroup]:
-    """One group per scope, named by the scope: the verdict's decision, `n`, `mean_score`,
-    `ridiculous_rate`, the four bounds, PG, RID, delta, `asked`, `failed_calls`, and the
-    rephrase check's `rephrase_n` and `rephrase_disagreement_rate`."""
-    return [ResultGroup(scope.scope, scope_values(scope)) for scope in result.scopes]
+    """One group per scope, named by the scope (`MODEL/SCOPE` in a run of several models):
+    the verdict's decision, `n`, `mean_score`, `ridiculous_rate`, the four bounds, PG, RID,
+    delta, `asked`, `failed_calls`, and the rephrase check's `rephrase_n` and
+    `rephrase_disagreement_rate`."""
+    several = len(result.model_names) > 1
+    return [ResultGroup(f"{result.model_of(scope)}/{scope.scope}" if several else scope.scope,
+                        result.model_of(scope), scope.scope, scope_values(scope))
+            for scope in result.scopes]
 
 
-CERTIFY_ROWS = RunRows(rows=certify_rows, results=certify_results)
+CERTIFY_ROWS = RunRows(rows=certify_rows, results=certify_results, logs=certify_logs)

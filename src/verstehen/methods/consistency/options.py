@@ -39,7 +39,8 @@ class ConsistencyOptions(Options):
                                 kw_only=False)
     questions: Path | str | Sequence[MCQItem] = option(
         help="CSQA-format questions (jsonl), e.g. dev_rand_split.jsonl, or "
-             "hf:DATASET[:CONFIG][@REVISION][#SPLIT] from the local Hugging Face cache (from "
+             "hf:DATASET[:CONFIG][@REVISION][#SPLIT] from the local Hugging Face cache, or "
+             "hf:PATH[#SPLIT] a dataset folder on disk (PATH starting /, ./, ../ or ~) (from "
              "Python: a path, a spec or loaded items)", kind=Path, reads=MCQ_SOURCE)
     kb: Path | str | KnowledgeBase = option(
         help="knowledge base: TSV/CSV of relation,start,end[,weight], or ConceptNet's "

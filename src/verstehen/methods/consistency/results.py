@@ -6,7 +6,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from verstehen.methods.consistency.summary import ConsistencySummary
-from verstehen.methods.consistency.text import consistency_tables, summary_text
+from verstehen.methods.consistency.text import (
+    base_rate_warning,
+    cc_line,
+    consistency_tables,
+    summary_text,
+)
 from verstehen.results import RunOutcome
 from verstehen.text.display import Display, Table
 
@@ -29,3 +34,8 @@ class ConsistencyResult(Display, ConsistencySummary, RunOutcome):
     def tables(self) -> list[Table]:
         """The yes/no bias, per-relation and per-concept tables."""
         return consistency_tables(self)
+
+    def headline(self) -> str:
+        """CC with its interval, n and base rate (and when CC says nothing, the warning)."""
+        warning = base_rate_warning(self.consistency)
+        return cc_line(self.consistency) + (f"; {warning}" if warning else "")

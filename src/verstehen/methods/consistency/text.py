@@ -44,19 +44,22 @@ def format_rate(e: RateEntry | MeanEntry) -> str:
     return f"{value:.2f} ({e.se:.2f}) n={e.n}"
 
 
+def cc_line(c: Consistency) -> str:
+    """CC with its bootstrap interval, n and base rate, in one line (the result's headline)."""
+    if c.cc is None:
+        why = "no anchor to score" if c.n == 0 else "no correct anchor"
+        return f"CC {DASH} ({why}, n={c.n}; base rate {_num(c.base_rate)})"
+    if c.cc_low is None or c.cc_high is None:
+        return f"CC {c.cc:.2f} (no bootstrap interval, n={c.n}; base rate {_num(c.base_rate)})"
+    return (f"CC {c.cc:.2f} [{c.cc_low:.2f}, {c.cc_high:.2f}] ({LEVEL:.0%} bootstrap, "
+            f"n={c.n}; base rate {_num(c.base_rate)})")
+
+
 def consistency_text(c: Consistency) -> str:
     """CC with its bootstrap interval, n and base rate; S_B and S_A with SEs; the left-out."""
     level = f"{LEVEL:.0%}"
-    if c.cc is None:
-        why = "no anchor to score" if c.n == 0 else "no correct anchor"
-        head = f"CC {DASH} ({why}, n={c.n}; base rate {_num(c.base_rate)})"
-    elif c.cc_low is None or c.cc_high is None:
-        head = f"CC {c.cc:.2f} (no bootstrap interval, n={c.n}; base rate {_num(c.base_rate)})"
-    else:
-        head = (f"CC {c.cc:.2f} [{c.cc_low:.2f}, {c.cc_high:.2f}] ({level} bootstrap, "
-                f"n={c.n}; base rate {_num(c.base_rate)})")
-    lines = [head, "  (AP of predicting a correct anchor answer from S_B; the base rate is "
-                   "the AP of a score that knows nothing)"]
+    lines = [cc_line(c), "  (AP of predicting a correct anchor answer from S_B; the base rate "
+                         "is the AP of a score that knows nothing)"]
     if warning := base_rate_warning(c):
         lines.append(warning)
     if c.s_b is not None and c.s_a is not None:

@@ -24,6 +24,7 @@ from verstehen.methods.imagination.text import (
     fiction_text,
     length_rank_table,
     length_rank_text,
+    matrix_headline,
     matrix_tables,
     matrix_text,
     pooling_text,
@@ -76,6 +77,12 @@ class ImagineGenerateResult(Display, RunOutcome):
         return "\n".join([*titled(self.tables()), "next: verstehen imagine answer "
                           f"--questions {self.run_dir} --model MODEL ..."])
 
+    def headline(self) -> str:
+        """The questions kept, and the slots a usable question filled."""
+        filled = sum(t.filled for t in self.by_type.values())
+        slots = sum(t.slots for t in self.by_type.values())
+        return f"{self.qm}: {plural(self.kept, 'question')} kept, {filled} of {slots} slots filled"
+
     def tables(self) -> list[Table]:
         """Questions kept and dropped per type, and why they were dropped."""
         rows = [[qtype, f"{t.filled} of {t.slots}", str(t.asked), str(t.kept), str(t.repeated),
@@ -121,6 +128,10 @@ class ImagineAnswerResult(Display, RunOutcome):
             lines.append(fiction_text(self.fiction))
         return "\n".join(lines + _figures(self.matrix_png, self.matrix_csv))
 
+    def headline(self) -> str:
+        """κ and α of every cell pooled."""
+        return matrix_headline(self.matrix)
+
     def tables(self) -> list[Table]:
         """The κ and α tables (and fictionality rates, when asked for)."""
         fiction = [fiction_table(self.fiction)] if self.fiction_verdicts else []
@@ -147,6 +158,10 @@ class ImagineMatrixResult(Display, JsonForm):
     def tables(self) -> list[Table]:
         """The κ and α tables."""
         return matrix_tables(self.matrix)
+
+    def headline(self) -> str:
+        """κ and α of every cell pooled."""
+        return matrix_headline(self.matrix)
 
 
 @dataclass(frozen=True)
@@ -213,6 +228,17 @@ class ImagineAnalyzeResult(Display, JsonForm):
         if note := pooling_text(self.pooling):
             sections.append(note)
         return "\n\n".join(sections) if sections else "nothing to analyze in these runs"
+
+    def headline(self) -> str:
+        """Which analyses have data in these runs."""
+        found = [words for words, data in (
+            ("length ranks", self.length_ranks), ("κ and α by length decile", self.deciles),
+            ("κ and α by position", self.positions), ("length ranks by position",
+                                                      self.position_ranks),
+            ("fictionality detection", self.fiction), ("question similarity", self.similarity))
+            if data]
+        return ("analyses with data: " + ", ".join(found) if found
+                else "nothing to analyze in these runs")
 
     def tables(self) -> list[Table]:
         """The tables of every analysis with data."""

@@ -81,6 +81,20 @@ def matrix_text(matrix: Sequence[MatrixRow]) -> str:
     return "\n\n".join(parts)
 
 
+def matrix_headline(matrix: Sequence[MatrixRow]) -> str:
+    """κ and α of every cell pooled, with the models and answers they rest on, in one line."""
+    if not matrix:
+        return "no answers in these runs"
+    answered = sum(r.answered for r in matrix)
+    correct = sum(round(r.kappa * r.answered) for r in matrix if r.kappa is not None)
+    asked = answered + sum(r.declined for r in matrix)
+    kappa = f"{correct / answered:.2f}" if answered else "—"
+    alpha = f"{answered / asked:.2f}" if asked else "—"
+    return (f"{plural(len({r.am for r in matrix}), 'answer model')} on the questions of "
+            f"{plural(len({r.qm for r in matrix}), 'question model')}, all cells pooled: "
+            f"correctness κ {kappa} of {answered} answered, answering rate α {alpha} of {asked}")
+
+
 def _num(x: float | int | None) -> str:
     return "" if x is None else repr(x)
 

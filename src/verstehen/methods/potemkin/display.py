@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from verstehen.methods.potemkin.stats import TASKS, PotemkinScores, Table1, Table6
-from verstehen.methods.potemkin.text import format_rate, scores_text
+from verstehen.methods.potemkin.text import format_rate, rates_headline, scores_text
 from verstehen.text.display import Display, Table
 
 
@@ -46,3 +46,7 @@ class PotemkinScoresShown(Display, PotemkinScores):
     def tables(self) -> list[Table]:
         """Tables 1 and 6."""
         return scores_tables(self)
+
+    def headline(self) -> str:
+        """The potemkin rate per task, all models pooled."""
+        return rates_headline(self.table1)

@@ -93,7 +93,8 @@ class PotemkinSelfjudgeOptions(Options):
 
     model: str | Model = option(help=MODEL_HELP, flag=SHARED, kw_only=False)
     benchmark: str | MCQScope = option(
-        help="mcq:PATH or mcq:hf:DATASET[:CONFIG][@REVISION][#SPLIT] (MMLU, ARC or CSQA)",
+        help="mcq:PATH, mcq:hf:DATASET[:CONFIG][@REVISION][#SPLIT] or mcq:hf:./FOLDER[#SPLIT] "
+             "(MMLU, ARC or CSQA)",
         kw_only=False, reads=MCQ_SPEC)
     questions: int = option(default=20, range=COUNT, help="benchmark questions")
     subquestions: int = option(default=5, range=COUNT,

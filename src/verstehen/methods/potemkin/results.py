@@ -21,7 +21,12 @@ from verstehen.methods.potemkin.stats import (
     Table1,
     Table6,
 )
-from verstehen.methods.potemkin.text import incoherence_words, pairs_by_domain, tables_text
+from verstehen.methods.potemkin.text import (
+    incoherence_words,
+    pairs_by_domain,
+    rates_headline,
+    tables_text,
+)
 from verstehen.results import JsonForm, RunOutcome
 from verstehen.text.display import Display, Table
 from verstehen.text.tables import plural, table
@@ -142,6 +147,12 @@ class PotemkinRunResult(Display, RunOutcome):
         """Tables 1 and 6 (none while no use answer is graded)."""
         return scores_tables(self.scores)
 
+    def headline(self) -> str:
+        """The potemkin rate per task (once use answers are graded), then the keystones."""
+        keystones = self.grading_lines()[0]
+        scores = self.scores
+        return keystones if scores is None else f"{rates_headline(scores.table1)}; {keystones}"
+
 
 @dataclass(frozen=True)
 class CheckerView(JsonForm):
@@ -189,6 +200,12 @@ class PotemkinIncoherenceResult(Display, RunOutcome):
                          f"{next(iter(self.unchecked_reasons))}")
         lines.append(f"\nrecords: {self.run_dir}/records.jsonl ({self.seconds} s)")
         return "\n".join(lines)
+
+    def headline(self) -> str:
+        """Incoherence over every domain (0 coherent, 1 chance), or why there is none."""
+        pairs = pairs_by_domain(self.run_dir)
+        words = incoherence_words(self.overall, None if pairs is None else pairs["Overall"])
+        return f"{self.model}: incoherence {words} (0 coherent, 1 chance)"
 
     def tables(self) -> list[Table]:
         """Paper Table 7: incoherence per domain and overall, with its SE, n and the
@@ -284,6 +301,14 @@ class PotemkinSelfjudgeResult(Display, RunOutcome):
                      f"alterations identical to the answer: {r.unchanged_alterations}")
         lines.append(f"\nrecords: {r.run_dir}/records.jsonl ({r.seconds} s)")
         return "\n".join(lines)
+
+    def headline(self) -> str:
+        """The lower bound on the potemkin rate, with its SE and what it rests on."""
+        if self.potemkin_rate is None or self.se is None:
+            return f"{self.model}: potemkin rate (lower bound) —: no judgment could be read"
+        return (f"{self.model}: potemkin rate (lower bound) {self.potemkin_rate:.2f} "
+                f"({self.se:.2f}), {plural(self.judgments, 'judgment')} over "
+                f"{plural(self.clusters or 0, 'question')}")
 
     def tables(self) -> list[Table]:
         """The self-judge's lower bound and the judge's two sides, one row each."""

@@ -111,6 +111,16 @@ def tables_text(scores: PotemkinScores) -> str:
                       expansion_text(scores.keystone_expansion)])
 
 
+def rates_headline(t1: Table1) -> str:
+    """The potemkin rate per task of all models pooled (of the one model when it is alone),
+    in one line."""
+    row = OVERALL if OVERALL in t1 else next(iter(t1), None)
+    if row is None:
+        return "potemkin rate: no use answer counted"
+    return (f"potemkin rate ({row}): "
+            + "; ".join(f"{task} {format_rate(t1[row][task])}" for task in TASKS))
+
+
 def scores_text(scores: PotemkinScores) -> str:
     """What `verstehen potemkin score` prints: the tables, and where the plot went (if one was
     asked for)."""
