@@ -28,6 +28,8 @@ read_eval_log = pytest.importorskip("inspect_ai.log").read_eval_log
 # and one negative fact for each, the 8 facts they name (counted from the anchors below)
 SAMPLES = {"certify": QUESTIONS + REPHRASED, "potemkin-run": 4, "potemkin-incoherence": 4,
            "imagine-generate": 4, "imagine-answer": 8, "consistency": 3 + 8}
+# the logs each run gives: certify one for its verdict and one for its rephrasings; the rest one
+LOGS = {"certify": 2}
 
 
 def export(*argv: str) -> list[Path]:
@@ -76,24 +78,29 @@ def by_value(scores: list[float | None]) -> Counter:
 def test_each_methods_run_reads_back_with_its_samples_and_scores(kind, tmp_path,
                                                                   tmp_path_factory):
     run = made_runs(tmp_path_factory)[kind]
-    (path,) = export(str(run), "--inspect", "--out", str(tmp_path))
-    assert path.parent == tmp_path and path.suffix == ".eval"
-    log = read_eval_log(str(path))
-    assert log.status == "success" and log.eval.task == f"verstehen/{kind}"
-    assert len(log.samples) == SAMPLES[kind] == log.results.total_samples
-    assert len({s.id for s in log.samples}) == SAMPLES[kind]
-    assert by_value(log_scores(log)) == by_value(record_scores(kind, run))
+    paths = export(str(run), "--inspect", "--out", str(tmp_path))
+    assert len(paths) == LOGS.get(kind, 1)
+    assert all(path.parent == tmp_path and path.suffix == ".eval" for path in paths)
+    logs = [read_eval_log(str(path)) for path in paths]
+    assert paths[0].name == f"{run.name}.eval" and logs[0].eval.task == f"verstehen/{kind}"
+    samples = [s for log in logs for s in log.samples]  # every question asked, in one log
+    for log in logs:
+        assert log.status == "success" and log.eval.task.startswith(f"verstehen/{kind}")
+        assert len(log.samples) == log.results.total_samples
+    assert len(samples) == SAMPLES[kind] == len({s.id for s in samples})
+    assert by_value([s for log in logs for s in log_scores(log)]) == by_value(
+        record_scores(kind, run))
     if kind == "consistency":  # the facts the anchors name, counted from the records
         named = {f for r in records(run) if r["kind"] == "anchor" for f in r["facts"]}
         assert len(named) == 8
-    assert all(s.output.completion or s.output.error for s in log.samples)
+    assert all(s.output.completion or s.output.error for s in samples)
 
 
 def test_the_logs_results_are_the_summarys_verdicts_bounds_and_rates(tmp_path,
                                                                       tmp_path_factory):
     runs = made_runs(tmp_path_factory)
-    (path,) = export(str(runs["certify"]), "--inspect", "--out", str(tmp_path))
-    (scope,) = read_eval_log(str(path)).results.scores
+    path = export(str(runs["certify"]), "--inspect", "--out", str(tmp_path))[0]
+    (scope,) = read_eval_log(str(path)).results.scores  # the verdict's log
     verdict = summary(runs["certify"])["scopes"][0]["verdict"]
     assert scope.name == "arithmetic/small" and scope.metadata["decision"] == "understands"
     for name in ("mean_score", "score_lower", "score_upper", "ridiculous_upper", "n"):
@@ -106,30 +113,34 @@ def test_the_logs_results_are_the_summarys_verdicts_bounds_and_rates(tmp_path,
     assert overall.metrics["n"].value == want["n"]
 
 
-def test_an_audit_is_one_log_per_lens_folder(tmp_path, tmp_path_factory):
+def test_an_audit_is_one_log_per_lens_folder_and_verdict(tmp_path, tmp_path_factory):
     audit = made_runs(tmp_path_factory)["audit"]
     paths = export(str(audit), "--inspect", "--out", str(tmp_path))
     lenses = sorted(p for p in (audit / "scripted-oracle").iterdir())
-    assert len(paths) == len(lenses) == 3
+    targets = summary(audit)["targets"]
+    # the certify lens: a log per target's verdict; the potemkin lenses: a log each
+    assert len(lenses) == 3 and len(paths) == len(targets) + 2
     kept = {"certify": ("answer", "rephrase"), "potemkin-run": ("answer",),
             "potemkin-incoherence": ("pair",)}
     for path in paths:
         log = read_eval_log(str(path))
-        lens = audit / "scripted-oracle" / path.stem.split("_")[-1]
+        lens = Path(log.eval.metadata["verstehen_run"])
+        assert lens in lenses and path.name.startswith(f"{audit.name}_scripted-oracle_{lens.name}")
         command = log.eval.metadata["command"]
-        mine = [r for r in records(lens) if r["kind"] in kept[command]]
+        mine = [r for r in records(lens) if r["kind"] in kept[command]
+                and (command != "certify" or r["scope"] == log.eval.dataset.name)]
         assert log.eval.metadata["outer_run"] == str(audit)
         assert len(log.samples) == len(mine) and log.eval.model == "scripted/oracle"
         if command == "certify":  # the verdicts rest on these scores
             assert by_value(log_scores(log)) == by_value([r["score"] for r in mine])
         lines = log.results.metadata["audit"]
-        assert {line["target"] for line in lines} == {t["key"] for t in
+        assert {line["scope"] for line in lines} == {t["key"] for t in
                                                       summary(audit)["targets"]}
 
 
 def test_inspect_view_serves_the_log(tmp_path, tmp_path_factory):
     run = made_runs(tmp_path_factory)["certify"]
-    (path,) = export(str(run), "--inspect", "--out", str(tmp_path / "logs"))
+    paths = export(str(run), "--inspect", "--out", str(tmp_path / "logs"))
     port = free_port()
     inspect = Path(sys.executable).parent / "inspect"
     proc = subprocess.Popen([str(inspect), "view", "--log-dir", str(tmp_path / "logs"),
@@ -142,7 +153,7 @@ def test_inspect_view_serves_the_log(tmp_path, tmp_path_factory):
             assert page.status == 200 and b"<html" in page.read().lower()
         with urllib.request.urlopen(base + "/api/logs", timeout=30) as listing:
             text = listing.read().decode()
-        assert path.name in text and "verstehen/certify" in text
+        assert all(path.name in text for path in paths) and "verstehen/certify" in text
     finally:
         proc.terminate()
         proc.wait(10)
