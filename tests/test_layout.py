@@ -57,6 +57,8 @@ LAZY = {
     "verstehen.models": {"verstehen.models.local", "verstehen.models.openai_api",
                          "verstehen.models.anthropic_api",  # providers load their SDK/llama.cpp
                          "verstehen.models.litellm_api"},
+    # a litellm/ model's key checked before a run folder is made: the provider only for it
+    "verstehen.engine.session": {"verstehen.models.litellm_api"},
     "verstehen.report.figures": {"matplotlib.backends.backend_agg",
                                  "matplotlib.figure"},  # matplotlib: ~0.4 s
     "verstehen.domains.game_theory.checks": {"nashpy"},  # loads SciPy: ~0.4 s
@@ -72,6 +74,7 @@ LAZY = {
     "verstehen.results": {"verstehen.export.frames"},
     # optional extra, imported after the offline switches are set
     "verstehen.data.hf": {"datasets", "datasets.packaged_modules.cache.cache"},
+    "verstehen.data.hf_local": {"pyarrow.parquet"},  # the hf extra's, for a Parquet file
 }
 
 

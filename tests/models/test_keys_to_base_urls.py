@@ -111,6 +111,7 @@ def test_the_official_host_in_the_environment_is_the_providers_own(
     OPENAI_API_KEY there; any other host is a server of its own (no request is made)."""
     from verstehen.models.litellm_api import NO_KEY, LiteLLMModel
 
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-official-0123456789")
     monkeypatch.setenv("OPENAI_BASE_URL", "https://api.openai.com/v1")
     official = LiteLLMModel("openai/gpt-4o-mini")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")

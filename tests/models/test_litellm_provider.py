@@ -197,7 +197,8 @@ def test_a_slow_reply_is_a_transient_fault():
         asyncio.run(main(stub.urls[0]))
 
 
-def test_identity_capabilities_and_no_logprobs():
+def test_identity_capabilities_and_no_logprobs(monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", "gemini-key-0123456789")
     model = LiteLLMModel("openai/stub", base_url="http://127.0.0.1:9/v1")
     other = LiteLLMModel("gemini/gemini-1.5-pro")
     assert isinstance(model, Model) and model.name == "litellm/openai/stub"

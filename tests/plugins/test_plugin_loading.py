@@ -53,14 +53,16 @@ def provider_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[Install]:
 
 
 @pytest.fixture
-def domain_points(monkeypatch: pytest.MonkeyPatch) -> Install:
-    """`install(name="module:OBJECT", ...)`: the domain entry points `installed_domains` sees."""
+def domain_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[Install]:
+    """`install(name="module:OBJECT", ...)`: the domain entry points `installed_domains` sees
+    (forgotten again after the test, so no later test sees its domains)."""
     def install(**named: str) -> None:
         monkeypatch.setattr(domain_plugins, "_entry_points",
                             lambda: _points(domain_plugins.GROUP, named))
         plugins.reset()
 
-    return install
+    yield install
+    plugins.reset()
 
 
 # ------------------------------------------------------------------------------ providers
@@ -203,7 +205,7 @@ def test_malformed_or_taken_domains_are_left_out_one_line_each(
     assert [d.name for d in installed.domains] == ["parity", "bare"]
     expected = {"reserved": "a domain named 'all' is known already",
                 "badkey": "concept key 'badkey/Even Number' is not badkey/<slug>",
-                "single": "has 1 phrasings, not 2 or more",
+                "single": "has 1 phrasing: it needs at least 2 phrasings",
                 "again": "a domain named 'bare' is known already",
                 "renamed": "a concept named 'Even Number' is known already",
                 "missing": "AttributeError",

@@ -16,8 +16,8 @@ from verstehen.auditing.results import AuditResult, LensRuns, TargetAudit, asked
 from verstehen.auditing.summary import summarize_audit
 from verstehen.domains.catalog import canonical_name
 from verstehen.engine.store import RunStore
-from verstehen.methods.certification.html import Answers
-from verstehen.methods.certification.procedure import deciding
+from verstehen.methods.certification.html import Answers, rests_on_title
+from verstehen.methods.certification.procedure import rests_on
 from verstehen.methods.certification.records import ReadAnswer
 from verstehen.methods.potemkin.html import GradedAnswers, pair_view
 from verstehen.methods.potemkin.lines import PairRecord, numbered_pairs
@@ -49,9 +49,10 @@ class Lenses:
         return self.page.book.group(title, self.answers.ids(records))
 
     def deciding(self, t: TargetAudit) -> int | None:
-        """The answers the verdict rests on (as the table's verdict links)."""
-        return self._group(f"{t.name}: the answers the verdict rests on",
-                           deciding(self.asked(t), t.decision))
+        """Every answer the verdict rests on, those that decided it first (as the table's
+        verdict links)."""
+        asked = self.asked(t)
+        return self._group(rests_on_title(t.name, asked, t.decision), rests_on(asked, t.decision))
 
     def answers_of(self, t: TargetAudit) -> int | None:
         """Every answer of the target."""
@@ -93,8 +94,7 @@ class Lenses:
         v = t.verdict
         words = "no verdict" if v is None else v.decision.words
         parts: list[Html | str] = [badge(t.decision, self.answers.link(
-            words, f"{t.name}: the answers the verdict rests on",
-            deciding(asked, t.decision)))]
+            words, rests_on_title(t.name, asked, t.decision), rests_on(asked, t.decision)))]
         if v is not None:
             parts.append(self.answers.link(
                 f"score {v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}], "

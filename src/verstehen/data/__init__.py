@@ -1,2 +1,3 @@
 """Loaders of multiple-choice questions: files given by path (CSQA, ARC, MMLU) and Hugging Face
-datasets in the local cache (`hf:DATASET[:CONFIG][@REVISION][#SPLIT]`)."""
+datasets in the local cache (`hf:DATASET[:CONFIG][@REVISION][#SPLIT]`) or saved on disk
+(`hf:PATH[#SPLIT]`)."""

@@ -263,7 +263,10 @@ def resolve(text: str) -> tuple[HFSpec, CachedBuild]:
                          datasets.naming.camelcase_to_snakecase(name)])
     builds = _builds(spec, datasets_cache() / folder)
     if not builds:
-        raise _not_cached(spec, "the dataset")
+        raise _not_cached(spec, "the dataset") if not Path(spec.dataset).is_dir() else UserError(
+            f"{spec}: the Hub dataset {spec.dataset!r} is not in the local Hugging Face datasets "
+            f"cache ({datasets_cache()}) and verstehen never downloads; {spec.dataset} is a "
+            f"folder here: for the dataset on disk write hf:./{spec.dataset}")
     build = _pick_revision(spec, _pick_config(spec, builds))
     expected = folder.split("___")[-1]  # the name `datasets` gives the builds of this dataset
     if build.dataset_name != expected:
@@ -298,25 +301,29 @@ def load_hf_mcq(text: str) -> MCQSource:
         raise UserError(f"{pinned}: the cached build in {build.directory} cannot be read "
                         f"({type(e).__name__}: {reason}); fetch it again") from e
     assert isinstance(rows, datasets.Dataset)
-    return MCQSource(_items(rows, pinned), str(pinned))
+    # one conversion: faster than row by row
+    items = rows_items(list(rows.column_names), rows.to_list(), str(pinned), str(pinned.split))
+    return MCQSource(items, str(pinned))
 
 
-def _shape(columns: list[str], spec: HFSpec) -> str:
+def _shape(columns: list[str], source: str) -> str:
     for shape, needed in SHAPES.items():
         if all(c in columns for c in needed):
             return shape
     expected = " or ".join(f"{shape} ({', '.join(cols)})" for shape, cols in SHAPES.items())
-    raise UserError(f"{spec}: columns {', '.join(columns)} are no multiple-choice shape "
+    raise UserError(f"{source}: columns {', '.join(columns)} are no multiple-choice shape "
                     f"verstehen reads: expected {expected}")
 
 
-def _items(rows: Any, spec: HFSpec) -> list[MCQItem]:
-    shape = _shape(list(rows.column_names), spec)
-    split = str(spec.split)
+def rows_items(columns: list[str], rows: list[dict[str, Any]], source: str,
+               split: str) -> list[MCQItem]:
+    """The questions of one split's rows (each with every one of `columns`), of the CSQA/ARC
+    or MMLU shape; `source` (the pinned spec) starts each error line."""
+    shape = _shape(columns, source)
     per_subject: Counter[str] = Counter()
     items = []
-    for index, row in enumerate(rows.to_list()):  # one conversion: faster than row by row
-        where = f"{spec} row {index}"
+    for index, row in enumerate(rows):
+        where = f"{source} row {index}"
         if shape == "CSQA/ARC":
             items.append(csqa_item(_csqa_row(row, where, f"{split}:{index}"), where,
                                    f"split {split} has no answer key; name a split with "
@@ -329,11 +336,11 @@ def _items(rows: Any, spec: HFSpec) -> list[MCQItem]:
                 per_subject[subject] += 1
             items.append(mmlu_item(row, where, f"{split}:{index}"))
     if not items:
-        raise UserError(f"{spec}: the split has no rows")
+        raise UserError(f"{source}: the split has no rows")
     seen = Counter(item.id for item in items)
     twice = next((ident for ident, n in seen.items() if n > 1), None)
     if twice is not None:
-        raise UserError(f"{spec}: question id {twice!r} appears twice")
+        raise UserError(f"{source}: question id {twice!r} appears twice")
     return items
 
 

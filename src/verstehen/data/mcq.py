@@ -1,6 +1,7 @@
 """Multiple-choice question files: CSQA/ARC jsonl, MMLU csv (file or folder), MMLU jsonl(.gz),
-and `hf:DATASET[:CONFIG][@REVISION][#SPLIT]`, a Hugging Face dataset in the local cache
-(`verstehen.data.hf`; rows of both are read by the same readers, `verstehen.data.items`).
+`hf:DATASET[:CONFIG][@REVISION][#SPLIT]`, a Hugging Face dataset in the local cache
+(`verstehen.data.hf`), and `hf:PATH[#SPLIT]`, one saved on disk (`verstehen.data.hf_local`);
+rows of all are read by the same readers, `verstehen.data.items`.
 
 Every loader returns `MCQItem`s with letter labels (A, B, ...) and raises `UserError` naming
 file:line (or dataset and row) and the problem for a malformed row.
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from verstehen.data.hf import load_hf_mcq, pin_hf_spec
+from verstehen.data.hf_local import is_local_spec, load_local_mcq, local_files, pin_local_spec
 from verstehen.data.items import MCQItem, MCQSource, csqa_item, mmlu_item
 from verstehen.engine.store.inputs import Reads
 from verstehen.errors import UserError
@@ -31,7 +33,10 @@ def is_hf_spec(source: str | Path) -> bool:
 
 def read_mcq(source: str | Path) -> MCQSource:
     """The questions of a file (as `load_mcq` reads it) or of an `hf:` spec, with the source
-    pinned (an `hf:` spec to the config, revision and split actually read)."""
+    pinned (an `hf:` spec to the config, revision and split actually read, or a folder's to
+    its content hash and split)."""
+    if is_local_spec(source):
+        return load_local_mcq(str(source))
     if is_hf_spec(source):
         return load_hf_mcq(str(source))
     return MCQSource(load_mcq(source), str(source))
@@ -39,7 +44,10 @@ def read_mcq(source: str | Path) -> MCQSource:
 
 def pinned_source(source: str | Path) -> str:
     """The source as run.json should record it: a path as given, an `hf:` spec pinned to the
-    config, revision and split that `read_mcq` reads (from the cache, without loading rows)."""
+    config, revision and split that `read_mcq` reads (from the cache, without loading rows), a
+    dataset folder's `hf:` spec to its content hash and split."""
+    if is_local_spec(source):
+        return pin_local_spec(str(source))
     if is_hf_spec(source):
         return pin_hf_spec(str(source))
     return str(source)
@@ -47,7 +55,10 @@ def pinned_source(source: str | Path) -> str:
 
 def mcq_files(source: str) -> tuple[Path, list[Path]] | None:
     """The path a questions source names and the files `load_mcq` reads of it (a folder's
-    MMLU csv files); None for an `hf:` spec, which names no file (run.json pins its revision)."""
+    MMLU csv files); a dataset folder's `hf:PATH` its files; None for an `hf:` spec of the
+    cache, which names no file (run.json pins its revision)."""
+    if is_local_spec(source):
+        return local_files(source)
     if is_hf_spec(source):
         return None
     path = Path(source)

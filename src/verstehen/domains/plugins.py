@@ -14,8 +14,9 @@ examples); the registry gives those that are not an instance test saying it has 
 wraps each so that what its code raises is one line (`domains/guarded.py`).
 
 A domain that does not load (whatever its import raises but Ctrl-C), or whose name, a
-concept's key or name is taken (a built-in one stays), malformed or not printable text, is left
-out whole, said in one line on stderr, never a crash.
+concept's key or name is taken (a built-in one stays), malformed or not printable text, or a
+concept with fewer than two phrasings (a rephrase check asks an item again in another), is left
+out whole, said in one line on stderr once per process, never a crash.
 """
 
 from __future__ import annotations
@@ -129,10 +130,19 @@ def _domain(value: object, where: str) -> ConceptDomain:
                              "printable text")
         if not (concept.name.strip() and concept.definition.strip()):
             raise ValueError(f"concept {tasks.key!r} needs a name and a definition")
-        if not (isinstance(tasks.phrasings, int) and tasks.phrasings >= 2):
-            raise ValueError(f"concept {tasks.key!r} has {tasks.phrasings!r} phrasings, "
-                             "not 2 or more")
+        if not (type(tasks.phrasings) is int and tasks.phrasings >= 2):
+            raise ValueError(f"concept {tasks.key!r} has {_phrasings(tasks.phrasings)}: it "
+                             f"needs at least 2 phrasings (render(item, phrasing) for phrasing "
+                             f"0 and 1 at least), as a rephrase check asks an item again in "
+                             f"another phrasing")
     return value
+
+
+def _phrasings(value: object) -> str:
+    """How many phrasings a concept has, in words ("1 phrasing"), or what it gave instead."""
+    if type(value) is int:
+        return f"{value} phrasing" + ("" if value == 1 else "s")
+    return f"phrasings {value!r}, not a whole number"
 
 
 def _check_free(domain: ConceptDomain, domains: set[str], keys: set[str],

@@ -1,10 +1,15 @@
 """Progress of a batch of calls: a live rich bar on a terminal, plain lines otherwise (the
 label, which may name a model, printed with its control characters escaped).
 
+The ETA is the calls left at the rate of the calls the model answered (not the cache), timed
+from when the first call was expected; it is shown only once that rate means something: after
+MIN_TIMED answered calls and MIN_SECONDS seconds ("no ETA yet" before; at 1 of 2,213 calls the
+rate of one reply, mostly start-up, gave "ETA 14357s").
+
 A procedure that adds to the total in steps whose number it does not know yet (the looks of a
 sequential test, the lenses of an audit) asks in `growing()`: until the last of them ends the
 total is provisional, shown as "16/26+", and the ETA is a lower bound: the time the calls known
-so far will take ("ETA ≥ 40s (more calls may follow)"), once MIN_TIMED calls have been timed.
+so far will take ("ETA ≥ 40s (more calls may follow)").
 """
 
 from __future__ import annotations
@@ -24,15 +29,18 @@ from rich.text import Text
 from verstehen.text.tables import plural
 from verstehen.text.terminal import terminal_line
 
-NO_ETA = "no ETA yet (more calls may follow)"
 MORE = "(more calls may follow)"
-# Calls answered by the model (not the cache) before a provisional total gets an ETA: the
-# rate of the first few is mostly start-up (a local model loading, connections opening) and
-# noise (with call times as spread as their mean, the rate of n calls is off by about
-# 1/sqrt(n): 45% at 5, 32% at 10); 10 calls come within the first look of a sequential test
-# (16), so even the default audit, whose total is provisional for 82 of its 117 calls, shows
-# a bound from early on.
+NOT_YET = "no ETA yet"
+NO_ETA = f"{NOT_YET} {MORE}"
+# Calls answered by the model (not the cache) before there is an ETA: the rate of the first
+# few is mostly start-up (a local model loading, connections opening) and noise (with call
+# times as spread as their mean, the rate of n calls is off by about 1/sqrt(n): 45% at 5, 32%
+# at 10); 10 calls come within the first look of a sequential test (16), so even the default
+# audit, whose total is provisional for 82 of its 117 calls, shows a bound from early on.
 MIN_TIMED = 10
+# and seconds since the first call was expected: calls answered together at the start (a
+# batch of replies decoded at once, a burst of fast ones) say little of the rate that follows
+MIN_SECONDS = 5.0
 
 
 class _Together:
@@ -52,7 +60,7 @@ class Counts:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.total = self.done = self.cached = self.retries = self.errors = 0
         self.clock = clock
-        self.started = clock()
+        self.started = clock()  # made again when the first call is expected
         self._growing = 0  # how many callers may still add to the total
 
     @property
@@ -92,31 +100,43 @@ class Counts:
     def refresh(self) -> None:
         """Show the numbers again (a display that shows them between calls overrides it)."""
 
-    def eta(self) -> str:
-        """Seconds left at the rate of calls that were not cache hits."""
-        fresh = self.done - self.cached
+    def seconds_per_call(self) -> float | None:
+        """Seconds per call the model answered, since the first call was expected; None
+        before MIN_TIMED calls and MIN_SECONDS seconds (too few to tell a rate)."""
+        fresh, elapsed = self.done - self.cached, self.clock() - self.started
+        if fresh < MIN_TIMED or elapsed < MIN_SECONDS:
+            return None
+        return elapsed / fresh
+
+    def eta_seconds(self) -> float | None:
+        """Seconds left at the rate of calls that were not cache hits (0 when none is left);
+        None while the rate means nothing yet."""
         left = self.total - self.done
         if left <= 0:
-            return "0s"
-        if fresh <= 0:
-            return "?"
-        return f"{(self.clock() - self.started) / fresh * left:.0f}s"
+            return 0.0
+        rate = self.seconds_per_call()
+        return None if rate is None else rate * left
+
+    def eta(self) -> str:
+        """`eta_seconds` as "42s", or NOT_YET."""
+        seconds = self.eta_seconds()
+        return NOT_YET if seconds is None else f"{seconds:.0f}s"
 
     def eta_floor(self) -> float | None:
         """While the total is provisional: the seconds the calls known so far will take, at
-        the rate of those the model answered; None before MIN_TIMED of them, or when none of
-        the known calls is left."""
-        fresh, left = self.done - self.cached, self.total - self.done
-        if fresh < MIN_TIMED or left <= 0:
+        the rate of those the model answered; None before the rate means something, or when
+        none of the known calls is left."""
+        left = self.total - self.done
+        if left <= 0 or (rate := self.seconds_per_call()) is None:
             return None
-        return (self.clock() - self.started) / fresh * left
+        return rate * left
 
     def line(self, label: str) -> str:
         """One line with done/total, cache hits, retries, errors and ETA ("16/26+" and the
         ETA of the known calls as a lower bound while the total is provisional)."""
         more = "+" if self.provisional else ""
         if not self.provisional:
-            eta = f"ETA {self.eta()}"
+            eta = NOT_YET if (said := self.eta()) == NOT_YET else f"ETA {said}"
         elif (floor := self.eta_floor()) is None:
             eta = NO_ETA
         else:
@@ -130,11 +150,13 @@ class NullProgress(Counts):
     """Counts only; prints nothing."""
 
     def add_total(self, n: int) -> None:
-        """Expect n more calls."""
+        """Expect n more calls (the first expected starts the clock of the ETA)."""
         for group, part in _PARTS.get():
             if part in group.waiting:
                 group.waiting.discard(part)
                 self._growing -= not group.waiting
+        if self.total == 0 and n > 0:
+            self.started = self.clock()  # what came before (opening models) is no call's
         self.total += n
 
     def advance(self, *, cached: bool, error: bool) -> None:
@@ -175,19 +197,20 @@ class PlainProgress(NullProgress):
 
 
 class _TimeLeft(TimeRemainingColumn):
-    """rich's time remaining; while the total is provisional, the lower bound of the calls known
-    so far (`Counts.eta_floor`), or no ETA yet."""
+    """The time left as the plain lines reckon it (`Counts.eta_seconds`, not rich's own rate,
+    which is wild after the first reply); while the total is provisional, the lower bound of
+    the calls known so far (`Counts.eta_floor`); or no ETA yet."""
 
     def render(self, task: Task) -> Text:
         """The time left, at least the time left, or words saying there is none yet."""
-        if not task.fields.get("more"):
-            return super().render(task)
-        floor = task.fields.get("floor")
-        if floor is None:
-            return Text(NO_ETA, style="progress.remaining")
-        minutes, seconds = divmod(int(floor), 60)
+        more = bool(task.fields.get("more"))
+        left = task.fields.get("floor" if more else "eta")
+        if left is None:
+            return Text(NO_ETA if more else NOT_YET, style="progress.remaining")
+        minutes, seconds = divmod(int(left), 60)
         hours, minutes = divmod(minutes, 60)  # as rich writes the time left
-        return Text(f"ETA ≥ {hours:d}:{minutes:02d}:{seconds:02d} {MORE}",
+        said = f"{hours:d}:{minutes:02d}:{seconds:02d}"
+        return Text(f"ETA ≥ {said} {MORE}" if more else f"ETA {said}",
                     style="progress.remaining")
 
 
@@ -209,7 +232,7 @@ class RichProgress(NullProgress):
         )
         # the label may hold a model's name: neither a control character nor rich markup
         self._task = self._bar.add_task(escape(terminal_line(label)), total=0, cached=0,
-                                        retries=0, errors=0, more="", floor=None)
+                                        retries=0, errors=0, more="", floor=None, eta=None)
         self._started = False
 
     def _update(self) -> None:
@@ -219,7 +242,8 @@ class RichProgress(NullProgress):
         self._bar.update(self._task, total=self.total, completed=self.done, cached=self.cached,
                          retries=self.retries, errors=self.errors,
                          more="+" if self.provisional else "",
-                         floor=self.eta_floor() if self.provisional else None)
+                         floor=self.eta_floor() if self.provisional else None,
+                         eta=None if self.provisional else self.eta_seconds())
 
     def add_total(self, n: int) -> None:
         """Expect n more calls."""

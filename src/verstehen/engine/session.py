@@ -209,6 +209,11 @@ def check_openable(model: str, *, base_url: str | Sequence[str] | None = None,
     """Refuse in one line, before any run folder is made, a served model that could not be
     opened: its key is not set, or none of its base URLs can be reached."""
     provider, _ = split_name(model)
+    if provider == "litellm":
+        from verstehen.models.litellm_api import check_key  # LiteLLM is an extra
+
+        check_key(model, base_url if isinstance(base_url, str) else None, api_key_env)
+        return
     if provider not in KEY_OF:
         return
     urls = endpoint_list(base_url)

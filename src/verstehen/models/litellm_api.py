@@ -12,6 +12,10 @@ retried, other refusals fail the call.
 A base URL, given or read from the environment where LiteLLM would read it (OPENAI_BASE_URL,
 OPENAI_API_BASE, ANTHROPIC_BASE_URL, MISTRAL_API_BASE...), gets the key of --api-key-env or
 none, as for openai/: only the official host of openai and anthropic gets their own key.
+Without either, a provider whose key LiteLLM reads from variables none of which is set
+(`litellm.validate_environment`, which reads the environment only) is refused in one line when
+the model is made, as openai/ is without OPENAI_API_KEY; a call LiteLLM refuses for want of a
+key before sending it ends the run in one line too (UserError: never retried).
 """
 
 from __future__ import annotations
@@ -19,12 +23,18 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from types import ModuleType
 from typing import NotRequired, TypedDict
 from urllib.parse import urlparse
 
 from verstehen.errors import CallFailed, TransientError, UnsupportedCapability, UserError
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message
-from verstehen.models.litellm_runtime import known_provider, load_litellm, release
+from verstehen.models.litellm_runtime import (
+    known_provider,
+    load_litellm,
+    release,
+    unset_key_variables,
+)
 from verstehen.models.litellm_transport import CallRules, call_rules
 from verstehen.models.remote import (
     DEFAULT_TIMEOUT,
@@ -34,6 +44,7 @@ from verstehen.models.remote import (
     effective_budget,
     env_base_url,
     public_url,
+    redact,
     refuse_credentials,
 )
 from verstehen.models.replies import as_object, completion_of
@@ -63,6 +74,10 @@ OFFICIAL_HOST = {"openai": KEY_OF["openai"][1], "text-completion-openai": KEY_OF
 SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$")
 # providers LiteLLM reaches by another HTTP client than the one it builds on our transport
 UNBOUNDED = {"aiohttp_openai"}
+# how LiteLLM's providers say they found no key ("Missing Gemini API key", "Missing Anthropic
+# API Key", "Missing credentials"): raised at the call, as an HTTP 500 by some
+MISSING_KEY = re.compile(r"\bMissing\b[^.\n]{0,40}?\b(API[ _-]?key|credentials)\b",
+                         re.IGNORECASE)
 
 
 class CompletionRequest(TypedDict):
@@ -120,13 +135,12 @@ class LiteLLMModel:
         if base_url:
             refuse_credentials(base_url)
         official = OFFICIAL_HOST.get(provider)
-        from_env = None if base_url else env_base_url(*base_variables(provider))
-        if from_env and urlparse(from_env).hostname == official:
-            from_env = None  # the provider's own host, which LiteLLM reads there itself
-        self.base_url = base_url or from_env
+        self.base_url = base_url or env_elsewhere(provider)
         self.timeout = timeout or DEFAULT_TIMEOUT
         self._key = (api_key("", "", self.base_url, api_key_env, "litellm")
                      if api_key_env else None)
+        if not self.base_url and not self._key:
+            refuse_unset_key(self._litellm, self.name, model)
         # a server other than the provider's own: the key named, or none, and no other key
         self._elsewhere = bool(self.base_url) and urlparse(self.base_url).hostname != official
         self._withheld = withheld_keys(self._key) if self._elsewhere else ()
@@ -172,6 +186,9 @@ class LiteLLMModel:
             except Exception as exc:  # LiteLLM's errors (openai SDK classes), mapped
                 if seen.fault is not None:  # ours, however LiteLLM wrapped it
                     raise seen.fault from exc
+                if not seen.requests and (said := missing_key(str(exc))):
+                    # no call can succeed: one line, and the run ends (no retry)
+                    raise UserError(f"{self.name}: LiteLLM has no key to send: {said}") from None
                 raise classify_sdk_error(exc, self._key) from exc
         if not seen.requests:
             raise CallFailed(f"{self.name}: LiteLLM answered without sending through "
@@ -192,6 +209,50 @@ class LiteLLMModel:
         type(self)._open -= 1
         if type(self)._open == 0:
             await release(self._litellm)
+
+
+def env_elsewhere(provider: str) -> str | None:
+    """The base URL LiteLLM would read from the environment for `provider`, unless it is the
+    provider's own host (which LiteLLM reads there itself)."""
+    from_env = env_base_url(*base_variables(provider))
+    if from_env and urlparse(from_env).hostname == OFFICIAL_HOST.get(provider):
+        return None
+    return from_env
+
+
+def check_key(name: str, base_url: str | None = None, api_key_env: str | None = None) -> None:
+    """The refusal `LiteLLMModel(...)` would make of `name` ("litellm/<provider>/<model>") for
+    want of a key, before any run folder is made (as `check_openable` does for openai/)."""
+    provider, slash, served = name.removeprefix("litellm/").partition("/")
+    if not (slash and provider and served.strip()):
+        return  # malformed: opening the model says so
+    litellm = load_litellm(name)
+    if api_key_env:
+        api_key("", "", base_url, api_key_env, "litellm")
+    elif known_provider(litellm, provider) and not (base_url or env_elsewhere(provider)):
+        refuse_unset_key(litellm, name, name.removeprefix("litellm/"))
+
+
+def refuse_unset_key(litellm: ModuleType, name: str, model: str) -> None:
+    """UserError, one line, when LiteLLM reads the provider's key from variables none of which
+    is set (as openai/ without OPENAI_API_KEY): no call is made that cannot succeed."""
+    unset = unset_key_variables(litellm, model)
+    if not unset:
+        return
+    where = f"(LiteLLM reads the key of {model.split('/')[0]}/ models there)"
+    if len(unset) == 1:
+        raise UserError(f"{unset[0]} is not set: export it to use {name} {where}")
+    raise UserError(f"none of {', '.join(unset)} is set: export one of them to use {name} "
+                    f"{where}")
+
+
+def missing_key(message: str) -> str | None:
+    """LiteLLM's words that it found no key (from "Missing" to the end of that line, at most
+    300 characters, control characters escaped); None when the message says no such thing."""
+    found = MISSING_KEY.search(message)
+    if found is None:
+        return None
+    return redact(message[found.start():].splitlines()[0], None)[:300]
 
 
 def base_variables(provider: str) -> tuple[str, ...]:

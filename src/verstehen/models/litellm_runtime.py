@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import re
 from types import ModuleType
 
 from verstehen.errors import UserError
@@ -20,6 +21,13 @@ from verstehen.models.litellm_transport import install
 INSTALL = "pip install 'verstehen[litellm]'"
 # the environment variable that keeps LiteLLM's import off the network (its bundled map)
 LOCAL_COST_MAP = "LITELLM_LOCAL_MODEL_COST_MAP"
+
+# providers whose lookup in LiteLLM is a login (an OAuth device flow, over the network), as
+# LiteLLM's PROVIDERS_THAT_AUTHENTICATE_ON_PROVIDER_INFO names them: never looked up here
+LOGIN_PROVIDERS = frozenset({"github_copilot", "chatgpt"})
+# a variable that holds a key (not a base URL, project, region or key id, which a provider may
+# do without: Ollama's default host, Vertex's and AWS's own credential files)
+KEY_VARIABLE = re.compile(r"_(KEY|TOKEN)$")
 
 _loaded: list[ModuleType] = []  # the module, once imported and set up
 
@@ -44,6 +52,27 @@ def load_litellm(name: str) -> ModuleType:
 def known_provider(litellm: ModuleType, provider: str) -> bool:
     """True when LiteLLM routes `provider/...` model names (its `provider_list`)."""
     return provider in {str(getattr(p, "value", p)) for p in litellm.provider_list}
+
+
+def unset_key_variables(litellm: ModuleType, model: str) -> tuple[str, ...]:
+    """The variables LiteLLM reads the key of `model` ("provider/model") from, when none is
+    set; () when one is, when the provider may need more than a key (a base URL, a project, AWS
+    credentials) or when LiteLLM cannot tell. Offline: `litellm.validate_environment` reads the
+    environment only, and is not asked about a provider whose lookup is a login."""
+    provider = model.partition("/")[0]
+    logins = getattr(_optional_module("litellm.constants"),
+                     "PROVIDERS_THAT_AUTHENTICATE_ON_PROVIDER_INFO", LOGIN_PROVIDERS)
+    if provider in LOGIN_PROVIDERS | set(logins):
+        return ()
+    try:
+        found = litellm.validate_environment(model=model)
+    except Exception:  # LiteLLM cannot tell: the call will say what it lacks
+        return ()
+    missing = found.get("missing_keys") if isinstance(found, dict) else None
+    if not isinstance(missing, list) or found.get("keys_in_environment") or not missing:
+        return ()
+    names = tuple(str(name) for name in missing)
+    return names if all(KEY_VARIABLE.search(name) for name in names) else ()
 
 
 async def release(litellm: ModuleType) -> None:

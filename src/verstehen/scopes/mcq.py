@@ -1,7 +1,8 @@
 """A scope made of a multiple-choice file (CSQA, ARC, MMLU): `mcq:<path>`, or of a Hugging Face
 dataset in the local cache: `mcq:hf:DATASET[:CONFIG][@REVISION][#SPLIT]`, named after the
 config, revision and split it read (`mcq:hf:tau/commonsense_qa:default@<commit>#validation`),
-so that run.json records them.
+so that run.json records them; or of one on disk, `mcq:hf:./FOLDER[#SPLIT]`, named after its
+content hash and split (`mcq:hf:./FOLDER@sha256:<hash>#validation`).
 
 Sampling: each question is one item drawn uniformly WITH replacement (so draws are i.i.d.,
 as the paper's sampling theorems assume; an item can come up twice), in a phrasing drawn
@@ -119,8 +120,8 @@ class MCQScope:
 
 
 def mcq_spec_files(spec: str) -> tuple[Path, list[Path]] | None:
-    """The files a spec `mcq:<path>` names (as `mcq_files` reads them); None for another
-    spec (a scope's name, `mcq:hf:...`)."""
+    """The files a spec `mcq:<path>` or `mcq:hf:<folder>` names (as `mcq_files` reads them);
+    None for another spec (a scope's name, `mcq:hf:` of the cache)."""
     prefix, colon, source = spec.partition(":")
     return mcq_files(source) if colon and prefix == "mcq" and source else None
 

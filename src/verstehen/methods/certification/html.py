@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from verstehen.engine.store import RunStore
-from verstehen.methods.certification.procedure import deciding
+from verstehen.methods.certification.procedure import deciding, rests_on
 from verstehen.methods.certification.records import AnswerRecord, ReadAnswer, read_answers
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
 from verstehen.methods.certification.text import explain, unscored_lines
-from verstehen.methods.certification.verdict import Criterion, Verdict
+from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
 from verstehen.report.html import Page, RecordView, badge, num, table
 from verstehen.report.markup import Content, Html, concat, el, join
 from verstehen.results import load_result
@@ -43,15 +43,35 @@ def bounds(v: Verdict) -> str:
     return f"{v.mean_score:.2f} [{v.score_lower:.2f}, {v.score_upper:.2f}]"
 
 
-class Answers:
-    """One run folder's answer records by scope, each stored once in the page's book."""
+def rests_on_title(name: str, asked: Sequence[ReadAnswer], decision: Decision | None) -> str:
+    """The title of the panel of every answer a verdict rests on (`rests_on`), saying which
+    come first: those that decided it."""
+    graded = [r for r in asked if r["score"] is not None]
+    decided = len(deciding(graded, decision))
+    first = {Decision.DOES_NOT_UNDERSTAND: "scored 0", Decision.UNDERSTANDS: "scored above 0"}
+    return f"{name}: the answers the verdict rests on" + (
+        f", the {decided} {first[decision]} (which decided it) first"
+        if decision in first and 0 < decided < len(graded) else "")
 
-    def __init__(self, page: Page, run: Path) -> None:
-        self.page, self.run = page, run
+
+class Answers:
+    """One run folder's answer records by scope (by model and scope in a run of several
+    models), each stored once in the page's book."""
+
+    def __init__(self, page: Page, run: Path, *, by_model: bool = False) -> None:
+        self.page, self.run, self.by_model = page, run, by_model
         self.by_scope: dict[str, list[ReadAnswer]] = {}
+        self._of_model: dict[tuple[str, str], list[ReadAnswer]] = {}
         self._ids: dict[int, int] = {}
         for record in read_answers(RunStore(run).records()):
             self.by_scope.setdefault(record["scope"], []).append(record)
+            self._of_model.setdefault((record["model"], record["scope"]), []).append(record)
+
+    def of(self, scope: ScopeResult) -> list[ReadAnswer]:
+        """The answer records of one scope's verdict (of its model, in a run of several)."""
+        if self.by_model and scope.model is not None:
+            return self._of_model.get((scope.model, scope.scope), [])
+        return self.by_scope.get(scope.scope, [])
 
     def ids(self, records: Sequence[ReadAnswer]) -> list[int]:
         """The book indices of records (stored on first use)."""
@@ -65,7 +85,8 @@ class Answers:
 
 def scope_row(scope: ScopeResult, answers: Answers) -> list[Content]:
     """One scope: verdict, n, mean [L, U], ridiculous [L, U], per task, rephrase check."""
-    records = answers.by_scope.get(scope.scope, [])
+    records = answers.of(scope)
+    named = scope.scope if scope.model is None else f"{scope.model} on {scope.scope}"
     asked = [r for r in records if r["kind"] == "answer"]
     v = scope.verdict
     if v is None:
@@ -73,7 +94,7 @@ def scope_row(scope: ScopeResult, answers: Answers) -> list[Content]:
                 join(el("br"), unscored_lines(scope)[:-1]), "", "", ""]
     tasks = join(el("br"), (
         answers.link(f"{family} {f.mean:.2f} ± {f.se:.2f} (n={f.n})",
-                     f"{scope.scope}: {family}", [r for r in asked if r["family"] == family])
+                     f"{named}: {family}", [r for r in asked if r["family"] == family])
         for family, f in scope.by_family.items()))
     rephrased = [r for r in records if r["kind"] == "rephrase"]
     check = "" if scope.rephrase is None else answers.link(
@@ -81,9 +102,9 @@ def scope_row(scope: ScopeResult, answers: Answers) -> list[Content]:
         rephrased)
     return [scope.scope,
             badge(v.decision, answers.link(v.decision.words,
-                                           f"{scope.scope}: answers the verdict rests on",
-                                           deciding(asked, v.decision))),
-            answers.link(str(v.n), f"{scope.scope}: every answer", asked),
+                                           rests_on_title(named, asked, v.decision),
+                                           rests_on(asked, v.decision))),
+            answers.link(str(v.n), f"{named}: every answer", asked),
             bounds(v), f"{v.ridiculous_rate:.3f} [{v.ridiculous_lower:.4f}, "
                        f"{v.ridiculous_upper:.4f}]", tasks, check]
 
@@ -93,30 +114,40 @@ HEAD = ["scope", "verdict", "n", "mean score [L, U]", "ridiculous [L, U]", "scor
 
 
 def section(run: Path, page: Page) -> None:
-    """A certify run: the verdict table and each verdict in words."""
+    """A certify run: the verdict table (a model column first for a run of several models)
+    and each verdict in words."""
     result = load_result(CertifyResult, run)
-    answers = Answers(page, run)
+    several = len(result.model_names) > 1
+    answers = Answers(page, run, by_model=several)
     c = result.criterion
-    why = concat((el("h3", s.scope), el("pre", "\n".join(explain(s.verdict)), class_="why"))
+
+    def named(s: ScopeResult) -> str:
+        return f"{result.model_of(s)} on {s.scope}" if several else s.scope
+
+    why = concat((el("h3", named(s)), el("pre", "\n".join(explain(s.verdict)), class_="why"))
                  for s in result.scopes if s.verdict is not None)
+    rows = [([result.model_of(s)] if several else []) + scope_row(s, answers)
+            for s in result.scopes]
     page.section(f"Certification: {result.model}",
                  el("p", rule_sentence(c), class_="legend")
-                 + table(HEAD, [scope_row(s, answers) for s in result.scopes]) + why,
+                 + table((["model"] if several else []) + HEAD, rows) + why,
                  note=f"PG {c.pg:g}, RID {c.rid:.3g}, δ {c.delta:g}; run {run.name}; "
                       f"{result.seconds} s")
 
 
 def compare(runs: Sequence[Path], page: Page) -> None:
-    """Several certify runs: one row per scope, one column per run's model."""
+    """Several certify runs: one row per scope, one column per model of each run."""
     results = [load_result(CertifyResult, run) for run in runs]
-    labels = [r.model if [x.model for x in results].count(r.model) == 1
-              else f"{r.model} ({r.run_dir.name})" for r in results]
+    columns = [(r, m) for r in results for m in r.model_names]
+    names = [m for _, m in columns]
+    labels = [m if names.count(m) == 1 else f"{m} ({r.run_dir.name})" for r, m in columns]
     scopes = list(dict.fromkeys(s.scope for r in results for s in r.scopes))
     rows = []
     for scope in scopes:
         row: list[Content] = [scope]
-        for result in results:
-            found = next((s for s in result.scopes if s.scope == scope), None)
+        for result, model in columns:
+            found = next((s for s in result.scopes if s.scope == scope and (
+                len(result.model_names) == 1 or result.model_of(s) == model)), None)
             v = found.verdict if found else None
             row.append("—" if found is None else
                        concat(badge(v.decision if v else None),

@@ -192,6 +192,15 @@ def deciding(records: list[AnswerT], decision: Decision | None) -> list[AnswerT]
     return records
 
 
+def rests_on(records: list[AnswerT], decision: Decision | None) -> list[AnswerT]:
+    """Every graded answer a verdict rests on (as many as its n), those that decided it
+    (`deciding`) first."""
+    graded = [r for r in records if r["score"] is not None]
+    first = deciding(graded, decision)
+    chosen = {id(r) for r in first}
+    return first + [r for r in graded if id(r) not in chosen]
+
+
 def by_family(records: list[AnswerRecord]) -> dict[str, FamilyScore]:
     """Mean score with its standard error, share ridiculous and n, per question family."""
     groups: dict[str, list[float]] = {}

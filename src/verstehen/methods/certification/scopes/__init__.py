@@ -56,8 +56,9 @@ _NAMED: dict[str, tuple[str, ScopeFactory]] = {
 # prefix -> (argument name, one-line description, factory)
 _PREFIXED: dict[str, tuple[str, str, ScopeFactory]] = {
     "mcq": ("<path>", "the questions of a CSQA/ARC jsonl, MMLU csv (file or folder) or MMLU "
-                      "jsonl(.gz) file, or hf:DATASET[:CONFIG][@REVISION][#SPLIT] from the "
-                      "local Hugging Face cache, drawn with replacement", _mcq),
+                      "jsonl(.gz) file, hf:DATASET[:CONFIG][@REVISION][#SPLIT] from the "
+                      "local Hugging Face cache, or hf:PATH[#SPLIT] a dataset folder on disk "
+                      "(PATH starting /, ./, ../ or ~), drawn with replacement", _mcq),
 }
 
 BUILTIN_SCOPES: dict[str, str] = {name: desc for name, (desc, _) in _NAMED.items()}
