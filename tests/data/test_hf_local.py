@@ -14,6 +14,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from data.test_hf import answering
 
 from verstehen.data.hf_local import local_files
 from verstehen.data.mcq import MCQItem, pinned_source, read_mcq
@@ -190,19 +191,6 @@ def test_what_cannot_be_read_is_one_line(offline: Path, make, spec: str, needle:
     with pytest.raises(UserError) as caught:
         read_mcq(spec)
     assert needle in str(caught.value) and "\n" not in str(caught.value)
-
-
-def answering(letter: str):
-    """A stub route: every chat completion replies `letter`."""
-    from verstehen.testing.stub_server import chat_answer
-
-    async def route(i: int, method: str, path: str, payload: dict):
-        if not path.endswith("/chat/completions"):
-            return None
-        answer = chat_answer(payload)
-        answer["choices"][0]["message"]["content"] = letter
-        return 200, answer
-    return route
 
 
 def test_certify_records_the_pin_and_the_folder_and_a_resume_refuses_a_changed_one(
