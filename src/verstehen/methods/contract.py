@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 if TYPE_CHECKING:
     import argparse
 
-    from verstehen.cli.flags import Parser
+    from verstehen.cli.parser import Parser
     from verstehen.export.sample import RunRows
     from verstehen.methods.options import Options, Parameters
     from verstehen.report.html import Page

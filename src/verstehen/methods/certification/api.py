@@ -40,13 +40,10 @@ from verstehen.methods.certification.plan import (
 )
 from verstehen.methods.certification.run import criterion_of
 from verstehen.methods.certification.sequential import certify_sequential
-from verstehen.methods.certification.twins_text import (
-    bounds_headline,
-    bounds_table,
-    bounds_text,
-    plan_headline,
-    plan_table,
-    plan_text,
+from verstehen.methods.certification.twin_results import (
+    BoundsResult,
+    NearbyCriterion,
+    PlanResult,
     scores_table,
     scores_text,
 )
@@ -219,32 +216,6 @@ def _asked_answers(path: Path, rows: list[tuple[int, Any]], scope: str | None,
     return answers
 
 
-@dataclass(frozen=True)
-class BoundsResult(Display, JsonForm):
-    """Chernoff (KL) and Hoeffding bounds on the mean of `n` samples in [0, 1], each holding
-    with probability at least 1 - delta (Hoeffding's may leave [0, 1]: then uninformative)."""
-
-    mean: float
-    n: int
-    delta: float
-    chernoff_lower: float
-    chernoff_upper: float
-    hoeffding_lower: float
-    hoeffding_upper: float
-
-    def text(self) -> str:
-        """What `verstehen bounds` prints."""
-        return bounds_text(self)
-
-    def tables(self) -> list[Table]:
-        """L and U of each bound."""
-        return [bounds_table(self)]
-
-    def headline(self) -> str:
-        """Both intervals in one line."""
-        return bounds_headline(self)
-
-
 def mean_bounds(given: BoundsParameters) -> BoundsResult:
     """L and U (Chernoff) and Hoeffding's interval for a mean observed over `n` samples."""
     mean, n, delta = given.mean, given.n, given.delta
@@ -255,47 +226,6 @@ def mean_bounds(given: BoundsParameters) -> BoundsResult:
 
 
 bounds = declared_function(BoundsParameters, mean_bounds, "bounds")
-
-
-@dataclass(frozen=True)
-class NearbyCriterion(JsonForm):
-    """A criterion near the asked one under which the expected rates decide, and when."""
-
-    pg: float
-    rid: float
-    fixed_questions: int
-    sequential_questions: int | None
-
-
-@dataclass(frozen=True)
-class PlanResult(Display, JsonForm):
-    """How many questions a verdict likely needs at a criterion, given the expected rates:
-    at a fixed n and by the sequential looks (None: no number will likely decide; then
-    `nearby` names a criterion that would, where there is one)."""
-
-    pg: float
-    rid: float
-    delta: float
-    expected_score: float
-    expected_rid: float
-    power: float
-    expected_verdict: str
-    fixed_questions: int | None
-    sequential_questions: int | None
-    first_look: int
-    nearby: NearbyCriterion | None
-
-    def text(self) -> str:
-        """What `verstehen plan` prints."""
-        return plan_text(self)
-
-    def tables(self) -> list[Table]:
-        """The questions each procedure likely needs."""
-        return [plan_table(self)]
-
-    def headline(self) -> str:
-        """The expected verdict and the questions it likely needs, in one line."""
-        return plan_headline(self)
 
 
 def questions_needed(given: PlanParameters) -> PlanResult:

@@ -47,7 +47,6 @@ from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import criterion_for
 from verstehen.methods.certification.scopes import scope_listing
 from verstehen.methods.certification.text import explain
-from verstehen.methods.certification.twins_text import bounds_text, plan_text
 from verstehen.models import DEFAULT_MODEL
 from verstehen.scopes.mcq import MCQ_SPEC
 from verstehen.text.tables import plural
@@ -102,7 +101,7 @@ def cmd_bounds(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out.to_dict())
         return 0
-    print(bounds_text(out))
+    print(out.text())
     return 0
 
 
@@ -112,7 +111,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out.to_dict())
         return 0
-    print(plan_text(out))
+    print(out.text())
     return 0
 
 

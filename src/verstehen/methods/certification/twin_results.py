@@ -1,17 +1,16 @@
-"""What the commands that call no model print (`certify --scores`, `bounds`, `plan`), and the
-same results in one line and as tables: the display of their API twins' results (`vs.bounds`,
-`vs.plan`, `vs.certify_scores`), in a terminal and a notebook alike."""
+"""The results of `bounds` and `plan` (`BoundsResult`, `PlanResult`, `NearbyCriterion`), and how
+the commands that call no model show theirs (`certify --scores` too): what they print, one
+line, tables; the display of their API twins' results (`vs.bounds`, `vs.plan`,
+`vs.certify_scores`), in a terminal and a notebook alike."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from verstehen.methods.certification.text import explain
 from verstehen.methods.certification.verdict import Verdict
-from verstehen.text.display import Table
-
-if TYPE_CHECKING:  # the result classes live in api.py, which imports this module
-    from verstehen.methods.certification.api import BoundsResult, NearbyCriterion, PlanResult
+from verstehen.results import JsonForm
+from verstehen.text.display import Display, Table
 
 VERDICT_HEADER = ["scores", "verdict", "n", "mean score [L, U]", "ridiculous [L, U]",
                   "decided by"]
@@ -120,3 +119,70 @@ def nearby_words(out: PlanResult, near: NearbyCriterion) -> str:
              else f", sequential looks up to {near.sequential_questions:,}")
     return (f"with {flags}, \"understands\" likely comes within {near.fixed_questions:,} "
             f"questions at a fixed n{looks}")
+
+
+@dataclass(frozen=True)
+class BoundsResult(Display, JsonForm):
+    """Chernoff (KL) and Hoeffding bounds on the mean of `n` samples in [0, 1], each holding
+    with probability at least 1 - delta (Hoeffding's may leave [0, 1]: then uninformative)."""
+
+    mean: float
+    n: int
+    delta: float
+    chernoff_lower: float
+    chernoff_upper: float
+    hoeffding_lower: float
+    hoeffding_upper: float
+
+    def text(self) -> str:
+        """What `verstehen bounds` prints."""
+        return bounds_text(self)
+
+    def tables(self) -> list[Table]:
+        """L and U of each bound."""
+        return [bounds_table(self)]
+
+    def headline(self) -> str:
+        """Both intervals in one line."""
+        return bounds_headline(self)
+
+
+@dataclass(frozen=True)
+class NearbyCriterion(JsonForm):
+    """A criterion near the asked one under which the expected rates decide, and when."""
+
+    pg: float
+    rid: float
+    fixed_questions: int
+    sequential_questions: int | None
+
+
+@dataclass(frozen=True)
+class PlanResult(Display, JsonForm):
+    """How many questions a verdict likely needs at a criterion, given the expected rates:
+    at a fixed n and by the sequential looks (None: no number will likely decide; then
+    `nearby` names a criterion that would, where there is one)."""
+
+    pg: float
+    rid: float
+    delta: float
+    expected_score: float
+    expected_rid: float
+    power: float
+    expected_verdict: str
+    fixed_questions: int | None
+    sequential_questions: int | None
+    first_look: int
+    nearby: NearbyCriterion | None
+
+    def text(self) -> str:
+        """What `verstehen plan` prints."""
+        return plan_text(self)
+
+    def tables(self) -> list[Table]:
+        """The questions each procedure likely needs."""
+        return [plan_table(self)]
+
+    def headline(self) -> str:
+        """The expected verdict and the questions it likely needs, in one line."""
+        return plan_headline(self)
