@@ -84,7 +84,7 @@ def test_resume_refuses_an_edited_prompts_file(cli: Cli, tmp_path: Path) -> None
     # the path run.json names: the file named, never what it holds now, nor its hash
     line = cli_error(cli, ["batch", "--resume", str(run), "--no-progress"],
                      f"the prompts file {prompts.resolve()}, named by {run}/run.json, does not "
-                     "hold what the run was made from", "or start a new run")
+                     "hold what the run started with", "or start a new run")
     assert hashlib.sha256(prompts.read_bytes()).hexdigest()[:12] not in line
     # typed again: the file is the user's, both hashes are shown
     cli_error(cli, ["batch", "--resume", str(run), str(prompts), "--no-progress"],

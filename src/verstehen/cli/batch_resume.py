@@ -16,10 +16,11 @@ import argparse
 import json
 import os
 import shlex
+from functools import partial
 from pathlib import Path
 from typing import TypedDict
 
-from verstehen.cli.inputs import UNNAMED, Withheld, printable
+from verstehen.cli.inputs import UNNAMED, Withheld, printable, require_unchanged
 from verstehen.cli.prompts_file import prompts_sha256
 from verstehen.engine.store import RunStore
 from verstehen.engine.store.inputs import file_sha256, link_inside
@@ -160,18 +161,7 @@ def resumed_prompts(store: RunStore, config: ResumedConfig, typed: Path | None,
                         "one), and a resume reads a prompts file only when it holds what the run "
                         "was made from or is typed again: to read it, type "
                         f"{again} {printable(str(made))}")
-    inside = Path(os.path.abspath(made)).is_relative_to(os.path.abspath(store.path))
-    try:
-        now = file_sha256(made, follow=not inside)
-    except (OSError, UserError) as exc:
-        reason = getattr(exc, "strerror", None) or "not a regular file"
-        raise UserError(f"the prompts file {printable(str(made))}, named by {store.path}/"
-                        f"run.json, cannot be read now ({reason}): put the run's file back, "
-                        "or start a new run") from None
-    if now != sha:
-        raise UserError(f"the prompts file {printable(str(made))}, named by {store.path}/"
-                        "run.json, does not hold what the run was made from (its SHA-256 "
-                        "differs from the one run.json keeps): resume with the run's own file, "
-                        "or start a new run")
+    require_unchanged(f"the prompts file {printable(str(made))}", str(store.path), store, made,
+                      sha, partial(file_sha256, made))
     UNNAMED.set((Withheld((str(made),), f"{again} {printable(str(made))}"),))
     return made

@@ -22,7 +22,7 @@ import argparse
 import os
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,23 +161,31 @@ def check_inputs(run: str, store: RunStore, stored: Sequence[Found], typed: Sequ
             if sha is not None:
                 _check_typed_unchanged(run, found, sha)
             continue
-        inside = Path(os.path.abspath(root)).is_relative_to(os.path.abspath(store.path))
-        try:
-            now = found.file().sha256(follow=not inside)
-        except (OSError, UserError) as exc:
-            reason = getattr(exc, "strerror", None) or "not a regular file"
-            raise UserError(f"{found.flag} {printable(found.value)}, named by {run}/run.json, "
-                            f"cannot be read now ({reason}): put the run's file back, or start "
-                            "a new run") from None
-        if now != sha:
-            raise UserError(f"{found.flag} {printable(found.value)}, named by {run}/run.json, "
-                            "does not hold what the run started with (its content hash differs "
-                            "from the one run.json recorded): resume with the run's own file, or "
-                            "start a new run")
+        assert sha is not None  # an input without a recorded hash was refused above
+        require_unchanged(f"{found.flag} {printable(found.value)}", run, store, root, sha,
+                          found.file().sha256)
         forms = {found.value, str(root), os.path.abspath(root)} - {""}
         withheld.append(Withheld(tuple(sorted(forms, key=len, reverse=True)),
                                  f"{again} {_retyped(stored, {found.flag})}"))
     return tuple(withheld)
+
+
+def require_unchanged(what: str, run: str, store: RunStore, root: Path, sha: str,
+                      digest: Callable[..., str | None]) -> None:
+    """UserError in one line unless the input `what` that run.json names (its flag and value,
+    or "the prompts file X") still holds the content hash the run recorded; `digest(follow=)`
+    hashes it, never through a link when it lies inside the run folder."""
+    inside = Path(os.path.abspath(root)).is_relative_to(os.path.abspath(store.path))
+    try:
+        now = digest(follow=not inside)
+    except (OSError, UserError) as exc:
+        reason = getattr(exc, "strerror", None) or "not a regular file"
+        raise UserError(f"{what}, named by {run}/run.json, cannot be read now ({reason}): put "
+                        "the run's file back, or start a new run") from None
+    if now != sha:
+        raise UserError(f"{what}, named by {run}/run.json, does not hold what the run started "
+                        "with (its content hash differs from the one run.json recorded): resume "
+                        "with the run's own file, or start a new run")
 
 
 def _check_typed(run: str, stored: Sequence[Found], typed: Sequence[Found]) -> set[str]:
