@@ -13,8 +13,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,171 @@ def mcq_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                       for lab in "ABCDE"]}} for i in range(10)]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     return path
+
+
+# --- the fast tier: `pytest -m fast` ---------------------------------------------------------
+# A test is marked `fast` at collection unless one of these rules takes it out:
+#   1. it is marked `slow` or `not_fast`;
+#   2. it uses a fixture that starts a process or server, loads the embedded model, drives a
+#      browser or runs the CLI (FAST_TIER_FIXTURES; `cli` runs through `cli_env`);
+#   3. it uses a module- or session-scoped fixture defined in a test module: a setup shared
+#      because it is costly;
+#   4. its code, or that of a fixture or helper from tests/ it uses, names something that
+#      starts a process, serves HTTP, waits on the clock, reads the shared data sets or a
+#      whole tree of files, loads LiteLLM or computes a plan's reach (FAST_TIER_NAMES);
+#   5. it is a hypothesis property test (many examples);
+#   6. it is not the sample: of a parametrized test only the first case is fast, and of the
+#      tests that write to disk (tmp_path, tmp_path_factory: mostly whole runs of a method)
+#      only the first of each test module.
+# `pytest.mark.fast` puts a test in whatever rules 2-6 say (never a slow one); `not_fast` takes
+# it out where the rules cannot tell (a test that computes for seconds: `pytest -m fast` ends
+# by naming each fast test that took over FAST_TIER_CPU seconds of CPU). The config's stash
+# (`fast_tier_key`) keeps the verdict on every collected test, from before `-m` deselects;
+# tests/test_fast_tier.py checks what the tier covers.
+FAST_TIER_FIXTURES = frozenset({"llama_server", "smol_path", "stub_server", "browser",
+                                "cli_env"})
+FAST_TIER_NAMES = frozenset({
+    # processes: the CLI, a certified program's sandbox, a notebook's kernel
+    "subprocess", "Popen", "executable", "run_cli", "user_error", "run_program",
+    "NotebookClient",
+    # servers in this process (stopping one waits out its 0.5 s poll)
+    "HostileServer", "ThreadingHTTPServer", "HTTPServer", "serve_forever", "shutdown",
+    "sleep", "monotonic",  # the clock
+    "shared_data", "SHARED_DATA",  # the shared data sets
+    "rglob",  # reads every file under a folder: the package's source, a whole run folder
+    "litellm", "load_litellm", "LiteLLMModel",  # import LiteLLM: 3 s
+    "reach",  # a plan's reach: the sequential test over every count up to the budget
+})
+FAST_TIER_CPU = 1.0  # seconds of CPU over which a fast run names a fast test
+FAST_TIER_DISK = frozenset({"tmp_path", "tmp_path_factory"})
+TESTS_ROOT = Path(__file__).resolve().parent
+
+
+@dataclass
+class FastTier:
+    """The fast tier of a collection: for every test, None where it is in the tier (it
+    carries the `fast` marker) or the rule that took it out; and which tests are slow."""
+
+    out: dict[str, str | None] = field(default_factory=dict)
+    slow: set[str] = field(default_factory=set)
+
+
+fast_tier_key = pytest.StashKey[FastTier]()
+
+
+_TESTS_PREFIX = f"{TESTS_ROOT}{os.sep}"
+_names_used: dict[object, frozenset[str]] = {}
+
+
+def _defined_in_tests(func: object) -> bool:
+    code = getattr(func, "__code__", None)
+    return code is not None and code.co_filename.startswith(_TESTS_PREFIX)
+
+
+def _code_names(func: object) -> frozenset[str]:
+    """The global and attribute names `func` uses, with those of the functions defined in it
+    and of the functions and classes from tests/ it names (helpers), followed through."""
+    key = getattr(func, "__code__", None)
+    if key in _names_used:
+        return _names_used[key]
+    names: set[str] = set()
+    seen: set[object] = set()
+    todo = [func]
+    while todo:
+        function = todo.pop()
+        codes = [getattr(function, "__code__", None)]
+        while codes:
+            code = codes.pop()
+            if code is None or code in seen:
+                continue
+            seen.add(code)
+            names.update(code.co_names)
+            codes.extend(const for const in code.co_consts if hasattr(const, "co_names"))
+            for name in code.co_names:
+                helper = getattr(function, "__globals__", {}).get(name)
+                helpers = vars(helper).values() if isinstance(helper, type) else [helper]
+                todo.extend(h for h in helpers if _defined_in_tests(h)
+                            and h.__code__ not in seen)
+    _names_used[key] = result = frozenset(names)
+    return result
+
+
+def _fast_tier_reason(item: pytest.Item, sampled: set[object]) -> str | None:
+    """Why `item` is not in the fast tier (rules 1-6 above), or None when it is."""
+    if item.get_closest_marker("slow"):
+        return "slow"
+    if item.get_closest_marker("not_fast"):
+        return "marked not_fast"
+    if item.get_closest_marker("fast"):
+        return None
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if used := sorted(fixtures & FAST_TIER_FIXTURES):
+        return f"uses {used[0]}"
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs if info else {}
+    funcs = [getattr(item, "function", None)]
+    for name in sorted(defs):
+        fixturedef = defs[name][-1]
+        if not _defined_in_tests(fixturedef.func):
+            continue
+        module = Path(fixturedef.func.__code__.co_filename).name
+        if fixturedef.scope != "function" and module.startswith("test_"):
+            return f"uses the shared fixture {name}"
+        funcs.append(fixturedef.func)
+    if getattr(funcs[0], "is_hypothesis_test", False):
+        return "hypothesis"
+    for func in funcs:
+        if named := sorted(_code_names(func) & FAST_TIER_NAMES):
+            return f"names {named[0]}"
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and any(callspec.indices.values()):
+        return "a later case of a parametrized test"
+    if fixtures & FAST_TIER_DISK:
+        module = item.nodeid.split("::")[0]
+        if module in sampled:
+            return "writes to disk, not the first such test of its module"
+        sampled.add(module)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the fast tier (before `-m` deselects); keep each test's verdict in the stash."""
+    tier = FastTier()
+    sampled: set[object] = set()
+    for item in sorted(items, key=lambda it: (it.nodeid.split("::")[0], it.location[1] or 0)):
+        reason = _fast_tier_reason(item, sampled)
+        if reason is None:
+            item.add_marker(pytest.mark.fast)
+        tier.out[item.nodeid] = None if item.get_closest_marker("fast") else reason
+        if item.get_closest_marker("slow"):
+            tier.slow.add(item.nodeid)
+    config.stash[fast_tier_key] = tier
+    if report := os.environ.get("VERSTEHEN_FAST_TIER_REPORT"):  # for tests/test_fast_tier.py
+        Path(report).write_text(json.dumps({"out": tier.out, "slow": sorted(tier.slow)}))
+
+
+_fast_tier_slow: list[tuple[float, str]] = []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """Time the CPU of each fast test (setup, call and teardown)."""
+    if not item.get_closest_marker("fast"):
+        return (yield)
+    start = time.process_time()
+    try:
+        return (yield)
+    finally:
+        if (spent := time.process_time() - start) > FAST_TIER_CPU:
+            _fast_tier_slow.append((spent, item.nodeid))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
+                            config: pytest.Config) -> None:
+    """Under `-m fast`, name the fast tests that took too long for the tier."""
+    if _fast_tier_slow and "fast" in (config.option.markexpr or ""):
+        terminalreporter.section(f"fast tests over {FAST_TIER_CPU:g} s of CPU")
+        for spent, nodeid in sorted(_fast_tier_slow, reverse=True):
+            terminalreporter.line(f"{spent:5.1f} s  {nodeid}")
+        terminalreporter.line("make them quicker, or mark them `pytest.mark.not_fast`")

@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import pytest
+from certification import by_hand
 
 import verstehen as vs
 
@@ -69,8 +70,8 @@ def test_certify_scores_picks_a_scope_of_a_runs_records(cli: Cli, tmp_path: Path
     ([1.0, 1.5], {}, "score 2 (1.5) is outside [0, 1]"),
     (["x"], {}, "score 1 ('x') is not a number"),
     ([1.0] * 8, {"scope": "arithmetic"}, "leave it out"),
-    ([1.0] * 8, {"max_questions": 8}, "add --sequential"),
-    ([1.0] * 8, {"sequential": True}, "lower --first-look"),
+    ([1.0] * 8, {"max_questions": 8}, "add sequential=True"),  # a Python caller's words
+    ([1.0] * 8, {"sequential": True}, "lower first_look"),
     ([1.0] * 8, {"pg": 0.1, "rid": 0.2}, "must be well below PG"),
 ])
 def test_certify_scores_refuses_bad_input_in_one_line(scores: list, keywords: dict,
@@ -130,11 +131,14 @@ def test_plan_is_the_command_json(cli: Cli, args: list[str]) -> None:
 
 def test_plan_as_by_hand() -> None:
     """A perfect model at PG 0.8, RID 0.2, δ 0.05: fixed n needs 0.05^(1/n) >= 0.8, so
-    n >= ln 0.05 / ln 0.8 = 13.4, 14; sequential, the first look (16, δ_1 = 6·0.05/π² =
-    0.0304) already gives 0.0304^(1/16) = 0.804 >= 0.8. On PG itself no n decides, and a
-    criterion nearby is named."""
+    n >= ln 0.05 / ln 0.8 = 13.4, 14; sequential, the betting test decides at its first look
+    (16, then about 1/8 further each) where the bets' wealth on all-right answers has reached
+    1/δ, worked out in plain Python by `certification/by_hand.py`. On PG itself no n decides,
+    and a criterion nearby is named."""
     perfect = vs.plan(1.0, 0.0, pg=0.8, rid=0.2, delta=0.05)
-    assert (perfect.fixed_questions, perfect.sequential_questions) == (14, 16)
+    needs = by_hand.perfect_needs(0.8, 0.2, 0.05)
+    first_deciding = next(n for n in by_hand.looks(16, 10_000) if n >= needs)
+    assert (perfect.fixed_questions, perfect.sequential_questions) == (14, first_deciding)
     assert perfect.expected_verdict == "understands" and perfect.nearby is None
     on_pg = vs.plan(0.8, 0.05)
     assert on_pg.fixed_questions is None and on_pg.nearby is not None
@@ -150,3 +154,23 @@ def test_the_twins_results_are_frozen_with_a_json_form() -> None:
     for result in (vs.certify_scores([1.0] * 4), vs.bounds(0.5, 10), vs.plan(0.9, 0.05)):
         assert type(result).__dataclass_params__.frozen
         assert json.loads(json.dumps(result.to_dict())) == result.to_dict()
+
+
+def test_certify_scores_takes_the_sequential_test_from_both_faces(cli: Cli,
+                                                                  tmp_path: Path) -> None:
+    """`--scores --sequential` decides by the betting test unless `--sequential-test
+    doubling` (Python: `sequential_test="doubling"`) picks the looks 16, 32, ...: on 40
+    right answers the doubling test decides at its first look, 16 (0.0304^(1/16) >= 0.8,
+    above), the betting test where its wealth reaches 1/δ (`by_hand`)."""
+    betting = vs.certify_scores([1.0] * 40, sequential=True)
+    doubling = vs.certify_scores([1.0] * 40, sequential=True, sequential_test="doubling")
+    needs = by_hand.perfect_needs(0.8, 0.2, 0.05)
+    assert betting.verdict.n == next(n for n in by_hand.looks(16, 40) if n >= needs)
+    assert doubling.verdict.n == 16
+    assert betting.to_dict()["verdict"]["details"]["test"] == "betting"
+    scores = tmp_path / "scores.txt"
+    scores.write_text("1\n" * 40)
+    done = cli(["certify", "--scores", str(scores), "--sequential", "--sequential-test",
+                "doubling", "--json"])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {**doubling.to_dict(), "scores": str(scores)}

@@ -55,7 +55,7 @@ def test_every_script_is_covered():
     hand-made checkout in tests/potemkin/test_figures_expansion.py)."""
     scripts = {p.name for p in BENCH.glob("*.py")} - {"potemkin_gt_transcriptions.py",
                                                       "lm_eval_reference.py", "figure4_paper.py",
-                                                      "real_poems.py"}
+                                                      "real_poems.py", "contract_snapshot.py"}
     assert scripts == set(SMOKE_RUNS) | set(DATA_RUNS)
 
 
@@ -74,3 +74,19 @@ def test_data_bench_runs(name):
     """The scripts that read the shared data sets run at a tiny size."""
     args, expected = DATA_RUNS[name]
     assert expected in run_bench(name, args)
+
+
+@pytest.mark.slow
+def test_contract_snapshot_reads_the_same_folders_the_same_way(tmp_path: Path) -> None:
+    """bench/contract_snapshot.py makes a run folder of every kind, then two reads of them
+    write the same --help, runs lines and report pages byte for byte (a page that held the
+    time it was made, or an unordered set, would differ)."""
+    runs, first, second = tmp_path / "runs", tmp_path / "first", tmp_path / "second"
+    run_bench("contract_snapshot.py", [str(first), str(runs), "--make"])
+    run_bench("contract_snapshot.py", [str(second), str(runs)])
+    written = sorted(p.name for p in first.iterdir())
+    assert "help.txt" in written and "runs.txt" in written
+    assert len([n for n in written if n.startswith("report-")]) >= 8
+    assert written == sorted(p.name for p in second.iterdir())
+    for name in written:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import IO
 
 import pytest
-from certification.test_certify_procedure import calculator
 
 import verstehen as vs
+from verstehen.methods.certification.example import calculator
 from verstehen.methods.potemkin.api import potemkin_run
 from verstehen.testing.scripted import ScriptedModel
 

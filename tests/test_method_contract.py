@@ -1,8 +1,8 @@
 """The method contract: a method declared in its own folder and registered in one line is a
 command of `verstehen` that runs, resumes, lists in `verstehen runs` with its headline and
-draws in `verstehen report`; unregistered, none of that is there. The built-in methods'
-declarations give the tables the CLI and the viewer held before; plugins that do not load are
-left out in one line each."""
+draws in `verstehen report`; unregistered, none of that is there. Every registered run kind
+is a command, resumable as declared, and every method is listed at its place in `--help`;
+plugins that do not load are left out in one line each."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from every_method import each_kind, each_method
 from toy_method.method import METHOD as ECHO
 from toy_method.run import echo
 
 from verstehen import plugins
-from verstehen.cli.flags import Parser
 from verstehen.cli.resume import RESUMABLE
 from verstehen.methods import registry
-from verstehen.methods.contract import Method, RunKind
+from verstehen.methods.contract import CommandLine, Method, OwnCommand, RunKind
 from verstehen.testing.stub_endpoints import StubEndpoints, prompt_of
 from verstehen.testing.stub_server import chat_answer
 
@@ -40,19 +40,25 @@ async def number_varies(i: int, method: str, path: str, payload: dict[str, Any]
 
 
 # a plugin's method whose command a built-in method has
-CLASHING = Method("certify-again", ECHO.add_parsers, (RunKind(
-    ("certify",), ECHO.kinds[0].result, ECHO.kinds[0].headline, ECHO.kinds[0].section),))
+CLASHING = Method("certify-again", (RunKind(
+    ("certify",), ECHO.kinds[0].result, ECHO.kinds[0].headline),))
 
 
-
-def _adds_a_taken_command(commands: argparse._SubParsersAction[Parser],
-                          engine: Parser) -> None:
-    """A plugin's commands: one of its own, then `ask`, which `verstehen` has already."""
-    commands.add_parser("mine", help="a command of the plugin's own")
-    commands.add_parser("ask", help="a second `ask`")
+def _no_flags(parser: argparse.ArgumentParser, cli: CommandLine) -> None:
+    """A command with no flags of its own."""
 
 
-TAKEN = Method("asker", _adds_a_taken_command)
+def _raises(parser: argparse.ArgumentParser, cli: CommandLine) -> None:
+    """A plugin's command whose flags cannot be added."""
+    parser.add_argument("--x")
+    parser.add_argument("--x")
+
+
+# a plugin's commands: one of its own, then `ask`, which `verstehen` has already
+TAKEN = Method("asker", own=(OwnCommand(("mine",), "a command of the plugin's own", _no_flags),
+                             OwnCommand(("ask",), "a second `ask`", _no_flags)))
+# a plugin whose command raises while its flags are added
+FAILING = Method("failing", own=(OwnCommand(("fails",), "it fails", _raises),))
 
 
 @pytest.fixture
@@ -81,24 +87,47 @@ def commands(cli: Cli) -> list[str]:
             if line.startswith("    ") and not line.startswith("     ")]
 
 
-def test_built_in_declarations_give_the_tables_of_before(cli: Cli) -> None:
-    """The kinds, the resumable commands and the `--help` order are those the string tables
-    of cli/main.py, cli/resume.py and viewer/page.py held before the registry (copied from
-    those tables and from `verstehen --help` of the commit before)."""
-    assert sorted(k.kind for k in registry.run_kinds()) == [
-        "audit", "certify", "consistency", "imagine-answer", "imagine-generate",
-        "potemkin-incoherence", "potemkin-run", "potemkin-selfjudge"]
-    assert set(RESUMABLE) == {("certify",), ("audit",), ("consistency",), ("potemkin", "run"),
-                              ("potemkin", "incoherence"), ("potemkin", "selfjudge"),
-                              ("imagine", "generate"), ("imagine", "answer")}
-    assert commands(cli) == ["audit", "report", "runs", "export", "schema", "models", "ask",
-                             "cache", "batch", "certify", "scopes", "bounds", "plan", "concepts",
-                             "potemkin", "annotate", "imagine", "consistency"]
+@each_kind()
+def test_each_run_kind_is_a_command_that_resumes_as_declared(kind: RunKind[Any],
+                                                             cli: Cli) -> None:
+    """Its first word is a command of `verstehen --help`, `<words> --help` works, its help
+    (when it declares one) is listed, and it takes --resume RUN exactly when resumable."""
+    assert kind.words[0] in commands(cli)
+    done = cli([*kind.words, "--help"])
+    assert done.returncode == 0 and done.stdout.startswith("usage: verstehen " +
+                                                           " ".join(kind.words))
+    assert (kind.words in RESUMABLE) == kind.resumable
+    if kind.resumable:
+        assert "--resume RUN" in done.stdout
+    if kind.help:  # the help of its group, or of `verstehen`, lists it in its words
+        listing = cli([*kind.words[:-1], "--help"]).stdout
+        assert " ".join(kind.help.split()) in " ".join(listing.split())
+
+
+@each_method
+def test_each_method_is_listed_at_its_place(method: Method, cli: Cli) -> None:
+    """A method's commands stand together in `verstehen --help`, in its declared order, after
+    every method of a lower help_place and before every one of a higher."""
+    listed = commands(cli)
+    mine = list(dict.fromkeys(words[0] for words in method.command_words()))
+    assert mine, f"method {method.name} adds no command"
+    at = listed.index(mine[0])
+    assert listed[at:at + len(mine)] == mine
+    for other in registry.methods():
+        if other.command_words() and other.help_place != method.help_place:
+            there = listed.index(other.command_words()[0][0])
+            assert (there < at) == (other.help_place < method.help_place), other.name
 
 
 def test_a_method_registered_in_one_line_runs_resumes_lists_and_draws(
         echo_registered: None, cli: Cli, tmp_path: Path) -> None:
     assert commands(cli)[-1] == "echo"  # after the built-in ones, which name their places
+    flags = cli(["echo", "--help"]).stdout
+    # derived from EchoOptions: the run flags, --model, then its own parameters with defaults
+    assert "--prompts PROMPTS" in flags and "short prompts (default 3)" in flags
+    assert "--resume RUN" in flags and "--model MODEL" in flags
+    out_of_range = cli(["echo", "--prompts", "6"])  # its declared range is 1 to 5
+    assert out_of_range.returncode == 2 and "--prompts" in out_of_range.stderr
     assert ("echo",) in RESUMABLE
     with StubEndpoints(1, route=number_varies) as stub:
         url = stub.urls[0]
@@ -125,7 +154,8 @@ def test_a_method_registered_in_one_line_runs_resumes_lists_and_draws(
     drawn = cli(["report", str(run), "-o", str(report)])
     assert drawn.returncode == 0, drawn.stderr
     page = report.read_text(encoding="utf-8")
-    assert "Echo consistency of openai/stub" in page and "answered the same" in page
+    # no section declared: the result's values as a table, under its headline
+    assert "echo: 2 of 3 answered the same twice" in page and "identical" in page
 
 
 def test_without_the_line_the_method_is_nowhere(cli: Cli, cli_env: dict[str, str],
@@ -158,10 +188,10 @@ def test_an_installed_plugin_joins_and_a_broken_one_is_one_line(
     points = [importlib.metadata.EntryPoint(name, value, registry.GROUP) for name, value in (
         ("echo", "toy_method.method:METHOD"), ("gone", "no_such_module_anywhere:METHOD"),
         ("text", "toy_method.run:COMMAND"), ("again", "test_method_contract:CLASHING"),
-        ("asker", "test_method_contract:TAKEN"))]
+        ("asker", "test_method_contract:TAKEN"), ("failing", "test_method_contract:FAILING"))]
     monkeypatch.setattr(importlib.metadata, "entry_points",
                         lambda group: [p for p in points if p.group == group])
-    assert [m.name for m in registry.methods()][-2:] == ["echo", "asker"]
+    assert [m.name for m in registry.methods()][-3:] == ["echo", "asker", "failing"]
     problems = registry.plugin_problems()
     assert len(problems) == 3
     assert problems[0].startswith("plugin 'gone' (no_such_module_anywhere:METHOD) left out: "
@@ -175,13 +205,17 @@ def test_an_installed_plugin_joins_and_a_broken_one_is_one_line(
     assert capsys.readouterr().err.splitlines() == [f"verstehen: warning: {p}" for p in problems]
     done = cli(["--help"])
     assert done.returncode == 0 and "echo" in done.stdout
-    # its commands are added with the parser: `ask` is taken, so "mine" is taken back too,
-    # and the method is left out of the registry
-    added = ("plugin method 'asker' left out: its commands could not be added (ArgumentError: "
-             "argument COMMAND: conflicting subparser: ask)")
-    assert done.stderr.splitlines() == [f"verstehen: warning: {added}"]
-    assert "asker" not in [m.name for m in registry.methods()]
-    assert registry.plugin_problems() == (*problems, added)
+    # its commands are checked before they are added: `ask` is taken, so "mine" is not added
+    # either, and the method is left out of the registry; one whose flags raise is tried on a
+    # tree of its own first
+    added = ["plugin method 'asker' left out: its commands could not be added (ValueError: "
+             "it takes the command 'ask', which verstehen has)",
+             "plugin method 'failing' left out: its commands could not be added "
+             "(ArgumentError: argument --x: conflicting option string: --x)"]
+    assert done.stderr.splitlines() == [f"verstehen: warning: {line}" for line in added]
+    assert not {"asker", "failing"} & {m.name for m in registry.methods()}
+    assert registry.plugin_problems() == (*problems, *added)
+    assert "fails" not in commands(cli)
     assert "mine" not in commands(cli)
     ask = cli(["ask", "--help"])
     assert ask.returncode == 0 and "a second `ask`" not in ask.stdout
@@ -192,13 +226,12 @@ def test_an_installed_plugin_joins_and_a_broken_one_is_one_line(
 def test_a_declaration_is_checked_where_it_is_made() -> None:
     kind = ECHO.kinds[0]
     with pytest.raises(ValueError, match="command words"):
-        RunKind(("potemkin-run",), kind.result, kind.headline, kind.section)
+        RunKind(("potemkin-run",), kind.result, kind.headline)
     with pytest.raises(ValueError, match="share a command"):
-        Method("twice", ECHO.add_parsers, (kind, kind))
+        Method("twice", (kind, kind))
     with pytest.raises(ValueError, match="makes 'certify' run folders, as method "
                                          "'certification' does"):
-        registry.register(Method("mine", ECHO.add_parsers, (
-            RunKind(("certify",), kind.result, kind.headline, kind.section),)))
+        registry.register(Method("mine", (RunKind(("certify",), kind.result, kind.headline),)))
     with pytest.raises(ValueError, match="a method named 'potemkin' is known already"):
-        registry.register(Method("potemkin", ECHO.add_parsers))
+        registry.register(Method("potemkin"))
     assert "mine" not in [m.name for m in registry.methods()]

@@ -7,11 +7,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from toy_method.method import METHOD as ECHO
 
 from verstehen.cli.main import build_parser
 from verstehen.cli.options import flag_name
@@ -29,27 +27,20 @@ from verstehen.methods.options import (
 )
 
 
-@pytest.fixture(autouse=True)
-def echo_registered() -> Iterator[None]:
-    """The toy method among the registered ones, so it is checked like the built-in ones."""
-    registry.register(ECHO)
-    yield
-    registry.unregister(ECHO)
-
-
 def declared_kinds() -> list[RunKind[Any] | Command]:
     """Every run kind and command whose parameters are declared in a parameters class."""
-    registry.register(ECHO)
-    try:
-        return [*(kind for kind in registry.run_kinds() if kind.options is not None),
-                *(command for method in registry.methods() for command in method.commands)]
-    finally:
-        registry.unregister(ECHO)
+    return [*(kind for kind in registry.run_kinds() if kind.options is not None),
+            *(command for method in registry.methods() for command in method.commands)]
 
 
 KINDS = declared_kinds()
+# each case named by its command's words; a command that is a mode of a run kind's command
+# (`certify --scores`) by its parameters class too
+IDS = [k.kind if isinstance(k, RunKind) else f"{'-'.join(k.words)}:{k.options.__name__}"
+       for k in KINDS]
 
 
+@pytest.mark.every_method
 def test_every_run_making_command_declares_its_parameters() -> None:
     """No run kind of a built-in method is left with parameters declared by hand."""
     undeclared = ["-".join(kind.words) for kind in registry.run_kinds()
@@ -71,7 +62,8 @@ def action_of(parser: argparse.ArgumentParser, dest: str) -> argparse.Action | N
     return next((a for a in parser._actions if a.dest == dest), None)
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=lambda k: "-".join(k.words))
+@pytest.mark.every_method
+@pytest.mark.parametrize("kind", KINDS, ids=IDS)
 def test_api_signature_is_the_declaration(kind: RunKind[Any] | Command) -> None:
     """The API function takes exactly the options' fields, with their defaults, the
     positional ones by position."""
@@ -87,7 +79,8 @@ def test_api_signature_is_the_declaration(kind: RunKind[Any] | Command) -> None:
         assert (parameter.kind is inspect.Parameter.KEYWORD_ONLY) == bool(field.kw_only), name
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=lambda k: "-".join(k.words))
+@pytest.mark.every_method
+@pytest.mark.parametrize("kind", KINDS, ids=IDS)
 def test_cli_flags_are_the_declaration(kind: RunKind[Any] | Command) -> None:
     """Each parameter with a flag of its own has it, with the declared default and help that
     states that default; a shared one's flag exists; an API-only one has none."""
@@ -118,7 +111,8 @@ def outside(bounds: Range) -> float:
     return bounds.low - 1 if bounds.low != float("-inf") else bounds.high + 1
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=lambda k: "-".join(k.words))
+@pytest.mark.every_method
+@pytest.mark.parametrize("kind", KINDS, ids=IDS)
 def test_ranges_refused_on_both_faces(kind: RunKind[Any] | Command,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     """A value outside a parameter's range is one UserError from Python and a parse error
@@ -146,6 +140,7 @@ def _placeholder(field: dataclasses.Field[Any]) -> Any:
     return "x"
 
 
+@pytest.mark.every_method
 def test_options_base_adds_engine_settings_once() -> None:
     """The engine settings come from EngineSettings alone: an options class adds none of them."""
     base = {f.name for f in dataclasses.fields(Options)}

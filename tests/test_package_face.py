@@ -1,18 +1,19 @@
-"""The package's face: `import verstehen as vs` reaches every method, each model-calling
-function has an `_async` twin with the same parameters, and every public name is documented."""
+"""The package's face: `import verstehen as vs` reaches every method (each run kind's function
+by its command words, whatever method declares it), each model-calling function has an
+`_async` twin with the same parameters, and every public name is documented."""
 
 from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import Any
 
 import pytest
+from every_method import each_kind
 
 import verstehen as vs
-from verstehen.methods import registry
+from verstehen.methods.contract import RunKind
 
-METHOD_CALLS = ("certify", "audit", "potemkin_run", "potemkin_incoherence", "potemkin_selfjudge",
-                "imagine_generate", "imagine_answer", "consistency")
 FOLDER_READERS = ("potemkin_score", "annotate_export", "annotate_import",
                   "imagine_matrix", "imagine_analyze", "write_report", "list_runs")
 # the twins of the commands that call no model: `certify --scores`, `bounds`, `plan`
@@ -21,21 +22,37 @@ NO_MODEL_TWINS = {"certify_scores": "CertifyScoresResult", "bounds": "BoundsResu
 PACKAGE = Path(vs.__file__).parent
 
 
-def test_every_method_is_reachable_from_the_package() -> None:
-    for name in (*METHOD_CALLS, *FOLDER_READERS, *NO_MODEL_TWINS, "EngineSettings"):
+def api_name(kind: RunKind[Any]) -> str:
+    """The API function of a run kind: its command words joined by "_" (`potemkin_run`)."""
+    return "_".join(kind.words)
+
+
+def test_every_public_name_is_reachable_from_the_package() -> None:
+    for name in (*FOLDER_READERS, *NO_MODEL_TWINS, "EngineSettings"):
         assert name in vs.__all__ and callable(getattr(vs, name))
     for name in vs.__all__:
         assert hasattr(vs, name), name
 
 
-def test_each_model_call_has_an_async_twin_and_runs_it() -> None:
-    for name in METHOD_CALLS:
-        sync, twin = getattr(vs, name), getattr(vs, f"{name}_async")
-        assert inspect.iscoroutinefunction(twin) and not inspect.iscoroutinefunction(sync)
-        assert inspect.unwrap(sync) is twin  # the sync one runs the twin, so they cannot drift
-        params = inspect.signature(sync).parameters
-        assert params["engine"].default is None and params["resume"].default is None, name
-        assert {"runs_dir", "cache", "timeout"} <= set(params), name  # the engine's keywords
+@each_kind()
+def test_each_run_kind_is_a_function_of_the_package(kind: RunKind[Any]) -> None:
+    """`vs.<its words joined by _>` is the API function it declares, and `vs.<its result
+    type's name>` its result type."""
+    assert kind.api is not None and getattr(vs, api_name(kind)) is kind.api
+    assert getattr(vs, kind.result.__name__) is kind.result
+
+
+@each_kind()
+def test_each_model_call_has_an_async_twin_and_runs_it(kind: RunKind[Any]) -> None:
+    name = api_name(kind)
+    sync, twin = getattr(vs, name), getattr(vs, f"{name}_async")
+    assert inspect.iscoroutinefunction(twin) and not inspect.iscoroutinefunction(sync)
+    # the sync one runs a twin of the same parameters, so they cannot drift
+    assert inspect.iscoroutinefunction(inspect.unwrap(sync))
+    assert inspect.signature(inspect.unwrap(sync)) == inspect.signature(twin)
+    params = inspect.signature(sync).parameters
+    assert params["engine"].default is None and params["resume"].default is None, name
+    assert {"runs_dir", "cache", "timeout"} <= set(params), name  # the engine's keywords
 
 
 def test_every_public_name_has_a_docstring() -> None:
@@ -45,18 +62,17 @@ def test_every_public_name_has_a_docstring() -> None:
             assert (value.__doc__ or "").strip(), name
 
 
-def test_results_are_frozen_and_have_a_json_form() -> None:
-    """Every kind of run folder a built-in method declares: its result is public, frozen,
-    with a JSON form and its run folder."""
-    kinds = registry.run_kinds()
-    assert len(kinds) == 8  # audit, certify, potemkin run|incoherence|selfjudge, imagine
-    # generate|answer, consistency: the run-making commands of `verstehen --help`
-    for name in {kind.result.__name__ for kind in kinds}:
-        cls = getattr(vs, name)
-        assert cls.__dataclass_params__.frozen, name
-        assert callable(cls.to_dict)
-        assert "run_dir" in cls.__dataclass_fields__, name
-    for name in NO_MODEL_TWINS.values():  # results without a run folder, frozen all the same
+@each_kind()
+def test_each_kinds_result_is_frozen_and_has_a_json_form(kind: RunKind[Any]) -> None:
+    """Its result is public, frozen, with a JSON form and its run folder."""
+    cls = getattr(vs, kind.result.__name__)
+    assert cls.__dataclass_params__.frozen
+    assert callable(cls.to_dict)
+    assert "run_dir" in cls.__dataclass_fields__
+
+
+def test_results_without_a_run_folder_are_frozen_too() -> None:
+    for name in NO_MODEL_TWINS.values():
         cls = getattr(vs, name)
         assert cls.__dataclass_params__.frozen and callable(cls.to_dict), name
 

@@ -21,9 +21,10 @@ import pytest
 from verstehen.cli.runs import EXIT_CALL_FAILED, finish
 from verstehen.engine.store import RunStore
 from verstehen.engine.usage import ModelUsage
+from verstehen.methods.contract import RunResult
 from verstehen.methods.potemkin.results import PotemkinRunResult
 from verstehen.methods.registry import is_built_in, methods, run_kind, run_kinds
-from verstehen.results import RunOutcome, RunResult, from_jsonable, load_result
+from verstehen.results import RunOutcome, from_jsonable, load_result
 
 DATA = Path(__file__).parent / "results_data"
 SUMMARIES = sorted(DATA.glob("*.summary.json"))

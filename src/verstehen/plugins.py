@@ -107,10 +107,19 @@ class Once(Generic[T]):
         """True once read (and not reset since)."""
         return bool(self._kept)
 
+    def forget(self) -> None:
+        """Forget what was read: the next call reads again."""
+        self._kept.clear()
+
 
 def once(read: Callable[[], T]) -> Once[T]:
     """`read` as a `Once`: called at the first use only (a decorator)."""
     return Once(read)
+
+
+def on_reset(forget: Callable[[], None]) -> None:
+    """Call `forget` at each `reset()` (a registry forgetting the entries it left out)."""
+    _forget.append(forget)
 
 
 def reset() -> None:

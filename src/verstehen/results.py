@@ -9,7 +9,8 @@ later is left out while at its default (`field(default=(), metadata=omitted_at_d
 folder's summary.json into the result that wrote it).
 
 Every result of a run-making command derives from `RunOutcome` (its run folder, wall seconds
-and each model's calls and tokens) and is a `RunResult`, what the CLI's `finish` needs.
+and each model's calls and tokens) and is a `RunResult` (methods/contract.py), what the CLI's
+`finish` needs.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar, cast, overload, runtime_checkable
+from typing import Any, ClassVar, TypeVar, cast, overload
 
 from verstehen.engine.store.safe_files import read_regular
 from verstehen.engine.usage import ModelUsage
@@ -79,24 +80,8 @@ class JsonForm:
         return cast(dict[str, Any], to_jsonable(self))
 
 
-@runtime_checkable
-class RunResult(Protocol):
-    """What every run-making entry point returns: its run folder, the calls that failed, and a
-    JSON form (what `--json` prints)."""
-
-    @property
-    def run_dir(self) -> Path:
-        """The run folder (what `--resume` goes on with)."""
-        ...
-
-    @property
-    def failed_calls(self) -> int:
-        """Calls that failed after every retry (a rerun tries them again)."""
-        ...
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON form, as in summary.json."""
-        ...
+# the exit code of a command some of whose calls failed for good (resume it to retry them)
+EXIT_CALL_FAILED = 1
 
 
 @dataclass(frozen=True)

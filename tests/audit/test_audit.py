@@ -6,14 +6,15 @@ from __future__ import annotations
 import asyncio
 import csv
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from certification.test_certify_procedure import calculator
+from certification import by_hand
 
 import verstehen as vs
+from verstehen.auditing.example import CONCEPTS, oracle
 from verstehen.auditing.plan import (
+    CONCEPT_BLOCK,
     AuditPlan,
     make_plan,
     reach,
@@ -24,11 +25,8 @@ from verstehen.auditing.results import AuditResult
 from verstehen.auditing.run import run_plan
 from verstehen.auditing.summary import summarize_audit
 from verstehen.domains.catalog import BY_KEY
-from verstehen.domains.registry import concept_tasks
 from verstehen.engine.session import RunSettings
-from verstehen.methods.certification.scopes import get_scope
-from verstehen.methods.certification.scopes.concepts import ConceptScope
-from verstehen.methods.certification.scopes.draw import question_at
+from verstehen.methods.certification.example import calculator
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.results import from_jsonable
@@ -36,40 +34,10 @@ from verstehen.testing.scripted import ScriptedModel
 
 from conftest import Cli, cli_error
 
-CONCEPTS = ("game-theory/strict-dominance", "game-theory/zero-sum")
-
 
 def where(tmp_path: Path) -> dict[str, Path]:
     """A private runs folder and cache."""
     return {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite"}
-
-
-def oracle(keys: tuple[str, ...], questions: int = 64) -> Callable[[str], str]:
-    """Replies a checker grades right for classify and generate items, an unreadable reply to
-    every edit item (so the rates' unparsed path is used), the catalog's definition, one
-    zero-sum game for every example asked of it, and a Yes to every classification of that
-    example."""
-    answers: dict[str, str] = {}
-    for key in keys:
-        scope = get_scope(BY_KEY[key].scope)
-        assert isinstance(scope, ConceptScope)
-        tasks = concept_tasks(BY_KEY[key].scope)
-        for i in range(questions):
-            q = question_at(scope, 0, i)
-            item = ConceptScope.item_of(q)
-            answers[q.prompt] = "%%%" if item.kind == "edit" else tasks.reference(item)
-    definitions = {f"What is {BY_KEY[k].name}": BY_KEY[k].definition for k in keys}
-
-    def reply(prompt: str) -> str:
-        if prompt in answers:
-            return answers[prompt]
-        if prompt.startswith("Generate one example that"):  # incoherence: a zero-sum game
-            return "<OUTPUT>\n[[(1, -1), (-2, 2)], [(0, 0), (3, -3)]]"
-        for opening, definition in definitions.items():
-            if prompt.startswith(opening):
-                return definition
-        return "ANSWER: Yes"
-    return reply
 
 
 def records(run: Path) -> list[dict]:
@@ -111,31 +79,48 @@ def test_bad_subjects_are_refused(subjects: str, needle: str) -> None:
 
 def test_default_budget_reaches_every_verdict_and_a_tiny_rid_says_it_cannot() -> None:
     plan = make_plan()
-    # all right: L(1, n, d) = d^(1/n) >= PG 0.8 needs n >= ln(1/d) / ln(1.25), d = 6δ/(π² j²):
-    # 15.6 at look 1 (8 questions), 21.9 at look 2 (16), 25.5 at look 3 (32)
-    assert plan.reach.understands_at == 32 and plan.reach.does_not_at == 8
+    # the betting test (the default): its bets need 18 right answers to reach 1/δ = 20 and 3
+    # wrong ones to reach 2/δ = 40 (by_hand); a concept's looks are 8, 12, 16, 20, ...
+    assert (by_hand.perfect_needs(0.8, 0.2, 0.05), by_hand.zero_needs(0.8, 0.2, 0.05)) == (18, 3)
+    assert plan.reach.understands_at == 20 and plan.reach.does_not_at == 8
     assert plan.max_questions == 512 and reach_warnings(plan) == []
+    # the doubling test: all right, L(1, n, d) = d^(1/n) >= PG 0.8 needs n >= ln(1/d) /
+    # ln(1.25), d = 6δ/(π² j²): 15.6 at look 1 (8 questions), 21.9 at look 2 (16), 25.5 at
+    # look 3 (32)
+    doubling = make_plan(sequential_test="doubling")
+    assert doubling.reach.understands_at == 32 and doubling.reach.does_not_at == 8
     # the old audit's RID (no ridiculous answer in 100 questions) cannot be reached in 256:
     # a warning before anything is asked, naming what would reach it. With looks from 8,
     # look 12 (16,384) needs ln(π²·144/0.3) / -ln(1 - 0.000513) = 16,493.3, and a budget in
     # (16,384, 32,768] is look 13, which needs 16,805.3; at 256, U(0, 256, δ_6) = 0.027 asks
-    # RID 0.03
-    (warning,) = reach_warnings(make_plan(rid=0.000513, pg=0.7, max_questions=256))
+    # RID 0.03 (as a Python caller reads it)
+    (warning,) = reach_warnings(make_plan(rid=0.000513, pg=0.7, max_questions=256,
+                                          sequential_test="doubling"))
     assert "cannot certify even a perfect model" in warning
-    assert "use --max-questions 16,806 or more, or --rid 0.03" in warning
-    assert "--max-questions" in warning and "can still find that a model does not" in warning
+    assert "use max_questions=16_806 or more, or rid=0.03" in warning
+    assert "can still find that a model does not" in warning
+    # the betting test: its bet on "no answer ridiculous" gains φ·0.000513/0.999487 a right
+    # answer; the answers it needs, and the RID its bets reach within 256, by_hand
+    needs = by_hand.perfect_needs(0.7, 0.000513, 0.05)
+    (warning,) = reach_warnings(make_plan(rid=0.000513, pg=0.7, max_questions=256))
+    assert (f"use max_questions={needs:_} or more, or rid={by_hand.loosest_rid(256):g}"
+            in warning)
     # all answers right: U(0, n, d) = 1 - d^(1/n) <= RID needs n >= ln(1/d) / -ln(1 - RID);
     # at look j, d = 6δ/(π² j²): look 10 (8,192) needs 15,783, look 11 (16,384) 16,155
     c = Criterion(0.7, 0.000513, 0.05)
-    assert reach(c, 16, 8192).understands_at is None
-    assert reach(c, 16, 16384).understands_at == 16384
+    assert reach(c, 16, 8192, test="doubling").understands_at is None
+    assert reach(c, 16, 16384, test="doubling").understands_at == 16384
+    # the betting test reaches it at the budget where that is the first look past `needs`
+    assert reach(c, 16, needs - 1).understands_at is None
+    assert reach(c, 16, needs).understands_at == needs
 
 
 def test_a_perfect_calculator_understands_arithmetic_where_reach_says(tmp_path: Path) -> None:
     model = ScriptedModel("scripted/calc", reply=calculator)
     result = vs.audit(model, subjects="arithmetic/small", **where(tmp_path))
     (line,) = result.targets
-    assert line.decision is Decision.UNDERSTANDS and line.asked == make_plan().reach.understands_at
+    assert line.decision is Decision.UNDERSTANDS
+    assert line.asked == make_plan("arithmetic/small").reach.understands_at
     assert line.verdict.score_lower >= 0.8 and not line.is_concept
     assert line.keystone is None and line.potemkin == {} and line.incoherence is None
     assert result.runs[0].potemkin is None and result.runs[0].incoherence is None
@@ -153,7 +138,8 @@ def test_every_lens_writes_its_folder_and_the_lines_follow_the_records(tmp_path:
         mine = [r for r in answers if r["scope"] == BY_KEY[line.key].scope]
         scores = [r["score"] for r in mine]
         assert line.asked == len(mine) and line.verdict.n == len(mine)
-        again = certify_sequential(scores, 0.8, 0.2, 0.05, first=8, max_n=512)
+        again = certify_sequential(scores, 0.8, 0.2, 0.05, first=8, max_n=512,
+                                   block=CONCEPT_BLOCK)
         assert line.decision is again.decision
         assert line.verdict.mean_score == pytest.approx(sum(scores) / len(scores))
         assert line.keystone is None and line.potemkin == {}  # nobody graded the definition
@@ -270,7 +256,7 @@ def test_bad_input_stops_before_any_call(tmp_path: Path) -> None:
                           "unknown subject"),
                          (lambda: vs.audit("local", **where(tmp_path)), "malformed model"),
                          (lambda: vs.audit(model, first_look=32, max_questions=16,
-                                           **where(tmp_path)), "--first-look")):
+                                           **where(tmp_path)), "first_look")):
         with pytest.raises(vs.UserError, match=needle):
             call()
     assert model.calls == [] and not (tmp_path / "runs").exists()

@@ -205,7 +205,7 @@ def test_likelihood_keeps_a_model_that_has_them_and_refuses_one_without(tmp_path
 
     mute = NoScores("scripted/gen")
     with pytest.raises(UserError, match=r"scripted/gen gives no exact log-probabilities.*"
-                                        r"--answer-by generation"):
+                                        r"answer_by='generation'"):  # a Python caller's words
         consistency(mute, answer_by="likelihood", **files)
     with pytest.raises(UserError, match="answer_by must be one of auto, likelihood, generation"):
         consistency(mute, answer_by="sometimes", **files)

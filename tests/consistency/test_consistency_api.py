@@ -18,6 +18,7 @@ from verstehen.methods.consistency.breakdowns import (
     RelationBreakdown,
     YesNoBias,
 )
+from verstehen.methods.consistency.example import write_data
 from verstehen.methods.consistency.knowledge import RELATIONS_14, load_knowledge
 from verstehen.methods.consistency.results import ConsistencyResult
 from verstehen.methods.consistency.stats import Consistency
@@ -27,33 +28,12 @@ from verstehen.testing.scripted import ScriptedModel
 
 from conftest import SHARED_DATA, needs_shared
 
-KB = """relation\tstart\tend
-UsedFor\tbook\tread
-AtLocation\tbook\tlibrary
-AtLocation\tdog\tkennel
-IsA\tdog\tanimal
-"""
-QUESTIONS = [("q1", "Where would you read a book?", ["library", "ocean", "sky"], "A"),
-             ("q2", "Where is a book kept in a library?", ["shelf", "library", "cloud"], "B"),
-             ("q3", "What animal lives in a kennel?", ["dog", "fish", "bird"], "A")]
 # the config keys of `verstehen consistency`'s run.json
 CONFIG_KEYS = ["model", "questions", "kb", "limit", "base_url", "relations", "max_path_length",
                "template_style", "seed", "max_tokens", "answer_by"]
 SUMMARY_KEYS = ["method", "consistency", "by_relation", "by_concept", "bias", "anchors", "facts",
                 "positive_facts", "facts_unanswered", "mean_facts_per_anchor", "failed_calls",
                 "concepts", "run", "relations_png", "bias_png", "seconds", "usage"]
-
-
-def write_data(folder: Path) -> tuple[Path, Path]:
-    """QUESTIONS as a CSQA file and KB as an edge table in `folder`."""
-    questions = folder / "q.jsonl"
-    questions.write_text("".join(json.dumps({
-        "id": i, "answerKey": key, "question": {"stem": stem, "choices": [
-            {"label": "ABC"[k], "text": t} for k, t in enumerate(choices)]}}) + "\n"
-        for i, stem, choices, key in QUESTIONS))
-    kb = folder / "kb.tsv"
-    kb.write_text(KB)
-    return questions, kb
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed
 from verstehen.methods.consistency.api import consistency
 from verstehen.methods.consistency.breakdowns import by_concept
+from verstehen.methods.consistency.example import write_data
 from verstehen.methods.consistency.html import (
     anchor_view,
     by_relation_text,
@@ -33,7 +34,6 @@ from verstehen.report.html import Page, num, rate
 from verstehen.results import load_result
 from verstehen.testing.scripted import ScriptedModel
 
-from consistency.test_consistency_api import write_data
 from pages import LINK, book, linked, self_contained
 
 LP = "scripted/l<p>"  # a name that must be escaped

@@ -11,6 +11,7 @@ import pytest
 
 from verstehen.methods.consistency.api import consistency as run_consistency
 from verstehen.methods.consistency.breakdowns import by_concept, concept_counts
+from verstehen.methods.consistency.example import write_data
 from verstehen.methods.consistency.html import section
 from verstehen.methods.consistency.stats import AnchorResult, FactAnswer, consistency
 from verstehen.methods.consistency.summary import summarize_consistency
@@ -18,7 +19,6 @@ from verstehen.methods.consistency.text import concept_text, consistency_text, s
 from verstehen.report.html import Page
 from verstehen.testing.scripted import ScriptedModel
 
-from consistency.test_consistency_api import write_data
 from consistency.test_consistency_stats import selection_example
 
 NOT_INFORMATIVE = "CC is not informative"

@@ -153,6 +153,7 @@ def test_item_ids_name_content_not_wording() -> None:
 # ---------------------------------------------------------------- the registry
 
 
+@pytest.mark.not_fast  # builds every exact scope and its three kinds of task: seconds
 def test_every_exact_scope_resolves_to_its_tasks() -> None:
     catalog_scopes = {c.scope for c in CONCEPTS if c.scope}
     assert catalog_scopes <= set(EXACT_SCOPES)

@@ -65,6 +65,7 @@ def test_every_reference_grades_right(key: str) -> None:
     assert time.process_time() - start < 6.0, key
 
 
+@pytest.mark.not_fast  # grades a reference answer to every word the generators draw: seconds
 def test_every_word_a_generate_item_can_ask_for_has_a_reference() -> None:
     """The words come from the lexicon lists the generators draw from; a word none of the
     references can use would be a generator bug (an item nobody can answer)."""

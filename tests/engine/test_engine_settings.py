@@ -6,33 +6,35 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from pathlib import Path
+from typing import Any
 
 import pytest
+from every_method import each_kind
 
 import verstehen as vs
 from verstehen.cli.flags import engine_from, settings_from
 from verstehen.cli.main import build_parser
 from verstehen.engine.session import RunSettings
 from verstehen.engine.settings import EngineSettings
+from verstehen.methods.contract import RunKind
 from verstehen.testing.scripted import ScriptedModel
 
 TOO_FEW = pytest.mark.filterwarnings("ignore:.*can decide nothing:UserWarning")  # 2 questions
-MODEL_CALLS = ("certify", "audit", "potemkin_run", "potemkin_incoherence", "potemkin_selfjudge",
-               "imagine_generate", "imagine_answer", "consistency")
 
 
-def test_every_api_call_takes_engine_and_its_keywords() -> None:
-    """Each model-calling function (sync and async) has `engine=` and each engine setting as
+@each_kind()
+def test_every_api_call_takes_engine_and_its_keywords(kind: RunKind[Any]) -> None:
+    """Each run kind's function (sync and async) has `engine=` and each engine setting as
     a keyword with EngineSettings' own default (taken from its options class, which derives
     from EngineSettings: the settings are declared there once)."""
     fields = dataclasses.fields(EngineSettings)
-    for name in MODEL_CALLS:
-        for fn in (getattr(vs, name), getattr(vs, f"{name}_async")):
-            params = inspect.signature(fn).parameters
-            assert params["engine"].default is None, name
-            for field in fields:
-                assert params[field.name].kind is inspect.Parameter.KEYWORD_ONLY, name
-                assert params[field.name].default == field.default, (name, field.name)
+    name = "_".join(kind.words)
+    for fn in (getattr(vs, name), getattr(vs, f"{name}_async")):
+        params = inspect.signature(fn).parameters
+        assert params["engine"].default is None, name
+        for field in fields:
+            assert params[field.name].kind is inspect.Parameter.KEYWORD_ONLY, name
+            assert params[field.name].default == field.default, (name, field.name)
 
 
 def test_keywords_replace_the_engines_fields_and_nothing_else() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.lifecycle import Context, Made, Started, run_method
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
@@ -46,10 +46,11 @@ def run(tmp_path: Path, model: ScriptedModel, *, fail_in: str = "") -> Counted:
         opened = session.open_model(model)
         return Started({"prompts": 3}, 7, [opened], opened)
 
-    async def ask(session: Session, store: RunStore, opened: Model) -> None:
+    async def ask(context: Context[Model]) -> None:
         for i in range(3):
-            got = await session.runner.generate(opened, user(f"p{i}"), GenerateParams())
-            store.append({"i": i, "text": got.value.text if got.ok else None})
+            got = await context.generate(context.state, user(f"p{i}"), GenerateParams(),
+                                         sample=0)
+            context.record({"i": i, "text": got.value.text if got.ok else None})
         if fail_in == "ask":
             raise RuntimeError("the procedure broke")
 

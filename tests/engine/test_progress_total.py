@@ -11,12 +11,12 @@ from itertools import accumulate
 from pathlib import Path
 
 import pytest
-from certification.test_certify_procedure import calculator
 
 import verstehen as vs
 import verstehen.engine.session as session_module
 from verstehen.engine.progress import NullProgress, PlainProgress, make_progress
 from verstehen.engine.session import RunSettings, Session
+from verstehen.methods.certification.example import calculator
 from verstehen.methods.certification.procedure import CertifyPlan
 from verstehen.methods.certification.run import build_scopes, certify_scopes
 from verstehen.methods.certification.verdict import Criterion

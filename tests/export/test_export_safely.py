@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 import pytest
-from certification.test_certify_procedure import calculator
 from engine.test_run_folder_safety import VICTIM_TEXT, link, rescued
 
 import verstehen as vs
+from verstehen.methods.certification.example import calculator
 from verstehen.testing.scripted import ScriptedModel
 
 from conftest import PYTHON, Cli, cli_error

@@ -12,16 +12,18 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from every_method import each_kind
 from made_runs import QUESTIONS, REPHRASED, made_runs, records, summary
 
 from verstehen.cli.flags import Parser, engine_flags
 from verstehen.errors import UserError
 from verstehen.export.cli import add_parsers
+from verstehen.export.frames import records_frame
 from verstehen.testing.ports import free_port, wait_for_port
 
 read_eval_log = pytest.importorskip("inspect_ai.log").read_eval_log
 
-# the samples each run should have, worked out from how the runs were made (made_runs.py):
+# the samples each run should have, worked out from how each kind's example makes its run:
 # certify asks QUESTIONS and rephrases REPHRASED of them; potemkin run asks one item of each of
 # its four tasks; incoherence asks 2 instances and 2 non-instances; generate 2 questions on
 # each of 2 topics; answer those 4 of 2 models; consistency 3 anchors and, of the four KB edges
@@ -47,8 +49,9 @@ def export(*argv: str) -> list[Path]:
     return [Path(p) for p in "".join(lines).split()]
 
 
-def record_scores(kind: str, run: Path) -> list[float | None]:
-    """Each question's score as its record says it, read here from records.jsonl."""
+def record_scores(kind: str, run: Path) -> list[float | None] | None:
+    """Each question's score as its record says it, read here from records.jsonl (None for a
+    kind whose records this does not read)."""
     lines = records(run)
     if kind == "certify":
         return [r["score"] for r in lines if r["kind"] in ("answer", "rephrase")]
@@ -63,7 +66,9 @@ def record_scores(kind: str, run: Path) -> list[float | None]:
     if kind == "consistency":
         return [float(r["correct"]) if r["kind"] == "anchor" else
                 float(r["said_yes"] == r["positive"]) for r in lines]
-    return [None for _ in lines]  # generate: questions made, not graded
+    if kind == "imagine-generate":  # questions made, not graded
+        return [None for _ in lines]
+    return None
 
 
 def log_scores(log) -> list[float | None]:  # an EvalLog
@@ -74,23 +79,28 @@ def by_value(scores: list[float | None]) -> Counter:
     return Counter("none" if s is None else s for s in scores)
 
 
-@pytest.mark.parametrize("kind", sorted(SAMPLES))
-def test_each_methods_run_reads_back_with_its_samples_and_scores(kind, tmp_path,
-                                                                  tmp_path_factory):
-    run = made_runs(tmp_path_factory)[kind]
+@each_kind(lambda kind: kind.rows is not None and kind.inner_runs is None)
+def test_each_kinds_run_reads_back_with_its_samples_and_scores(kind, tmp_path,
+                                                                tmp_path_factory):
+    """One sample per row of its records table (as many as SAMPLES says where it says), with
+    the scores its records hold (where `record_scores` knows how they say them); a kind
+    keeping run folders inside its own (an audit) is exported as theirs, tested below."""
+    name = kind.kind
+    run = made_runs(tmp_path_factory)[name]
     paths = export(str(run), "--inspect", "--out", str(tmp_path))
-    assert len(paths) == LOGS.get(kind, 1)
+    assert len(paths) == LOGS.get(name, 1)
     assert all(path.parent == tmp_path and path.suffix == ".eval" for path in paths)
     logs = [read_eval_log(str(path)) for path in paths]
-    assert paths[0].name == f"{run.name}.eval" and logs[0].eval.task == f"verstehen/{kind}"
+    assert paths[0].name == f"{run.name}.eval" and logs[0].eval.task == f"verstehen/{name}"
     samples = [s for log in logs for s in log.samples]  # every question asked, in one log
     for log in logs:
-        assert log.status == "success" and log.eval.task.startswith(f"verstehen/{kind}")
+        assert log.status == "success" and log.eval.task.startswith(f"verstehen/{name}")
         assert len(log.samples) == log.results.total_samples
-    assert len(samples) == SAMPLES[kind] == len({s.id for s in samples})
-    assert by_value([s for log in logs for s in log_scores(log)]) == by_value(
-        record_scores(kind, run))
-    if kind == "consistency":  # the facts the anchors name, counted from the records
+    assert len(samples) == len(records_frame(run)) == len({s.id for s in samples}) > 0
+    assert len(samples) == SAMPLES.get(name, len(samples))
+    if (scores := record_scores(name, run)) is not None:
+        assert by_value([s for log in logs for s in log_scores(log)]) == by_value(scores)
+    if name == "consistency":  # the facts the anchors name, counted from the records
         named = {f for r in records(run) if r["kind"] == "anchor" for f in r["facts"]}
         assert len(named) == 8
     assert all(s.output.completion or s.output.error for s in samples)

@@ -16,12 +16,13 @@ import json
 from pathlib import Path
 
 import pytest
-from certification.test_certify_procedure import calculator
+from every_method import each_kind
 from made_runs import QUESTIONS, REPHRASED, made_runs, records, summary
 from test_inspect_export import export
 
 import verstehen as vs
 from verstehen.errors import CallFailed
+from verstehen.methods.certification.example import calculator
 from verstehen.testing.scripted import ScriptedModel
 
 inspect_log = pytest.importorskip("inspect_ai.log")
@@ -100,11 +101,10 @@ def test_rephrasings_are_a_log_apart_from_the_verdict(tmp_path, tmp_path_factory
     assert rephrase.tags == ["arithmetic/small: rephrase check"]
 
 
-@pytest.mark.parametrize("kind", ["certify", "potemkin-run", "potemkin-incoherence",
-                                  "imagine-generate", "imagine-answer", "consistency",
-                                  "potemkin-selfjudge", "audit"])
+@each_kind(lambda kind: kind.rows is not None)
 def test_each_log_carries_its_run_folders_tokens_and_time(kind, tmp_path, tmp_path_factory):
-    logs = logs_of(made_runs(tmp_path_factory)[kind], tmp_path)
+    logs = logs_of(made_runs(tmp_path_factory)[kind.kind], tmp_path)
+    assert logs
     for log in logs:
         folder = Path(log.eval.metadata["verstehen_run"])  # an audit's: its lens folder's
         done = summary(folder)

@@ -31,16 +31,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from certification.test_certify_procedure import calculator
 from made_runs import QUESTIONS, REPHRASED, records, summary
 from test_inspect_export import export
 
 import verstehen as vs
+from verstehen.auditing.example import CONCEPTS, oracle
+from verstehen.methods.certification.example import calculator
 from verstehen.models.base import Completion, GenerateParams, Message
 from verstehen.testing.ports import free_port, wait_for_port
 from verstehen.testing.scripted import ScriptedModel
-
-from audit.test_audit import CONCEPTS, oracle
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("inspect_ai.log")

@@ -17,16 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from every_method import each_kind
 from made_runs import OTHER, made_runs, other_runs, summary
 
 from verstehen.cli.verdicts import FAIL_ON_HELP, FAIL_ON_WORDS, fail_on
 from verstehen.export.exported import results_frame
 from verstehen.export.frames import record_table, records_frame, result_table
-from verstehen.export.sample import ResultGroup, SampleRow
 from verstehen.methods import registry
 from verstehen.methods.certification.rows import verdict_values
 from verstehen.methods.certification.scopes import get_scope
 from verstehen.methods.certification.verdict import Decision
+from verstehen.methods.contract import RunKind
+from verstehen.rows import ResultGroup, SampleRow
 
 from conftest import Cli
 
@@ -35,12 +37,10 @@ pd = pytest.importorskip("pandas")
 RECORD_COLUMNS = ["run_id", "id", "item", "model", "scope", "input", "reply", "expected",
                   "score", "grade"]
 RESULT_COLUMNS = ["run_id", "id", "result", "model", "scope"]
-# the kinds whose questions are about a scope or a concept (its key); the rest have none
-SCOPED = {"certify", "potemkin-run", "potemkin-incoherence", "audit"}
-# the kinds whose results are each about one scope: a verdict per (model, scope)
-VERDICTS = {"certify", "audit"}
 # result groups that pool every model of their run (model None): potemkin run's overall rows
 POOLED = re.compile(r"keystone/overall|table1/overall/[a-z]+|waiting")
+HOW = ["frames", "csv", "parquet"]
+exportable = each_kind(lambda kind: kind.rows is not None)
 
 
 def run_json(run: Path) -> dict[str, Any]:
@@ -70,7 +70,45 @@ def missing(value: Any) -> bool:
     return value is None or bool(pd.isna(value))
 
 
-@pytest.mark.parametrize("how", ["frames", "csv", "parquet"])
+@exportable
+@pytest.mark.parametrize("how", HOW)
+def test_each_kinds_tables_have_the_one_shape(
+        kind: RunKind[Any], how: str, cli: Cli, tmp_path: Path,
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Two runs of the kind, the same questions asked of other models: the shared columns
+    first, `run_id` on every row, ids unique and made of the run's id and the item, the same
+    items in both, every record's model one its run names (the second set's models its
+    runs only), and a scope on all its records or on none (a scope's key)."""
+    if how == "parquet":
+        pytest.importorskip("pyarrow")
+    runs = [made_runs(tmp_path_factory)[kind.kind], other_runs(tmp_path_factory)[kind.kind]]
+    items = []
+    for second, run in enumerate(runs):
+        run_id = run_json(run)["run_id"]
+        records, results = tables(how, run, tmp_path / run_id, cli)
+        assert len(records) > 0
+        assert list(records.columns[:len(RECORD_COLUMNS)]) == RECORD_COLUMNS
+        assert list(results.columns[:len(RESULT_COLUMNS)]) == RESULT_COLUMNS
+        assert "target" not in {*records.columns, *results.columns}
+        assert set(records["run_id"]) == set(results["run_id"]) == {run_id}
+        assert records["id"].is_unique and results["id"].is_unique
+        assert (records["id"] == records["run_id"] + "/" + records["item"]).all()
+        assert (results["id"] == results["run_id"] + "/" + results["result"]).all()
+        items.append(frozenset(records["item"]))
+        assert not records["model"].map(missing).any()
+        for table in (records, results):
+            for model in set(table.loc[~table["model"].map(missing), "model"]):
+                assert model in models_of(run) and model.endswith(OTHER) == bool(second)
+        scoped = ~records["scope"].map(missing)
+        assert scoped.all() or not scoped.any()
+        for scope in set(records.loc[scoped, "scope"]):
+            assert get_scope(scope).name == scope
+    # the same questions under the same items (an audit's start with its lens folders' names)
+    assert items[0] == items[1] or kind.inner_runs is not None
+
+
+@pytest.mark.every_method
+@pytest.mark.parametrize("how", HOW)
 def test_tables_of_every_kind_concatenate_and_group_by_model_and_run(
         how: str, cli: Cli, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     if how == "parquet":
@@ -78,42 +116,26 @@ def test_tables_of_every_kind_concatenate_and_group_by_model_and_run(
     firsts, seconds = made_runs(tmp_path_factory), other_runs(tmp_path_factory)
     runs = {run_json(run)["run_id"]: (kind, run)
             for made in (firsts, seconds) for kind, run in made.items()}
-    assert len(runs) == 2 * len(firsts) == 16
     # every kind of run folder that can be exported, twice
     assert set(firsts) == set(seconds) == {k.kind for k in registry.run_kinds() if k.rows}
+    assert len(runs) == 2 * len(firsts)
     record_tables, result_tables = [], []
     for run_id, (kind, run) in runs.items():
         records, results = tables(how, run, tmp_path / run_id, cli)
-        assert list(records.columns[:len(RECORD_COLUMNS)]) == RECORD_COLUMNS, kind
-        assert list(results.columns[:len(RESULT_COLUMNS)]) == RESULT_COLUMNS, kind
-        assert "target" not in {*records.columns, *results.columns}, kind
-        # run_id: run.json's, on every row
-        assert set(records["run_id"]) == set(results["run_id"]) == {run_id}, kind
         record_tables.append(records.assign(kind=kind))
         result_tables.append(results.assign(kind=kind))
     records = pd.concat(record_tables, ignore_index=True)
     results = pd.concat(result_tables, ignore_index=True)
 
-    # ids: the two runs of a kind ask the same questions, under the same ids in their folders
-    # (`item`; an audit's start with its lens folders' names), never in the table: `id` is
-    # the run's id, then the item
-    for kind in set(firsts) - {"audit"}:
-        items = records[records["kind"] == kind].groupby("run_id")["item"].agg(frozenset)
-        assert len(items) == 2 and len(set(items)) == 1 and len(items.iloc[0]) > 0, kind
+    # ids: unique across every run, the run's id then the item
     assert records["id"].is_unique and results["id"].is_unique
-    assert (records["id"] == records["run_id"] + "/" + records["item"]).all()
-    assert (results["id"] == results["run_id"] + "/" + results["result"]).all()
-
     assert set(records.groupby("run_id").size().index) == set(runs)
 
-    # model: the model asked, never missing from a record, one its run names; grouped by
-    # model, the second set's models hold the second set's runs only
+    # model: grouped by model, the second set's models hold the second set's runs only
     seconds_ids = {run_json(run)["run_id"] for run in seconds.values()}
     assert not records["model"].map(missing).any()
     for table in (records, results):
         named = table[~table["model"].map(missing)]
-        for (run_id, model), _ in named.groupby(["run_id", "model"]):
-            assert model in models_of(runs[run_id][1]), (run_id, model)
         by_model = named.groupby("model")["run_id"].agg(set)
         for model, run_ids in by_model.items():
             assert {r in seconds_ids for r in run_ids} == {model.endswith(OTHER)}, model
@@ -123,16 +145,13 @@ def test_tables_of_every_kind_concatenate_and_group_by_model_and_run(
     assert set(results.loc[results["kind"] == "certify", "model"]) == {
         "scripted/calc", "scripted/calc" + OTHER}
 
-    # scope: the key of the scope or concept asked about, in records and results alike
-    scoped = records["kind"].isin(SCOPED)
-    assert not records.loc[scoped, "scope"].map(missing).any()
-    assert records.loc[~scoped, "scope"].map(missing).all()
-    for scope in set(records.loc[scoped, "scope"]):
-        assert get_scope(scope).name == scope
-    verdicts = results[results["kind"].isin(VERDICTS)]
+    # a verdict (a decision of a kind whose results are each about one scope) joins the rows
+    # of the questions it rests on, by run, model and scope
+    decided = set(results.loc[results["decision"].notna(), "kind"])
+    assert {"certify", "audit"} <= decided
+    verdicts = results[results["kind"].isin(decided)]
     assert not verdicts["scope"].map(missing).any()
-    # a verdict's row joins the rows of the questions it rests on, by run, model and scope
-    asked = records[records["kind"].isin(VERDICTS)]
+    asked = records[records["kind"].isin(decided)]
     joined = asked.merge(verdicts, on=["run_id", "model", "scope"], how="left",
                          suffixes=("", "_result"), indicator=True)
     assert (joined["_merge"] == "both").all()

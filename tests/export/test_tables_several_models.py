@@ -11,15 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from certification.test_certify_procedure import calculator
 from made_runs import made_runs
 
 import verstehen as vs
+from verstehen.auditing.example import CONCEPTS, oracle
 from verstehen.export.exported import results_frame
 from verstehen.export.frames import records_frame
+from verstehen.methods.certification.example import calculator
 from verstehen.testing.scripted import ScriptedModel
-
-from audit.test_audit import CONCEPTS, oracle
 
 pd = pytest.importorskip("pandas")
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from verstehen.methods.imagination.api import (
     imagine_generate,
     imagine_matrix,
 )
+from verstehen.methods.imagination.example import qm
 from verstehen.methods.imagination.results import (
     ImagineAnalyzeResult,
     ImagineAnswerResult,
@@ -33,20 +33,6 @@ GENERATE_CONFIG = ["model", "base_url", "kinds", "content", "topics", "per_topic
                    "temperature", "max_tokens", "seed"]
 ANSWER_CONFIG = ["questions", "models", "judge", "method", "shuffle", "choice_e", "variant",
                  "fictionality", "max_tokens", "seed", "question_ids"]
-
-
-def invented(prompt: str, n: int = 0) -> str:
-    """A well-formed question in the paper's template, number n; the designated answer is the
-    longest."""
-    topic = re.search(r"On the topic of (.+?),", prompt)
-    return (f"Question: In {topic[1] if topic else 'science'}, what does Zorvian flux {n} "
-            "obey?\nA. Dusk\nB. Mirrors\nC. The quiet law of rooms\nD. Salt\nAnswer: C")
-
-
-def qm() -> ScriptedModel:
-    """A scripted question model whose every question is a new one."""
-    calls = iter(range(10**6))
-    return ScriptedModel("scripted/qm", reply=lambda p: invented(p, next(calls)))
 
 
 def paths(tmp_path: Path) -> dict[str, Path]:

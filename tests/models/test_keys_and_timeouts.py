@@ -7,6 +7,7 @@ echoes the key it received, as some servers do.
 
 from __future__ import annotations
 
+import argparse
 import json
 import socket
 import threading
@@ -18,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from verstehen.cli.main import build_parser
+from verstehen.methods import registry
 from verstehen.models import get_model
 from verstehen.models.remote import DEFAULT_TIMEOUT, public_url, redact, without_credentials
 
@@ -209,13 +212,23 @@ def test_text_file_as_gguf_is_one_line(cli: Cli, tmp_path: Path) -> None:
     cli_error(cli, ["ask", f"local/{truncated}", "hi"], "cannot load", "cut.gguf")
 
 
-@pytest.mark.parametrize("args", [
-    ["certify", "--model", "nope/x", "--scope", "arithmetic"],
-    ["potemkin", "run", "--model", "nope/x"],
-    ["consistency", "--model", "nope/x", "--csqa", "x.jsonl", "--edges", "y.csv"],
-    ["audit", "--model", "openai/m", "--judge", "nope/x"],
-    ["imagine", "generate", "--model", "nope/x"],
-])
+def _model_commands() -> list[list[str]]:
+    """Every run-making command that takes --model and needs no other input (from the
+    registry's declarations), with an unknown provider; and the audit's judge."""
+    lines = []
+    for words in (kind.words for kind in registry.run_kinds()):
+        parser: argparse.ArgumentParser = build_parser()
+        for word in words:
+            [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+            parser = sub.choices[word]
+        # a command that needs an input read first (imagine answer's questions) is left out
+        if (any("--model" in a.option_strings for a in parser._actions)
+                and not any(a.required for a in parser._actions)):
+            lines.append([*words, "--model", "nope/x"])
+    return [*lines, ["audit", "--model", "openai/m", "--judge", "nope/x"]]
+
+
+@pytest.mark.parametrize("args", _model_commands(), ids=" ".join)
 def test_bad_model_name_prints_nothing_else(cli: Cli, args: list[str]) -> None:
     """An unknown provider is one line, with no progress line before it."""
     cli_error(cli, args, "nope")

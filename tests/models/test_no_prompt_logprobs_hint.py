@@ -26,7 +26,8 @@ def invented(prompt: str, n: int) -> str:
 @pytest.mark.parametrize("method", ["letter", "perplexity"])
 def test_imagine_answers_likelihood_modes_name_the_generate_method(tmp_path: Path, method):
     """`imagine answer --method letter|perplexity` on such a server still fails (the
-    behaviour is unchanged), and its one line now says `--method generate`."""
+    behaviour is unchanged), and its one line names the way out, as a Python caller writes
+    it (`method='generate'`; the command line says `--method generate`)."""
     folders = {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite"}
     counter = iter(range(10**6))
     generated = imagine_generate(ScriptedModel("scripted/qm",
@@ -37,7 +38,7 @@ def test_imagine_answers_likelihood_modes_name_the_generate_method(tmp_path: Pat
                        shuffle=False, **folders)
     message = str(refused.value)
     assert message.startswith(f"{stub.urls[0]} gave no prompt log-probabilities for openai/m")
-    assert message.endswith("--method generate") and "\n" not in message
+    assert message.endswith("method='generate'") and "\n" not in message
 
 
 def test_the_providers_text_names_no_flag_of_its_own():

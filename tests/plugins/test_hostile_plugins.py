@@ -174,8 +174,8 @@ def test_plugin_text_with_terminal_escapes_is_escaped(
     assert len(lines) == 2, listing.stderr
     assert ("plugin '\\x1b[31mred' (verstehen_hostile_plugin.escapes:NAMED) left out: "
             "ValueError: method name '\\x1b[31mred' is not printable text") in lines[0]
-    assert ("plugin method 'shout' left out: its commands could not be added (ValueError: its "
-            "command 'shout' has a name or help that is not printable text)") in lines[1]
+    assert ("plugin method 'shout' left out: its commands could not be added (ValueError: the "
+            "help of its command 'shout' is not printable text)") in lines[1]
     said(calm(["models"], env), "provider plugin 'shout'", "not printable text")
     concepts = calm(["concepts"], env)
     said(concepts, "domain plugin 'shout'", "has no title of printable text")

@@ -15,6 +15,7 @@ from verstehen_echo_plugin.provider import EchoModel, solve_parity
 from verstehen import plugins
 from verstehen.domains import plugins as domain_plugins
 from verstehen.domains.base import InstanceTests, Item
+from verstehen.domains.catalog import DOMAIN_PLUGINS
 from verstehen.domains.plugins import ConceptDomain, PluginConcept
 from verstehen.domains.registry import with_instance_test
 from verstehen.errors import UserError
@@ -30,6 +31,7 @@ from verstehen.models import (
     user,
 )
 from verstehen.models import providers as provider_table
+from verstehen.registries import Loaded
 
 Install = Callable[..., None]
 ECHO = "verstehen_echo_plugin.provider:PROVIDER"
@@ -44,7 +46,7 @@ def _points(group: str, named: dict[str, str]) -> list[importlib.metadata.EntryP
 def provider_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[Install]:
     """`install(name="module:OBJECT", ...)`: the provider entry points this test sees."""
     def install(**named: str) -> None:
-        monkeypatch.setattr(provider_table, "_entry_points",
+        monkeypatch.setattr(provider_table.PLUGINS, "entry_points",
                             lambda: _points(provider_table.GROUP, named))
         plugins.reset()
 
@@ -54,10 +56,10 @@ def provider_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[Install]:
 
 @pytest.fixture
 def domain_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[Install]:
-    """`install(name="module:OBJECT", ...)`: the domain entry points `installed_domains` sees
+    """`install(name="module:OBJECT", ...)`: the domain entry points the domains' registry sees
     (forgotten again after the test, so no later test sees its domains)."""
     def install(**named: str) -> None:
-        monkeypatch.setattr(domain_plugins, "_entry_points",
+        monkeypatch.setattr(DOMAIN_PLUGINS, "entry_points",
                             lambda: _points(domain_plugins.GROUP, named))
         plugins.reset()
 
@@ -179,11 +181,19 @@ SAME_NAME = _domain("bare", BareEvenNumber(), "Other")
 SAME_CONCEPT_NAME = _domain("renamed", BareEvenNumber("renamed/even"), "Even Number")
 
 
+def _domains(domains: set[str], keys: set[str], names: set[str]) -> Loaded[ConceptDomain]:
+    """The installed domains (those `domain_points` installed) a registry loads when these
+    domain names, concept keys and concept names are taken."""
+    fresh = domain_plugins.domain_registry(domains, keys, names)
+    fresh.entry_points = DOMAIN_PLUGINS.entry_points  # type: ignore[method-assign]
+    return fresh.installed()
+
+
 def test_a_plugin_domain_loads_and_its_tasks_get_an_instance_test(domain_points: Install) -> None:
     domain_points(parity=PARITY, bare=f"{__name__}:BARE")
-    installed = domain_plugins.installed_domains({"poetry"}, {"poetry/haiku"}, {"haiku"})
+    installed = _domains({"poetry"}, {"poetry/haiku"}, {"haiku"})
     assert installed.problems == ()
-    parity, bare = installed.domains
+    parity, bare = installed.entries
     even = parity.concepts[0].tasks
     assert with_instance_test(even) is even  # EvenNumber has its own instance test
     tasks = with_instance_test(bare.concepts[0].tasks)
@@ -201,8 +211,8 @@ def test_malformed_or_taken_domains_are_left_out_one_line_each(
                   badkey=f"{here}:BAD_KEY", single=f"{here}:ONE_PHRASING",
                   again=f"{here}:SAME_NAME", renamed=f"{here}:SAME_CONCEPT_NAME",
                   missing=f"{here}:NO_SUCH_NAME", notasks=f"{here}:NO_TASKS")
-    installed = domain_plugins.installed_domains({"poetry"}, set(), set())
-    assert [d.name for d in installed.domains] == ["parity", "bare"]
+    installed = _domains({"poetry"}, set(), set())
+    assert [d.name for d in installed.entries] == ["parity", "bare"]
     expected = {"reserved": "a domain named 'all' is known already",
                 "badkey": "concept key 'badkey/Even Number' is not badkey/<slug>",
                 "single": "has 1 phrasing: it needs at least 2 phrasings",

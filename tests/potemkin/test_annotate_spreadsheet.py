@@ -9,11 +9,12 @@ import io
 import json
 from pathlib import Path
 
-from test_potemkin_api import CONCEPT, where
+from test_potemkin_api import where
 
 from verstehen.domains.catalog import BY_KEY
 from verstehen.domains.registry import concept_tasks
 from verstehen.methods.potemkin.api import potemkin_run
+from verstehen.methods.potemkin.example import CONCEPT
 from verstehen.methods.potemkin.run import plan_run
 from verstehen.testing.scripted import ScriptedModel
 

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from verstehen.domains.catalog import BY_KEY
-from verstehen.domains.registry import concept_tasks
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.api import (
     annotate_export,
@@ -29,6 +27,12 @@ from verstehen.methods.potemkin.api import (
     potemkin_selfjudge,
     potemkin_selfjudge_async,
 )
+from verstehen.methods.potemkin.example import (
+    CONCEPT,
+    answerer,
+    relies_then_a,
+    zero_sum_maker,
+)
 from verstehen.methods.potemkin.records import read_records
 from verstehen.methods.potemkin.results import (
     Keystone,
@@ -36,7 +40,6 @@ from verstehen.methods.potemkin.results import (
     PotemkinRunResult,
     PotemkinSelfjudgeResult,
 )
-from verstehen.methods.potemkin.run import plan_run
 from verstehen.methods.potemkin.stats import PotemkinScores
 from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
@@ -44,7 +47,6 @@ from verstehen.testing.scripted import ScriptedModel
 from conftest import Cli
 
 MODEL = "local/smollm2-135m"
-CONCEPT = "game-theory/strict-dominance"
 
 
 def folder(run_dir: Path) -> tuple[dict, dict, list[dict]]:
@@ -57,16 +59,6 @@ def folder(run_dir: Path) -> tuple[dict, dict, list[dict]]:
 def where(tmp_path: Path) -> dict[str, Path]:
     """A private runs folder and cache."""
     return {"runs_dir": tmp_path / "runs", "cache": tmp_path / "calls.sqlite"}
-
-
-def answerer() -> ScriptedModel:
-    """Answers classify and generate strict-dominance items with the checker's reference reply
-    (right), edit with garbage (unparsed)."""
-    tasks = concept_tasks(BY_KEY[CONCEPT].scope)
-    plan = plan_run(concepts=CONCEPT, items_per_concept=1)
-    replies = {i.prompt: tasks.reference(i.item) if i.task != "edit" else "%%%"
-               for i in plan.items if i.item is not None}
-    return ScriptedModel("scripted/answerer", reply=lambda p: replies.get(p, "A definition."))
 
 
 def label_all(path: Path, label: str) -> None:
@@ -151,15 +143,9 @@ def test_score_reads_results_folders_and_files(tmp_path: Path) -> None:
         potemkin_score(result, next_uses=0)
 
 
-def relies_then_a(prompt: str) -> str:
-    """Says a question relies on a concept (the self-judge's first step), else answers A."""
-    return "ANSWER: Yes\nCONCEPT: choices" if prompt.startswith("A concept is") else "A"
-
-
 def test_incoherence_and_selfjudge_from_python(tmp_path: Path) -> None:
     """Both return their typed result, written as summary.json, with the CLI's run.json."""
-    model = ScriptedModel(reply=lambda p: "ANSWER: Yes" if p.startswith("Is the following")
-                          else "<OUTPUT>\n[[(1, -1), (-2, 2)], [(0, 0), (3, -3)]]")
+    model = ScriptedModel(reply=zero_sum_maker)
     inc = potemkin_incoherence(model, concepts="game-theory/zero-sum", per_concept=1,
                                **where(tmp_path))
     assert isinstance(inc, PotemkinIncoherenceResult) and inc.overall.n == 2
@@ -210,14 +196,14 @@ def test_async_twins_and_a_running_loop(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("call", "needle"), [
-    (lambda m, w: potemkin_run(m, tasks="define,explain", **w), "--tasks"),
-    (lambda m, w: potemkin_run(m, tasks=(), **w), "--tasks"),
+    (lambda m, w: potemkin_run(m, tasks="define,explain", **w), "tasks takes"),
+    (lambda m, w: potemkin_run(m, tasks=(), **w), "tasks takes"),
     (lambda m, w: potemkin_run(m, items_per_concept=0, **w), "items_per_concept"),
     (lambda m, w: potemkin_run(m, max_tokens=0, **w), "max_tokens"),
-    (lambda m, w: potemkin_run(m, source="benchmark", **w), "--benchmark-dir"),
+    (lambda m, w: potemkin_run(m, source="benchmark", **w), "needs benchmark_dir"),
     (lambda m, w: potemkin_run(m, source="elsewhere", **w), "source must be one of"),
     (lambda m, w: potemkin_run(m, concepts="Quantum Haiku", **w), "Quantum Haiku"),
-    (lambda m, w: potemkin_run(m, concepts="psych/ikea-effect", **w), "--benchmark-dir"),
+    (lambda m, w: potemkin_run(m, concepts="psych/ikea-effect", **w), "pass benchmark_dir"),
     (lambda m, w: potemkin_incoherence(m, per_concept=0, **w), "per_concept"),
     (lambda m, w: potemkin_incoherence(m, temperature=-1, **w), "temperature"),
     (lambda m, w: potemkin_incoherence(m, concepts="Quantum Haiku", **w), "Quantum Haiku"),

@@ -10,11 +10,13 @@ import math
 from pathlib import Path
 
 import pytest
-from potemkin.test_potemkin_api import answerer, label_all
+from potemkin.test_potemkin_api import label_all
 
 import verstehen as vs
+from verstehen.auditing.example import oracle
 from verstehen.auditing.summary import summarize_audit
 from verstehen.errors import CallFailed
+from verstehen.methods.potemkin.example import answerer
 from verstehen.methods.potemkin.html import incoherence_link
 from verstehen.methods.potemkin.results import Incoherence
 from verstehen.methods.potemkin.text import incoherence_words
@@ -22,7 +24,6 @@ from verstehen.report.html import Page
 from verstehen.testing.scripted import ScriptedModel
 from verstehen.viewer.page import build_page
 
-from audit.test_audit import oracle
 from conftest import Cli, cli_error
 from pages import book, book_in
 

@@ -1,18 +1,21 @@
-"""Real run folders of every built-in kind (made as the exporter's tests make them) fit their
-schemas; folders edited by hand do not, and the line says where. Where the `jsonschema`
-package is installed, it checks the same schemas and folders independently."""
+"""Real run folders of every run kind (each kind's example run) fit their schemas; folders
+edited by hand do not, and the line says where. Where the `jsonschema` package is installed, it
+checks the same schemas and folders independently."""
 
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from every_method import each_kind
 from export.made_runs import made_runs, records, summary
 
 from verstehen.errors import UserError
 from verstehen.methods import registry
+from verstehen.methods.contract import RunKind
 from verstehen.schema import check_run, kind_schemas, require_fit
 from verstehen.schema.folders import MOST_PER_FILE
 
@@ -41,13 +44,15 @@ def edit_line(path: Path, number: int, change) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_a_folder_of_each_built_in_kind_fits_its_schemas(runs: dict[str, Path]) -> None:
-    built_in = {kind.kind for method in registry.methods() if registry.is_built_in(method)
-                for kind in method.kinds}
-    assert set(runs) == built_in
-    for kind, run in runs.items():
-        assert json.loads((run / "run.json").read_text())["command"] == kind
-        assert check_run(run) == [], kind
+@each_kind()
+def test_a_folder_of_each_kind_fits_its_schemas(kind: RunKind[Any],
+                                                runs: dict[str, Path]) -> None:
+    """Its example run, a finished folder of its command, fits its schemas."""
+    assert kind.kind in runs, f"{kind.kind} declares no example run"
+    run = runs[kind.kind]
+    info = json.loads((run / "run.json").read_text())
+    assert (info["command"], info["status"]) == (kind.kind, "done")
+    assert check_run(run) == []
 
 
 def test_a_number_turned_into_text_is_named_by_its_path(runs: dict[str, Path],
@@ -135,19 +140,24 @@ def test_a_finished_folder_without_its_summary(runs: dict[str, Path], tmp_path: 
     assert check_run(run)[0].startswith(f"{run}/summary.json: not JSON")
 
 
-def test_jsonschema_agrees(runs: dict[str, Path], tmp_path: Path) -> None:
-    """An independent implementation of draft 2020-12 passes the schemas and the folders, and
-    fails the edited one at the same place."""
+@each_kind()
+def test_jsonschema_agrees(kind: RunKind[Any], runs: dict[str, Path]) -> None:
+    """An independent implementation of draft 2020-12 passes the schemas and the folders."""
     jsonschema = pytest.importorskip("jsonschema")
-    for kind_name, run in runs.items():
-        schemas = kind_schemas(registry.run_kind(kind_name))
-        for schema in schemas.values():
-            jsonschema.Draft202012Validator.check_schema(schema)
-        validate = {f: jsonschema.Draft202012Validator(s) for f, s in schemas.items()}
-        assert not list(validate["run"].iter_errors(json.loads((run / "run.json").read_text())))
-        assert not list(validate["summary"].iter_errors(summary(run)))
-        for record in records(run):
-            assert not list(validate["records"].iter_errors(record)), (kind_name, record)
+    run = runs[kind.kind]
+    schemas = kind_schemas(kind)
+    for schema in schemas.values():
+        jsonschema.Draft202012Validator.check_schema(schema)
+    validate = {f: jsonschema.Draft202012Validator(s) for f, s in schemas.items()}
+    assert not list(validate["run"].iter_errors(json.loads((run / "run.json").read_text())))
+    assert not list(validate["summary"].iter_errors(summary(run)))
+    for record in records(run):
+        assert not list(validate["records"].iter_errors(record)), record
+
+
+def test_jsonschema_fails_the_edited_folder_where_check_run_does(
+        runs: dict[str, Path]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
     certify = summary(runs["certify"])
     certify["scopes"][0]["verdict"]["n"] = "20"
     errors = list(jsonschema.Draft202012Validator(

@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from every_method import each_kind
 from export.made_runs import made_runs
 
 from verstehen.cli import main as cli_main
 from verstehen.methods import registry
+from verstehen.methods.contract import RunKind
 from verstehen.schema import cli as schema_cli
 
 from conftest import Cli, cli_error
@@ -54,6 +57,21 @@ def test_one_schema_printed_is_json(cli: Cli,
         assert records["$id"] == "https://verstehen.dev/schema/1/potemkin-run/records.json"
     assert [ref["$ref"] for ref in records["oneOf"]] == ["#/$defs/AnswerRecord",
                                                          "#/$defs/JudgeRecord"]
+
+
+@each_kind()
+def test_each_kinds_schema_is_printed_and_its_example_run_checks(
+        kind: RunKind[Any], cli: Cli, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`verstehen schema KIND` (its name or its command words) prints its summary.json's
+    schema; `schema --check` passes its example run."""
+    for name in dict.fromkeys((kind.kind, " ".join(kind.words))):
+        done = cli(["schema", name])
+        assert done.returncode == 0, done.stderr
+        schema = json.loads(done.stdout)
+        assert schema["$id"] == f"https://verstehen.dev/schema/1/{kind.kind}/summary.json"
+        assert kind.result.__name__ in schema["$defs"]
+    done = cli(["schema", "--check", str(made_runs(tmp_path_factory)[kind.kind])])
+    assert done.returncode == 0, done.stderr
 
 
 def test_all_written_at_the_paths_of_their_ids(cli: Cli, tmp_path: Path) -> None:

@@ -203,6 +203,7 @@ def mp_bound(x: float, n: float, delta: float, upper: bool) -> mpmath.mpf:
     return inside
 
 
+@pytest.mark.not_fast  # a grid of bounds at 50 digits in mpmath: seconds
 def test_chernoff_bounds_agree_with_mpmath_to_1e_9() -> None:
     mpmath.mp.dps = 50
     x, n, delta = np.meshgrid(GRID_X, GRID_N, GRID_DELTA, indexing="ij")

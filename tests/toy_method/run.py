@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.lifecycle import Context, Made, Started, run_method
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.methods.options import (
@@ -31,7 +31,8 @@ SAMPLES = 2  # each prompt is asked this many times
 class EchoOptions(Options):
     """The parameters of `verstehen echo` and `echo()`."""
 
-    model: str = option(default=DEFAULT_MODEL, help="provider/model", flag=SHARED, kw_only=False)
+    model: str | Model = option(default=DEFAULT_MODEL, help="provider/model", flag=SHARED,
+                                kw_only=False)
     prompts: int = option(default=3, help=f"the first N of {len(PROMPTS)} short prompts",
                           range=Range(1, len(PROMPTS)))
     temperature: float = option(default=1.0, help="sampling temperature, above 0 (at 0 both asks "
@@ -65,12 +66,12 @@ async def run_echo(options: EchoOptions, settings: RunSettings) -> EchoResult:
         return Started({**config_values(options), "base_url": settings.base_url}, 0,
                        [opened], opened)
 
-    async def ask(session: Session, store: RunStore, model: Model) -> None:
+    async def ask(context: Context[Model]) -> None:
         async def one(index: int, sample: int) -> None:
             messages: list[Message] = [{"role": "user", "content": PROMPTS[index]}]
-            got = await session.runner.generate(model, messages, params, sample_index=sample)
-            store.append({"prompt": index, "sample": sample, "error": got.error,
-                          "text": got.value.text if got.ok else None})
+            got = await context.generate(context.state, messages, params, sample=sample)
+            context.record({"prompt": index, "sample": sample, "error": got.error,
+                            "text": got.value.text if got.ok else None})
 
         await asyncio.gather(*(one(i, s) for i in range(options.prompts)
                                for s in range(SAMPLES)))
@@ -82,8 +83,8 @@ async def run_echo(options: EchoOptions, settings: RunSettings) -> EchoResult:
             replies.setdefault(record["prompt"], []).append(record["text"])
         identical = sum(len(texts) == SAMPLES and None not in texts and len(set(texts)) == 1
                         for texts in replies.values())
-        return EchoResult(model=options.model, prompts=options.prompts, identical=identical,
-                          share=identical / options.prompts,
+        return EchoResult(model=model_name(options.model), prompts=options.prompts,
+                          identical=identical, share=identical / options.prompts,
                           failed_calls=sum(r["error"] is not None for r in records),
                           run_dir=made.run_dir, seconds=made.seconds, usage=made.usage)
 

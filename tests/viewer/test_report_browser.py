@@ -17,9 +17,10 @@ import pytest
 from matplotlib.image import imread
 
 import verstehen as vs
+from verstehen.auditing.example import CONCEPTS, oracle
 from verstehen.testing.scripted import ScriptedModel
 
-from audit.test_audit import CONCEPTS, oracle, where
+from audit.test_audit import where
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",

@@ -22,9 +22,10 @@ import pytest
 from viewer.test_report_browser import audited, browser  # noqa: F401 (fixtures: two scripted models' audit, Chromium)
 
 import verstehen as vs
+from verstehen.auditing.example import CONCEPTS, oracle
 from verstehen.testing.scripted import ScriptedModel
 
-from audit.test_audit import CONCEPTS, label_all, oracle, records, where
+from audit.test_audit import label_all, records, where
 
 Element = tuple[str, dict[str, str], int | None]  # tag, attributes, the svg it sits in
 

@@ -10,9 +10,9 @@ import zlib
 from pathlib import Path
 
 import pytest
-from certification.test_certify_procedure import calculator
 
 import verstehen as vs
+from verstehen.methods.certification.example import calculator
 from verstehen.testing.scripted import ScriptedModel
 
 from pages import book_in

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, Never
 
 from verstehen.auditing import html
-from verstehen.auditing.api import audit
-from verstehen.auditing.cli import add_parsers
+from verstehen.auditing.api import audit, run_audit
+from verstehen.auditing.cli import AUDIT_COMMAND
 from verstehen.auditing.options import AuditOptions
 from verstehen.auditing.results import AuditResult
 from verstehen.auditing.rows import AUDIT_ROWS
@@ -38,6 +38,6 @@ def drawn_as(info: Mapping[str, Any]) -> str:
 AUDIT = RunKind(
     words=("audit",), result=AuditResult, section=html.section, compare=html.compare,
     headline=lambda r: decision_counts(t.decision for t in r.targets), drawn_as=drawn_as,
-    inner_runs=lens_runs, options=AuditOptions, api=audit, rows=AUDIT_ROWS,
-    records=Never, config=AuditConfig)
-METHOD = Method("auditing", add_parsers, (AUDIT,), help_place=10)
+    inner_runs=lens_runs, options=AuditOptions, entry=run_audit, api=audit, rows=AUDIT_ROWS,
+    records=Never, config=AuditConfig, example="verstehen.auditing.example:audit_example")
+METHOD = Method("auditing", (AUDIT,), help_place=10, own=(AUDIT_COMMAND,))

@@ -15,10 +15,10 @@ from pathlib import Path
 from verstehen.auditing.results import AuditResult, TargetAudit
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
-from verstehen.export.sample import ResultGroup, ResultValue, RunRows, SampleRow
 from verstehen.methods import registry
 from verstehen.methods.certification.rows import CERTIFY_ROWS, verdict_values
 from verstehen.methods.potemkin.rows import INCOHERENCE_ROWS, RUN_ROWS
+from verstehen.rows import ResultGroup, ResultValue, RunRows, SampleRow
 
 # the lenses an audit runs, by the command in their run.json
 LENS_ROWS = {"certify": CERTIFY_ROWS, "potemkin-run": RUN_ROWS,

@@ -19,6 +19,7 @@ from verstehen.cli.flags import (
     print_json,
     variable_name,
 )
+from verstehen.cli.parser import Subcommands
 from verstehen.cli.runs import EXIT_CALL_FAILED
 from verstehen.engine.cache import Cache, cache_file
 from verstehen.engine.session import RunSettings, Session
@@ -33,7 +34,7 @@ from verstehen.text.terminal import terminal_line, terminal_text
 from verstehen.textfiles import surrogate_problem
 
 
-def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
+def add_parsers(commands: Subcommands, engine: Parser) -> None:
     """Add `models`, `ask` and `cache`."""
     models = commands.add_parser("models",
                                  help="providers, the embedded default model, capabilities; "

@@ -50,6 +50,7 @@ from verstehen.cli.flags import (
     settings_from,
 )
 from verstehen.cli.inputs import UNNAMED
+from verstehen.cli.parser import Subcommands
 from verstehen.cli.prompts_file import (
     PromptItem,
     PromptsFile,
@@ -263,7 +264,7 @@ async def batch(model_name: str | Model, prompts: Path, params: GenerateParams, 
     return result
 
 
-def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
+def add_parsers(commands: Subcommands, engine: Parser) -> None:
     """Add `batch`."""
     cmd = commands.add_parser("batch", parents=[engine, generation_flags()],
                               help="answer every prompt of a file into a run folder")

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import argparse
 import textwrap
-from typing import Any
 
 from verstehen.cli.flags import print_json
+from verstehen.cli.parser import Subcommands
 from verstehen.domains.catalog import CONCEPTS, DOMAINS, canonical_name, installed
 from verstehen.errors import UserError
 
 
-def add_parsers(commands: Any, engine: argparse.ArgumentParser) -> None:
+def add_parsers(commands: Subcommands, engine: argparse.ArgumentParser) -> None:
     """Add the `concepts` subcommand."""
     p = commands.add_parser(
         "concepts", help="the Potemkin paper's 32 concepts (and installed plugin domains') "

@@ -25,20 +25,24 @@ from collections.abc import Sequence
 import verstehen.cli.basic as basic
 import verstehen.cli.batch as batch
 import verstehen.cli.concepts as concepts
+import verstehen.cli.plugins as plugin_list
 import verstehen.export.cli as export
 import verstehen.schema.cli as schema
 import verstehen.viewer.cli as viewer
 from verstehen import __version__
+from verstehen.cli.derived import add_method
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser, engine_flags
 from verstehen.cli.inputs import withheld
+from verstehen.cli.parser import AddParsers
 from verstehen.cli.resume import command_inputs, expand_resume
 from verstehen.engine.store import stop_active_runs, stopped_runs
 from verstehen.engine.store.status import Run
 from verstehen.errors import UserError
 from verstehen.methods import registry
-from verstehen.methods.contract import AddParsers, Method
+from verstehen.methods.contract import Method
 from verstehen.plugins import exception_line, is_printable, message
 from verstehen.text.terminal import terminal_line
+from verstehen.wording import flags_named
 
 EXIT_INTERRUPTED = 130
 EXIT_OUT_OF_RESOURCES = 1
@@ -55,8 +59,8 @@ OUT_OF: dict[int, tuple[str, str]] = {
 # declaration gives its own place; lower first)
 GENERAL_COMMANDS: tuple[tuple[int, AddParsers], ...] = (
     (20, viewer.add_parsers), (25, export.add_parsers), (27, schema.add_parsers),
-    (30, basic.add_parsers), (40, batch.add_parsers), (60, concepts.add_parsers))
-_HELP = argparse.HelpFormatter("verstehen")  # expands a plugin command's help as --help would
+    (30, basic.add_parsers), (40, batch.add_parsers), (60, concepts.add_parsers),
+    (95, plugin_list.add_parsers))
 
 
 def build_parser(argv: Sequence[str] | None = None) -> Parser:
@@ -64,52 +68,87 @@ def build_parser(argv: Sequence[str] | None = None) -> Parser:
     the installed method plugins' unless `argv` names a command of those (None: all), in
     `--help` order by place. A plugin whose commands cannot be added, or would take a name
     `verstehen` has, is left out in one line on stderr."""
-    parser = Parser(prog="verstehen", description=(
-        "Does a language model understand a subject, or only pass the benchmark?"))
-    parser.add_argument("--version", action="version", version=f"verstehen {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    parser = _root()
     engine = engine_flags()
-    places: dict[int, int] = {}  # id of each command's line in `--help` -> its place
-    built_in = [*((place, add) for place, add in GENERAL_COMMANDS),
-                *((m.help_place, m.add_parsers) for m in registry.methods(installed=False)
-                  if registry.is_built_in(m))]
-    for place, add_parsers in sorted(built_in, key=lambda group: group[0]):  # stable
-        add_parsers(commands, engine)
-        places.update((id(a), place) for a in commands._choices_actions if id(a) not in places)
+    built_in = [*GENERAL_COMMANDS, *((m.help_place, _adder(m)) for m in
+                                     registry.methods(installed=False)
+                                     if registry.is_built_in(m))]
+    taken = set(_tried(built_in, engine))
     command = argv[0] if argv else None  # the top level takes no option with a value
-    wanted = command is None or (command not in commands.choices and command != "--version")
-    others = [m for m in registry.methods(installed=wanted) if not registry.is_built_in(m)]
-    for method in sorted(others, key=lambda m: m.help_place):
-        if problem := _add_plugin(method, commands, engine):
+    wanted = command is None or (command not in taken and command != "--version")
+    plugins: list[tuple[int, AddParsers]] = []
+    for method in sorted((m for m in registry.methods(installed=wanted)
+                          if not registry.is_built_in(m)), key=lambda m: m.help_place):
+        if problem := _plugin_problem(method, taken, engine):
             registry.leave_out(method, problem)
-        places.update((id(a), method.help_place) for a in commands._choices_actions
-                      if id(a) not in places)
-    commands._choices_actions.sort(key=lambda action: places[id(action)])
+            continue
+        taken.update(words[0] for words in method.command_words())
+        plugins.append((method.help_place, _adder(method)))
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for _, add in sorted([*built_in, *plugins], key=lambda entry: entry[0]):  # stable
+        add(commands, engine)
     return parser
 
 
-def _add_plugin(method: Method, commands: argparse._SubParsersAction[Parser],
-                engine: Parser) -> str | None:
-    """Add the commands of a method that is not built in; when that fails (a bug, a command
-    name taken, a name or help that is not printable text), take back what it added and say
-    why in one line."""
-    names, listed = dict(commands.choices), list(commands._choices_actions)
+def flag_names(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, str]:
+    """Each parameter of the command `args` runs, by its name, and the long flag that gives
+    it (`max_questions` -> `--max-questions`, `subjects` -> `--subject`)."""
+    chosen: argparse.ArgumentParser | None = parser
+    names: dict[str, str] = {}
+    while chosen is not None:
+        below = None
+        for action in chosen._actions:  # argparse publishes no other way to read them
+            if isinstance(action, argparse._SubParsersAction):
+                below = action.choices.get(getattr(args, action.dest) or "")
+            elif longs := [o for o in action.option_strings if o.startswith("--")]:
+                names.setdefault(action.dest, longs[0])
+        chosen = below
+    return names
+
+
+def _root() -> Parser:
+    """The top of the command tree, without its commands."""
+    parser = Parser(prog="verstehen", description=(
+        "Does a language model understand a subject, or only pass the benchmark?"))
+    parser.add_argument("--version", action="version", version=f"verstehen {__version__}")
+    return parser
+
+
+def _adder(method: Method) -> AddParsers:
+    """What adds a method's commands to the tree, from its declaration."""
+    return lambda commands, engine: add_method(method, commands, engine)
+
+
+def _tried(adders: Sequence[tuple[int, AddParsers]], engine: Parser) -> dict[str, Parser]:
+    """The top-level commands `adders` make, added to a tree of their own."""
+    commands = _root().add_subparsers(dest="command", parser_class=Parser)
+    for _, add in adders:
+        add(commands, engine)
+    return dict(commands.choices)
+
+
+def _plugin_problem(method: Method, taken: set[str], engine: Parser) -> str | None:
+    """Why the commands of a method that is not built in cannot join the tree (a command name
+    taken, a name or help that is not printable text, a declaration or an `add` that raises:
+    tried on a tree of its own), or None."""
     try:
-        method.add_parsers(commands, engine)
-        if taken := sorted(n for n, p in names.items() if commands.choices.get(n) is not p):
-            raise ValueError(f"it takes the command {taken[0]!r}, which verstehen has")
-        if not is_printable(*(n for n in commands.choices if n not in names)):
+        words = method.command_words()
+        if clash := sorted({w[0] for w in words} & taken):
+            raise ValueError(f"it takes the command {clash[0]!r}, which verstehen has")
+        helps = [*((k.words, k.help) for k in method.kinds),
+                 *((o.words, o.help) for o in method.own),
+                 *((c.words, c.help) for c in method.commands),
+                 *(((group,), text) for group, text in method.groups.items())]
+        if not is_printable(*(w for ws in words for w in ws)):
             raise ValueError("a command name is not printable text")
-        for line in commands._choices_actions[len(listed):]:
-            if not is_printable(line.dest, _HELP._expand_help(line) if line.help else ""):
-                raise ValueError(f"its command {line.dest!r} has a name or help that is not "
+        for named, text in helps:
+            if not is_printable(text):
+                raise ValueError(f"the help of its command {' '.join(named)!r} is not "
                                  "printable text")
+        _tried([(method.help_place, _adder(method))], engine)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # whatever a third party's code raises, SystemExit too
-        commands.choices.clear()
-        commands.choices.update(names)
-        commands._choices_actions[:] = listed
         return (f"plugin method {method.name!r} left out: its commands could not be added "
                 f"({exception_line(exc)})")
     return None
@@ -145,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     earlier = len(stopped_runs())
     gc.freeze()  # the imported SDKs' objects need no collecting: fewer full GC passes per call
     try:
-        return args.func(args)
+        with flags_named(flag_names(parser, args)):  # messages name the flags a user types
+            code: int = args.func(args)
+        return code
     except UserError as exc:
         line = withheld(message(exc))  # never what a file the user did not name holds
         stop_active_runs("failed", line)  # a plugin's error may not print

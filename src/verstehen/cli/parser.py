@@ -1,17 +1,25 @@
 """The command line's parser: argparse with one-line errors, options between positionals, and
 a flag that holds one value refused when given twice. A module of its own, importing no
-command, so what names the parser's type (the method contract's `AddParsers`) does not import
-the commands' flags and, through them, the registry."""
+command, so the commands' modules can name its types without importing each other."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 from verstehen.cli.given_once import forget_given, register_once
 from verstehen.text.terminal import terminal_line
 
 EXIT_USER_ERROR = 2
+if TYPE_CHECKING:
+    # argparse's type of a subcommand list, which it does not publish; only the command line's
+    # own modules (not the methods: they get a parser) name it
+    Subcommands: TypeAlias = argparse._SubParsersAction["Parser"]
+else:
+    Subcommands = argparse._SubParsersAction
+# adds commands of the command line's own to the tree: (its subcommands, the engine flags)
+AddParsers: TypeAlias = "Callable[[Subcommands, Parser], None]"
 
 
 class Parser(argparse.ArgumentParser):

@@ -9,10 +9,10 @@ from typing import TypeVar
 
 from verstehen.cli.flags import print_json
 from verstehen.engine.store import RunStore
-from verstehen.results import RunResult
+from verstehen.methods.contract import RunResult
+from verstehen.results import EXIT_CALL_FAILED as EXIT_CALL_FAILED
 from verstehen.text.tables import plural
 
-EXIT_CALL_FAILED = 1
 R = TypeVar("R", bound=RunResult)
 
 

@@ -14,7 +14,6 @@ import os
 import re
 import sys
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from pathlib import Path
 
 from verstehen.engine.store.safe_files import (
@@ -24,7 +23,9 @@ from verstehen.engine.store.safe_files import (
     write_file,
 )
 from verstehen.methods.certification.text import explain
-from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
+from verstehen.methods.certification.verdict import Decision, Verdict
+from verstehen.methods.certification.verdict_suite import VerdictCase as VerdictCase
+from verstehen.methods.certification.verdict_suite import VerdictSuite as VerdictSuite
 from verstehen.text.tables import plural
 
 EXIT_VERDICT = 3
@@ -82,33 +83,6 @@ def add_verdict_flags(parser: argparse.ArgumentParser) -> None:
                         help=FAIL_ON_HELP)
     parser.add_argument("--junit", type=junit_file, default=None, metavar="FILE",
                         help=JUNIT_HELP)
-
-
-@dataclass(frozen=True)
-class VerdictCase:
-    """One verdict of a run, as CI sees it: the model, what it was decided on (a scope or a
-    target), the verdict (None: none was reached) and, without one, why."""
-
-    model: str
-    name: str
-    verdict: Verdict | None
-    no_verdict: str = "no verdict: calls failed; resume the run to retry them"
-
-
-@dataclass(frozen=True)
-class VerdictSuite:
-    """The verdicts of one command's run, with what a JUnit report says about the run."""
-
-    command: str
-    cases: tuple[VerdictCase, ...]
-    criterion: Criterion | None = None
-    run_dir: Path | None = None
-    seconds: float | None = None
-
-    def failing(self, fail_on: frozenset[Decision]) -> tuple[VerdictCase, ...]:
-        """The cases whose verdict is in `fail_on`."""
-        return tuple(case for case in self.cases
-                     if case.verdict is not None and case.verdict.decision in fail_on)
 
 
 def end_with_verdicts(args: argparse.Namespace, suite: VerdictSuite, code: int) -> int:

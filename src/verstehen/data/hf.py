@@ -22,6 +22,7 @@ Rows: CSQA/ARC columns (question, choices {label, text}, answerKey, id) or MMLU 
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -110,7 +111,7 @@ def import_datasets(spec: str) -> ModuleType:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["HF_DATASETS_OFFLINE"] = "1"
     try:
-        import datasets
+        datasets = importlib.import_module("datasets")  # a ModuleType: the extra may be absent
     except ImportError:
         raise UserError(f"{spec}: reading Hugging Face datasets needs the datasets library: "
                         f"{INSTALL}") from None

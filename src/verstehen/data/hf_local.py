@@ -268,8 +268,10 @@ def _json_rows(spec: LocalSpec, path: Path) -> list[dict[str, Any]]:
     except ValueError as e:
         raise UserError(f"{spec}: {path} is neither a JSON list of rows nor JSON Lines "
                         f"({e})") from None
+    objects: list[dict[str, Any]] = []
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
             where = f"line {lines[i][0]}" if lines else f"item {i}"
             raise UserError(f"{spec}: {path} {where} is not a JSON object (a row)")
-    return rows
+        objects.append(row)
+    return objects

@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from verstehen.domains.plugins import Installed, installed_domains
+from verstehen.domains.plugins import ConceptDomain, Installed, domain_registry
 from verstehen.plugins import LazyMapping, LazySequence, once
+from verstehen.registries import Registry
 
 Grading = Literal["exact", "judge"]
 
@@ -160,12 +161,17 @@ class _Catalog:
     by_name: dict[str, Concept]
 
 
+# the installed packages' domains (the built-in ones are the paper's, above)
+DOMAIN_PLUGINS: Registry[ConceptDomain] = domain_registry(
+    {*BUILT_IN_DOMAINS, *DOMAIN_ALIASES}, {c.key for c in PAPER_CONCEPTS},
+    {c.name.lower() for c in PAPER_CONCEPTS})
+
+
 @once
 def _catalog() -> _Catalog:
     """The catalog with the plugin domains, loaded (and those left out said) at the first use."""
-    plugins = installed_domains({*BUILT_IN_DOMAINS, *DOMAIN_ALIASES},
-                                {c.key for c in PAPER_CONCEPTS},
-                                {c.name.lower() for c in PAPER_CONCEPTS})
+    loaded = DOMAIN_PLUGINS.installed()
+    plugins = Installed(loaded.entries, loaded.problems)
     concepts = PAPER_CONCEPTS + tuple(Concept(c.tasks.key, c.name, c.definition, c.tasks.key)
                                       for domain in plugins.domains for c in domain.concepts)
     return _Catalog(plugins, {**BUILT_IN_DOMAINS, **{d.name: d.title for d in plugins.domains}},

@@ -21,13 +21,13 @@ out whole, said in one line on stderr once per process, never a crash.
 
 from __future__ import annotations
 
-import importlib.metadata
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from verstehen.plugins import PluginError, is_printable, left_out, load, warn_each
+from verstehen.plugins import is_printable
+from verstehen.registries import Registry
 
 if TYPE_CHECKING:  # not at run time: domains.base imports numpy, which the catalog needs not
     from verstehen.domains.base import ConceptTasks
@@ -71,33 +71,21 @@ class Installed:
     problems: tuple[str, ...] = ()
 
 
-def installed_domains(taken_domains: Collection[str], taken_keys: Collection[str],
-                      taken_names: Collection[str]) -> Installed:
-    """The installed plugin domains whose domain names, concept keys and (lower-case) concept
-    names are not taken; the lines of those left out are said on stderr."""
-    domains: list[ConceptDomain] = []
-    problems: list[str] = []
-    for point in _entry_points():
+def domain_registry(taken_domains: Collection[str], taken_keys: Collection[str],
+                    taken_names: Collection[str]) -> Registry[ConceptDomain]:
+    """The registry of plugin domains whose domain names, concept keys and (lower-case)
+    concept names are not taken (by the built-in catalog, nor by a domain loaded before)."""
+
+    def clash(domain: ConceptDomain, known: Sequence[ConceptDomain]) -> str | None:
         try:
-            domain = load(point, _domain)
-        except PluginError as exc:
-            problems.append(left_out("domain plugin", point, str(exc)))
-            continue
-        try:
-            _check_free(domain, {*taken_domains, *RESERVED, *(d.name for d in domains)},
-                        {*taken_keys, *(c.tasks.key for d in domains for c in d.concepts)},
-                        {*taken_names, *(c.name.lower() for d in domains for c in d.concepts)})
+            _check_free(domain, {*taken_domains, *RESERVED, *(d.name for d in known)},
+                        {*taken_keys, *(c.tasks.key for d in known for c in d.concepts)},
+                        {*taken_names, *(c.name.lower() for d in known for c in d.concepts)})
         except ValueError as exc:
-            problems.append(left_out("domain plugin", point, str(exc)))
-            continue
-        domains.append(domain)
-    warn_each(problems)
-    return Installed(tuple(domains), tuple(problems))
+            return str(exc)
+        return None
 
-
-def _entry_points() -> Iterable[importlib.metadata.EntryPoint]:
-    """The installed packages' entry points of the group."""
-    return importlib.metadata.entry_points(group=GROUP)
+    return Registry("domain plugin", GROUP, check=_domain, name=lambda d: d.name, clash=clash)
 
 
 def _domain(value: object, where: str) -> ConceptDomain:

@@ -3,7 +3,8 @@ summary.
 
 A method supplies three steps to `run_method`: `start` opens what it asks (in the session)
 and says what run.json records, before the folder exists, so a refusal leaves no folder;
-`ask` makes the calls, writing records to the folder; `finish` reads the folder into the
+`ask` makes the calls through the one `Context` it is given (ask a model, record a line, the
+state `start` made), writing records to the folder; `finish` reads the folder into the
 method's typed result. The engine makes (or, with `--resume`, reopens) the folder, times the
 calls and counts their usage, writes summary.json from the result, and marks the run done (or
 interrupted or failed when a step raises: `in_session` marks it).
@@ -16,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
+from verstehen.engine.runner import CallResult, Runner
 from verstehen.engine.session import RunSettings, Session, in_session
 from verstehen.engine.store import RunStore
 from verstehen.engine.usage import ModelUsage
-from verstehen.models.base import Model
+from verstehen.models.base import Completion, GenerateParams, Message, Model
 
 S = TypeVar("S")
 
@@ -48,6 +50,40 @@ class Started(Generic[S]):
 
 
 @dataclass(frozen=True)
+class Context(Generic[S]):
+    """What a method's `ask` works with: ask a model (each call through the cache, retried,
+    counted), record a line in the run's records.jsonl, and the state `start` made (the
+    opened models, the options). A resumed run asks again through the cache, so a call made
+    before costs nothing; gather calls (`asyncio.gather`) to make them concurrently."""
+
+    session: Session
+    store: RunStore
+    state: S
+
+    @property
+    def runner(self) -> Runner:
+        """The session's runner, for procedures that take one."""
+        return self.session.runner
+
+    async def generate(self, model: Model, messages: list[Message],
+                       params: GenerateParams | None = None, *,
+                       sample: int) -> CallResult[Completion]:
+        """A reply to `messages`. `sample` numbers the draws of one prompt: at a temperature
+        above 0, sample 1 is a second draw, while sample 0 again is the first one, cached."""
+        return await self.runner.generate(model, messages, params, sample_index=sample)
+
+    async def logprobs(self, model: Model, context: str,
+                       continuations: list[str]) -> CallResult[list[float]]:
+        """The log-probability of each continuation after `context` (a model that cannot
+        give them raises `UnsupportedCapability`)."""
+        return await self.runner.logprobs(model, context, continuations)
+
+    def record(self, line: Mapping[str, object]) -> None:
+        """Append one line (a JSON object) to the run's records.jsonl."""
+        self.store.append(line)
+
+
+@dataclass(frozen=True)
 class Made:
     """Where the run's folder is, and the seconds and usage of its calls."""
 
@@ -58,7 +94,7 @@ class Made:
 
 async def run_method(settings: RunSettings, *, command: str, label: str,
                      start: Callable[[Session], Awaitable[Started[S]]],
-                     ask: Callable[[Session, RunStore, S], Awaitable[None]],
+                     ask: Callable[[Context[S]], Awaitable[None]],
                      finish: Callable[[RunStore, S, Made], R],
                      session: Session | None = None) -> R:
     """Run one method's steps in a session (given, or one of its own): start, the run folder
@@ -69,7 +105,12 @@ async def run_method(settings: RunSettings, *, command: str, label: str,
         begun = await start(opened)
         identities = [m.identity() for m in begun.models] + begun.extra_identities
         store = settings.create_run(command, begun.config, begun.seed, identities)
-        await ask(opened, store, begun.state)
+        try:
+            await ask(Context(opened, store, begun.state))
+        finally:  # what a provider changed is kept however the calls ended
+            opened.runner.count_endpoints()
+            store.record_notes({name: usage.notes for name, usage in
+                                opened.runner.usage.items() if usage.notes})
         return store, begun.state
 
     timed = await in_session(settings, label, body, session)

@@ -9,7 +9,7 @@ import random
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from verstehen.engine.batching import LogprobBatcher
 from verstehen.engine.cache import (
@@ -44,12 +44,16 @@ from verstehen.models.base import (
 )
 from verstehen.text.tables import plural
 
+T = TypeVar("T")
+
 
 @dataclass(slots=True)
-class CallResult:
-    """One call's outcome: a value, or the error that ended it after every attempt."""
+class CallResult(Generic[T]):
+    """One call's outcome: a value (a `Completion` from `generate`, the log-probabilities from
+    `logprobs`), or the error that ended it after every attempt. Read `value` only when `ok`:
+    after an error it is None."""
 
-    value: Any = None
+    value: T = None  # type: ignore[assignment]  # None only after an error: check `ok` first
     cached: bool = False
     error: str | None = None
     attempts: int = 0
@@ -161,8 +165,9 @@ class Runner:
         params: GenerateParams | None = None,
         *,
         sample_index: int = 0,
-    ) -> CallResult:
-        """A chat completion; at temperature > 0 each sample index is its own cache entry."""
+    ) -> CallResult[Completion]:
+        """A chat completion; at temperature > 0 each sample index is its own cache entry (so
+        a second sample of one prompt needs `sample_index=1`, else it is the first one)."""
         params = params or GenerateParams()
         index = sample_index if params.temperature > 0 else 0
         request: GenerateRequest = {"messages": messages, "params": params.as_dict(),
@@ -173,15 +178,17 @@ class Runner:
         sent = replace(params, seed=sample_seed(params.seed, index)) if index else params
         result = await self._through_cache(model, "generate", key, _ask_generate,
                                            (model, messages, sent), _check_generation)
-        if result.ok:
-            stored = result.value
-            result.value = Completion(stored["text"], stored["finish_reason"],
-                                      Usage(**stored["usage"]), stored.get("reasoning"))
-            for usage in self._tallies(model):
-                usage.add(result.value.usage, cached=result.cached)
-        return result
+        if not result.ok:
+            return CallResult(error=result.error, attempts=result.attempts, key=result.key)
+        stored = result.value
+        completion = Completion(stored["text"], stored["finish_reason"],
+                                Usage(**stored["usage"]), stored.get("reasoning"))
+        for usage in self._tallies(model):
+            usage.add(completion.usage, cached=result.cached)
+        return CallResult(completion, result.cached, None, result.attempts, result.key)
 
-    async def logprobs(self, model: Model, context: str, continuations: list[str]) -> CallResult:
+    async def logprobs(self, model: Model, context: str, continuations: list[str]
+                       ) -> CallResult[list[float]]:
         """Log-probabilities of continuations; UnsupportedCapability propagates."""
         request: LogprobsRequest = {"context": context, "continuations": continuations}
         if model.capabilities.scoring:
@@ -192,9 +199,10 @@ class Runner:
         result = await self._through_cache(
             model, "logprobs", key, self._ask_logprobs, (model, context, continuations, batched),
             _check_logprobs, limited=not batched)
-        if result.ok:
-            result.value = result.value["logprobs"]
-        return result
+        if not result.ok:
+            return CallResult(error=result.error, attempts=result.attempts, key=result.key)
+        logprobs: list[float] = result.value["logprobs"]
+        return CallResult(logprobs, result.cached, None, result.attempts, result.key)
 
     async def _ask_logprobs(self, model: Model, context: str, continuations: list[str],
                             batched: bool) -> LogprobsValue:
@@ -271,7 +279,7 @@ class Runner:
         check: Checker,
         *,
         limited: bool = True,
-    ) -> CallResult:
+    ) -> CallResult[Any]:
         """The cached response under `key`, else `ask(*args)`'s (asked once however many wait for
         it), checked and stored before it is returned."""
         tallies = self._tallies(model)
@@ -322,7 +330,7 @@ class Runner:
 
     async def _attempt(
         self, model: Model, ask: Asker, args: tuple[Any, ...], check: Checker, *, limited: bool
-    ) -> CallResult:
+    ) -> CallResult[Any]:
         limit = self._limit(model) if limited else contextlib.nullcontext()
         # a batched call holds no connection of its own (a batch holds the model's limit)
         descriptors = self._descriptors if limited else contextlib.nullcontext()

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from verstehen.cli.flags import Parser
+from verstehen.cli.parser import Subcommands
 from verstehen.errors import UserError
 from verstehen.export.exported import exported
 from verstehen.export.inspect_log import write_inspect_logs
@@ -16,7 +17,7 @@ INSPECT_DIR = Path("logs")  # where `inspect view` looks when given no --log-dir
 TABLES_DIR = Path("tables")
 
 
-def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) -> None:
+def add_parsers(commands: Subcommands, engine: Parser) -> None:
     """Add `export`."""
     export = commands.add_parser(
         "export", help="run folders as Inspect logs (--inspect) or CSV/Parquet tables "

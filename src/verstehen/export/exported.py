@@ -13,9 +13,9 @@ from verstehen.engine.usage import ModelUsage
 from verstehen.export.extras import need
 from verstehen.export.frames import result_table
 from verstehen.export.kinds import kind_of, rows_of, run_id_of
-from verstehen.export.sample import ResultGroup, SampleRow
 from verstehen.methods.contract import RunKind
 from verstehen.results import RunOutcome, load_result
+from verstehen.rows import ResultGroup, SampleRow
 from verstehen.schema.folders import require_fit
 
 

@@ -57,7 +57,7 @@ from typing import Any
 
 from verstehen.export.extras import need
 from verstehen.export.kinds import folder_rows
-from verstehen.export.sample import ResultGroup, SampleRow
+from verstehen.rows import ResultGroup, SampleRow
 
 KEY_COLUMNS = ("run_id", "id")
 BASE_COLUMNS = (*KEY_COLUMNS, "item", "model", "scope", "input", "reply", "expected", "score",

@@ -30,7 +30,7 @@ from verstehen.engine.store.safe_files import temporary_path
 from verstehen.export.exported import ExportedRun, exported
 from verstehen.export.extras import need
 from verstehen.export.kinds import rows_of
-from verstehen.export.sample import LogPart, ResultGroup, ResultValue, SampleRow
+from verstehen.rows import LogPart, ResultGroup, ResultValue, SampleRow
 
 SCORER = "verstehen"  # the name of each sample's score and of the results' scorer
 

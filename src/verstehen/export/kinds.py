@@ -9,9 +9,9 @@ from typing import Any
 
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
-from verstehen.export.sample import RunRows, SampleRow
 from verstehen.methods import registry
 from verstehen.methods.contract import RunKind
+from verstehen.rows import RunRows, SampleRow
 
 
 def kind_of(run_dir: Path) -> tuple[RunKind[Any], dict[str, Any]]:

@@ -28,6 +28,8 @@ from verstehen.engine.settings import EngineSettings
 from verstehen.engine.store.inputs import Reads
 from verstehen.engine.sync import run_sync
 from verstehen.errors import UserError
+from verstehen.readers import COUNT_MAX as COUNT_MAX
+from verstehen.readers import SEED_MAX as SEED_MAX
 
 T = TypeVar("T")
 KEY = "verstehen.option"  # the field metadata key holding its Option
@@ -67,9 +69,6 @@ def _shown(bound: float) -> str:
     return f"{int(bound):,}" if float(bound).is_integer() else f"{bound:g}"
 
 
-# no count a run could finish is larger: a bigger one is a typo, refused before it costs money
-COUNT_MAX = 10_000_000
-SEED_MAX = 2**32 - 1  # llama.cpp and numpy take 32-bit seeds
 COUNT = Range(1, COUNT_MAX)
 COUNT_OR_ZERO = Range(0, COUNT_MAX)
 SEED = Range(0, SEED_MAX)

@@ -18,18 +18,22 @@ plugins are loaded only by a question the built-in and registered methods cannot
 method, every run kind, a run kind none of them makes), once per process;
 one that does not load (whatever its import raises but Ctrl-C), names no `Method`, or whose
 name or run kind is taken is left out, said in one line on stderr (`plugin_problems()` keeps
-them), never a crash. `verstehen.plugins.reset()` reads them again.
+them), never a crash. `METHODS.reset()` (or `verstehen.plugins.reset()`) reads them again;
+`METHODS` is the generic `verstehen.registries.Registry` that providers and domains use too.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
-from collections.abc import Iterable, Iterator
+import importlib
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
+from pathlib import Path
 from typing import Any
 
 from verstehen.methods.contract import Method, RunKind
-from verstehen.plugins import PluginError, is_printable, left_out, load, once, warn_each
+from verstehen.methods.options import api_functions
+from verstehen.plugins import is_printable
+from verstehen.registries import Registry
 
 GROUP = "verstehen.methods"
 # the built-in methods, one line each: the module and name of its declaration, as an entry
@@ -41,31 +45,40 @@ BUILT_IN = (
     "verstehen.methods.imagination.method:METHOD",
     "verstehen.methods.consistency.method:METHOD",
 )
-_registered: list[Method] = []
-
-
-def register(method: Method) -> None:
-    """Add a method for this process (a package uses an entry point instead); ValueError when
-    its name or one of its commands is taken."""
-    if problem := _clash(method, methods()):
-        raise ValueError(problem)
-    _registered.append(method)
-
-
-def unregister(method: Method) -> None:
-    """Take back a method `register` added (nothing happens when it was not registered)."""
-    if method in _registered:
-        _registered.remove(method)
 
 
 def methods(installed: bool = True) -> tuple[Method, ...]:
     """Every method: the built-in ones, then the installed plugins' (loaded at the first call
     that asks for them; `installed=False` reads none), then the registered ones; a plugin left
     out since (`leave_out`) is not among them."""
-    plugins = _installed()[0] if installed else ()
-    out = [method for method, _ in _refused()]
-    return tuple(m for m in (*_built_in(), *plugins, *_registered)
-                 if not any(m is gone for gone in out))
+    return METHODS.entries(installed)
+
+
+def register(method: Method) -> None:
+    """Add a method for this process (a package uses an entry point instead); ValueError when
+    its name or one of its commands is taken."""
+    METHODS.register(method)
+
+
+def unregister(method: Method) -> None:
+    """Take back a method `register` added (nothing happens when it was not registered)."""
+    METHODS.unregister(method)
+
+
+def is_built_in(method: Method) -> bool:
+    """True for a method of BUILT_IN (its failures are bugs, not a plugin's to leave out)."""
+    return METHODS.is_built_in(method)
+
+
+def plugin_problems() -> tuple[str, ...]:
+    """One line for each installed plugin that was left out, and why (reads them)."""
+    return METHODS.problems()
+
+
+def leave_out(method: Method, why: str) -> None:
+    """Take a method that is not built in out of this process, saying `why` in one line on
+    stderr (the CLI could not add its commands); ValueError for a built-in one."""
+    METHODS.leave_out(method, why)
 
 
 def run_kinds() -> tuple[RunKind[Any], ...]:
@@ -83,6 +96,44 @@ def run_kind(command: object) -> RunKind[Any] | None:
     return None
 
 
+def declared_api(name: str) -> object | None:
+    """The API function a run kind declares, by its command words joined by "_" (`echo`,
+    `potemkin_run`; its `_async` twin with that suffix), or its result type by class name;
+    None when no method declares it. `verstehen.api` names the built-in ones for IDEs and type
+    checkers; this finds any method's, an installed or registered one's too."""
+    for kind in run_kinds():
+        base = "_".join(kind.words)
+        if name == base and kind.api is not None:
+            return kind.api
+        if name == f"{base}_async" and kind.options is not None and kind.entry is not None:
+            return _async_twin(kind)
+        if name == kind.result.__name__:
+            return kind.result
+    return None
+
+
+_twins: dict[str, Callable[..., object]] = {}
+
+
+def _async_twin(kind: RunKind[Any]) -> Callable[..., object]:
+    """The `_async` API function of a run kind, made once from its options and entry."""
+    if kind.kind not in _twins:
+        assert kind.options is not None and kind.entry is not None
+        _twins[kind.kind] = api_functions(kind.options, kind.entry,
+                                          "_".join(kind.words))[0]
+    return _twins[kind.kind]
+
+
+def example_run(kind: RunKind[Any], runs_dir: Path, cache: Path, tag: str = "") -> Path | None:
+    """One small finished run folder of `kind` under runs_dir, made with scripted models by the
+    function its `example` names (every model's name ending with `tag`); None when it names
+    none."""
+    if kind.example is None:
+        return None
+    module, _, name = kind.example.partition(":")
+    return Path(getattr(importlib.import_module(module), name)(runs_dir, cache, tag))
+
+
 class ResumableCommands(AbstractSet[tuple[str, ...]]):
     """The command words whose run folders `--resume` goes on with. Asking whether words are
     among them reads no plugin: a plugin's command runs only once the CLI's parser read the
@@ -90,7 +141,7 @@ class ResumableCommands(AbstractSet[tuple[str, ...]]):
 
     def __contains__(self, words: object) -> bool:
         return any(words == kind.words and kind.resumable
-                   for method in methods(installed=_installed.is_read())
+                   for method in methods(installed=METHODS.is_read())
                    for kind in method.kinds)
 
     def __iter__(self) -> Iterator[tuple[str, ...]]:
@@ -105,64 +156,6 @@ def resumable_commands() -> AbstractSet[tuple[str, ...]]:
     return ResumableCommands()
 
 
-def is_built_in(method: Method) -> bool:
-    """True for a method of BUILT_IN (its failures are bugs, not a plugin's to leave out)."""
-    return any(method is known for known in _built_in())
-
-
-def plugin_problems() -> tuple[str, ...]:
-    """One line for each installed plugin that was left out, and why (reads them)."""
-    return (*_installed()[1], *(why for _, why in _refused()))
-
-
-def leave_out(method: Method, why: str) -> None:
-    """Take a method that is not built in out of this process, saying `why` in one line on
-    stderr (the CLI could not add its commands); ValueError for a built-in one."""
-    if is_built_in(method):
-        raise ValueError(f"the built-in method {method.name!r} cannot be left out")
-    _refused().append((method, why))
-    warn_each([why])
-
-
-@once
-def _built_in() -> tuple[Method, ...]:
-    """The built-in methods (one that fails to load is a bug: it raises)."""
-    return tuple(_method(importlib.metadata.EntryPoint(
-        name=value.split(":")[0], value=value, group=GROUP).load(), value)
-        for value in BUILT_IN)
-
-
-@once
-def _installed() -> tuple[tuple[Method, ...], tuple[str, ...]]:
-    """(the installed plugins' methods, a line for each plugin left out); the lines are said
-    on stderr."""
-    installed: list[Method] = []
-    problems: list[str] = []
-    for point in _entry_points():
-        try:
-            method = load(point, _method)
-        except PluginError as exc:
-            problems.append(left_out("plugin", point, str(exc)))
-            continue
-        if problem := _clash(method, [*_built_in(), *installed]):
-            problems.append(left_out("plugin", point, problem))
-            continue
-        installed.append(method)
-    warn_each(problems)
-    return tuple(installed), tuple(problems)
-
-
-@once
-def _refused() -> list[tuple[Method, str]]:
-    """The methods left out after loading (`leave_out`), each with its line."""
-    return []
-
-
-def _entry_points() -> Iterable[importlib.metadata.EntryPoint]:
-    """The installed packages' entry points of the group."""
-    return importlib.metadata.entry_points(group=GROUP)
-
-
 def _method(value: object, where: str) -> Method:
     """`value` when it is a well-formed Method; TypeError or ValueError naming where it came
     from and what is wrong otherwise."""
@@ -171,9 +164,8 @@ def _method(value: object, where: str) -> Method:
                         "verstehen.methods.contract.Method")
     if not is_printable(value.name):
         raise ValueError(f"method name {value.name!r} is not printable text")
-    if not isinstance(value.help_place, int) or not callable(value.add_parsers):
-        raise TypeError(f"method {value.name!r}: help_place is not a whole number or "
-                        "add_parsers not callable")
+    if not isinstance(value.help_place, int):
+        raise TypeError(f"method {value.name!r}: help_place is not a whole number")
     for kind in value.kinds:
         if not isinstance(kind, RunKind) or not is_printable(*kind.words):
             raise TypeError(f"method {value.name!r} lists a {type(kind).__name__} that is not "
@@ -191,3 +183,7 @@ def _clash(method: Method, known: Iterable[Method]) -> str | None:
             return (f"method {method.name!r} makes {min(taken)!r} run folders, as method "
                     f"{other.name!r} does")
     return None
+
+
+METHODS: Registry[Method] = Registry("plugin", GROUP, check=_method, name=lambda m: m.name,
+                                     clash=_clash, built_in=BUILT_IN)

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import llama_cpp
 import llama_cpp.llama_cpp as low
@@ -37,6 +37,8 @@ from verstehen.models.threads import ThreadPolicy
 
 if TYPE_CHECKING:
     from llama_cpp.llama_types import ChatCompletionRequestMessage
+
+T = TypeVar("T")
 
 GGUF_MAGIC = b"GGUF"
 _digests: dict[tuple[str, int, int], str] = {}
@@ -223,7 +225,7 @@ class LocalModel:
                               "sha256": file_digest(self.path)}
         return self._identity
 
-    async def _run(self, fn: Any, *args: Any) -> Any:
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, fn, *args)
 
@@ -369,7 +371,8 @@ def _chat_formatter(llm: Any) -> ChatFormatter:
     its fallback (llama-2's format) for a file without one."""
     template = llm.metadata.get("tokenizer.chat_template")
     if not template:
-        return format_llama2
+        # llama-cpp-python's untyped registering decorator hides the function's own signature
+        return cast(ChatFormatter, format_llama2)
 
     def text(token: int) -> str:
         return llm._model.token_get_text(token) if token != -1 else ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import llama_cpp
 import llama_cpp._internals as internals
@@ -234,5 +234,11 @@ class BatchScorer:
 
     def close(self) -> None:
         """Free the scoring context and its batch."""
-        self._batch.close()
-        self._ctx.close()
+        free_native(self._batch)
+        free_native(self._ctx)
+
+
+def free_native(part: internals.LlamaContext | internals.LlamaBatch) -> None:
+    """Free a llama.cpp context or batch now (its `close`)."""
+    # llama-cpp-python leaves `close` unannotated: it takes nothing and returns None
+    cast(Callable[[], None], part.close)()

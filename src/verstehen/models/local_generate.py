@@ -35,6 +35,7 @@ import numpy as np
 import verstehen.models.loops as loops  # looked up per call: tests replace the rule
 from verstehen.errors import CallFailed
 from verstehen.models.base import Completion, GenerateParams, Usage
+from verstehen.models.local_batch import free_native
 
 # llama-cpp-python's defaults for a sampled reply (create_chat_completion), kept so a reply at
 # temperature > 0 is drawn the way the one-at-a-time path draws it
@@ -70,7 +71,7 @@ class BatchGenerator:
     sequence is live and nothing waits.
     """
 
-    def __init__(self, llm: Any, *, slots: int, slot_tokens: int,
+    def __init__(self, llm: llama_cpp.Llama, *, slots: int, slot_tokens: int,
                  threads: Callable[[], int]) -> None:
         self._llm = llm
         self.slots = slots
@@ -271,8 +272,8 @@ class BatchGenerator:
         """Free the context and its batch."""
         for sequence in list(self._live):
             self._leave(sequence)
-        self._batch.close()
-        self._ctx.close()
+        free_native(self._batch)
+        free_native(self._ctx)
 
 
 def _stops(text: str, stops: tuple[str, ...]) -> int | None:

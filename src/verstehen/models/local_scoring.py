@@ -49,8 +49,8 @@ def _check_length(llm: Any, n: int) -> None:
 
 def _log_softmax(logits: np.ndarray) -> np.ndarray:
     x = logits.astype(np.float64)
-    top = x.max()
-    return x - (top + np.log(np.exp(x - top).sum()))
+    top = float(x.max())
+    return x - (top + float(np.log(np.exp(x - top).sum())))
 
 
 def _score_tokens(llm: Any, context_tokens: list[int], continuation_tokens: list[int]) -> float:

@@ -15,15 +15,15 @@ whose name is taken or text not printable, is left out, said in one line on stde
 
 from __future__ import annotations
 
-import importlib.metadata
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from verstehen.errors import UserError
 from verstehen.models.base import Model
-from verstehen.plugins import PluginError, is_printable, left_out, load, once, warn_each
+from verstehen.plugins import is_printable
+from verstehen.registries import Registry
 
 DEFAULT_MODEL = "local/smollm2-135m"
 GROUP = "verstehen.providers"
@@ -102,17 +102,19 @@ PROVIDERS = {
 
 def known_providers() -> dict[str, ProviderInfo]:
     """Every provider: the built-in ones, then the installed plugins'."""
-    return {**PROVIDERS, **{name: p.info for name, p in _installed()[0].items()}}
+    return {**PROVIDERS, **{p.info.name: p.info for p in PLUGINS.installed().entries}}
 
 
 def provider_plugin(provider: str) -> ProviderPlugin | None:
     """The installed plugin of that provider name, or None (built in, or not known)."""
-    return None if provider in PROVIDERS else _installed()[0].get(provider)
+    if provider in PROVIDERS:
+        return None
+    return next((p for p in PLUGINS.installed().entries if p.info.name == provider), None)
 
 
 def plugin_problems() -> tuple[str, ...]:
     """One line for each installed provider plugin that was left out, and why."""
-    return _installed()[1]
+    return PLUGINS.problems()
 
 
 def split_name(name: str) -> tuple[str, str]:
@@ -126,33 +128,6 @@ def split_name(name: str) -> tuple[str, str]:
         known = ", ".join(known_providers())
         raise UserError(f"unknown provider {provider!r} in {name!r}: use one of {known}")
     return provider, model
-
-
-@once
-def _installed() -> tuple[dict[str, ProviderPlugin], tuple[str, ...]]:
-    """(the installed plugins by provider name, a line for each one left out); the lines are
-    said on stderr when first found."""
-    found: dict[str, ProviderPlugin] = {}
-    problems: list[str] = []
-    for point in _entry_points():
-        try:
-            plugin = load(point, _plugin)
-        except PluginError as exc:
-            problems.append(left_out("provider plugin", point, str(exc)))
-            continue
-        name = plugin.info.name
-        if name in PROVIDERS or name in found:
-            problems.append(left_out("provider plugin", point,
-                                     f"a provider named {name!r} is known already"))
-            continue
-        found[name] = plugin
-    warn_each(problems)
-    return found, tuple(problems)
-
-
-def _entry_points() -> Iterable[importlib.metadata.EntryPoint]:
-    """The installed packages' entry points of the group."""
-    return importlib.metadata.entry_points(group=GROUP)
 
 
 def _plugin(value: object, where: str) -> ProviderPlugin:
@@ -172,3 +147,16 @@ def _plugin(value: object, where: str) -> ProviderPlugin:
         raise ValueError(f"provider {name!r}: its example, capabilities or key variable is "
                          "not printable text")
     return value
+
+
+def _clash(plugin: ProviderPlugin, known: Sequence[ProviderPlugin]) -> str | None:
+    """Why a provider plugin cannot join: its name is a built-in provider's or taken."""
+    name = plugin.info.name
+    if name in PROVIDERS or any(other.info.name == name for other in known):
+        return f"a provider named {name!r} is known already"
+    return None
+
+
+# the installed providers (the built-in ones, PROVIDERS, are opened by `models.get_model`)
+PLUGINS: Registry[ProviderPlugin] = Registry("provider plugin", GROUP, check=_plugin,
+                                             name=lambda p: p.info.name, clash=_clash)

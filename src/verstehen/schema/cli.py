@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from verstehen.cli.flags import EXIT_USER_ERROR, Parser
+from verstehen.cli.parser import Subcommands
 from verstehen.engine.store.safe_files import write_file
 from verstehen.errors import UserError
 from verstehen.methods import registry
@@ -19,7 +20,7 @@ from verstehen.schema.folders import check_run
 from verstehen.text.terminal import terminal_line
 
 
-def add_parsers(commands: argparse._SubParsersAction[Parser], engine: Parser) -> None:
+def add_parsers(commands: Subcommands, engine: Parser) -> None:
     """Add `schema`."""
     schema = commands.add_parser(
         "schema", help="JSON Schemas of run folders; check folders against them (--check)",

@@ -25,6 +25,7 @@ import threading
 import zlib
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any
 
 from verstehen.testing.loop_thread import LoopThreadServer
 from verstehen.testing.stub_server import chat_answer, read_request
@@ -40,7 +41,7 @@ FILL = "@@fill@@"  # where a huge body's filler goes in its JSON text
 SURROGATE = "\ud800"
 
 
-def completion_answer(payload: dict) -> dict:
+def completion_answer(payload: dict[str, Any]) -> dict[str, Any]:
     """An echoed /v1/completions reply: one token per character of the prompt, each with a
     negative log-probability derived from the character and its place (the first: null)."""
     prompt = str(payload.get("prompt", ""))
@@ -59,12 +60,12 @@ def completion_answer(payload: dict) -> dict:
     }
 
 
-def models_answer() -> dict:
+def models_answer() -> dict[str, Any]:
     """A /v1/models listing of one model of no server kind verstehen knows."""
     return {"object": "list", "data": [{"id": "stub", "object": "model", "owned_by": "stub"}]}
 
 
-def spoil(reply: dict, mode: str) -> dict:
+def spoil(reply: dict[str, Any], mode: str) -> dict[str, Any]:
     """The reply with the value `mode` names made bad (a chat or an echoed completion)."""
     choice = reply["choices"][0]
     chat = "message" in choice
@@ -105,7 +106,7 @@ def head(status: int, length: int, extra: str = "", *, close: bool = True) -> by
             f"content-length: {length}\r\n{closing}\r\n").encode()
 
 
-def filled(reply: dict) -> tuple[bytes, bytes]:
+def filled(reply: dict[str, Any]) -> tuple[bytes, bytes]:
     """The JSON text of `reply` around its text field, which a filler is to replace."""
     choice = reply["choices"][0]
     if "message" in choice:
@@ -225,13 +226,14 @@ class HostileServer(LoopThreadServer):
             return False
         return await self._send(writer, 200, spoil(reply, mode))
 
-    async def _send(self, writer: asyncio.StreamWriter, status: int, payload: dict) -> bool:
+    async def _send(self, writer: asyncio.StreamWriter, status: int,
+                    payload: dict[str, Any]) -> bool:
         text = json.dumps(payload).encode()  # NaN and lone surrogates as JSON writes them
         writer.write(head(status, len(text), close=False) + text)
         await writer.drain()
         return True
 
-    async def _send_huge(self, writer: asyncio.StreamWriter, reply: dict) -> bool:
+    async def _send_huge(self, writer: asyncio.StreamWriter, reply: dict[str, Any]) -> bool:
         before, after = filled(reply)
         writer.write(head(200, len(before) + self.huge_bytes + len(after)) + before)
         for chunk in filler(self.huge_bytes):
@@ -243,7 +245,7 @@ class HostileServer(LoopThreadServer):
         await writer.drain()
         return False
 
-    async def _trickle(self, writer: asyncio.StreamWriter, reply: dict) -> bool:
+    async def _trickle(self, writer: asyncio.StreamWriter, reply: dict[str, Any]) -> bool:
         text = json.dumps(reply).encode()
         data = head(200, len(text)) + text
         for i in range(len(data)):

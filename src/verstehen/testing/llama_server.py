@@ -7,11 +7,16 @@ embedded model. Needs the `server` extra of llama-cpp-python (installed by `.[te
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import cast
 
-from llama_cpp.server.__main__ import main as server_main
+from llama_cpp.server.__main__ import main as _untyped_server_main
 
 from verstehen.models.embedded import EMBEDDED, embedded_path
 from verstehen.models.local import without_extra_buffers
+
+# llama-cpp-python leaves its server's entry point unannotated: it takes nothing, returns None
+server_main = cast(Callable[[], None], _untyped_server_main)
 
 
 def main() -> None:

@@ -6,16 +6,18 @@ import contextlib
 import socket
 import subprocess
 import time
+from typing import AnyStr
 
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 nobody listens on right now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]  # an AF_INET address: (host, port)
+        return port
 
 
-def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+def wait_for_port(port: int, proc: subprocess.Popen[AnyStr], timeout: float = 60.0) -> None:
     """Block until something accepts connections on the port; fail if the process died."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

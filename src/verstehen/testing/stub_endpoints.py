@@ -16,14 +16,15 @@ import asyncio
 import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from verstehen.testing.loop_thread import LoopThreadServer
-from verstehen.testing.stub_server import chat_answer, read_request, response
+from verstehen.testing.stub_server import Handler, chat_answer, read_request, response
 
-Route = Callable[[int, str, str, dict], Awaitable[tuple[int, dict] | None]]
+Route = Callable[[int, str, str, dict[str, Any]], Awaitable[tuple[int, dict[str, Any]] | None]]
 
 
-def prompt_of(payload: dict) -> str:
+def prompt_of(payload: dict[str, Any]) -> str:
     """The last chat message, or the completion prompt, of a request ('' if none)."""
     messages = payload.get("messages")
     if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
@@ -31,7 +32,7 @@ def prompt_of(payload: dict) -> str:
     return str(payload.get("prompt", ""))
 
 
-def model_list(names: Sequence[str]) -> dict:
+def model_list(names: Sequence[str]) -> dict[str, Any]:
     """A /v1/models reply listing these model names (owned by no server kind verstehen
     knows)."""
     return {"object": "list", "data": [{"id": name, "object": "model", "created": 0,
@@ -49,13 +50,13 @@ class StubEndpoints(LoopThreadServer):
         self.n, self.delay, self.kill_after, self.route = n, delay, kill_after or {}, route
         self.models = None if models is None else tuple(models)
         self.received = [Counter[str]() for _ in range(n)]  # requests per prompt, per endpoint
-        self.bodies: list[list[dict]] = [[] for _ in range(n)]
+        self.bodies: list[list[dict[str, Any]]] = [[] for _ in range(n)]
         self.in_flight = [0] * n
         self.peak = [0] * n
         self.killed: set[int] = set()
         self.ports: list[int] = []
         self._servers: list[asyncio.Server] = []
-        self._transports: list[set[asyncio.Transport]] = [set() for _ in range(n)]
+        self._transports: list[set[asyncio.WriteTransport]] = [set() for _ in range(n)]
 
     @property
     def urls(self) -> list[str]:
@@ -87,10 +88,10 @@ class StubEndpoints(LoopThreadServer):
             if i not in self.killed:
                 self._kill(i)
 
-    def _handler(self, i: int):
+    def _handler(self, i: int) -> Handler:
         async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             transport = writer.transport
-            self._transports[i].add(transport)  # type: ignore[arg-type]
+            self._transports[i].add(transport)
             try:
                 while i not in self.killed and (request := await read_request(reader)):
                     method, path, body = request
@@ -108,8 +109,8 @@ class StubEndpoints(LoopThreadServer):
 
         return handle
 
-    async def _answer(self, i: int, method: str, path: str, payload: dict
-                      ) -> tuple[int, dict]:
+    async def _answer(self, i: int, method: str, path: str, payload: dict[str, Any]
+                      ) -> tuple[int, dict[str, Any]]:
         self.bodies[i].append(payload)
         if method == "POST":
             self.received[i][prompt_of(payload)] += 1

@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 STATS = {"chat": 0}
 
 
-def chat_answer(body: dict) -> dict:
+def chat_answer(body: dict[str, Any]) -> dict[str, Any]:
     """A chat.completion whose text is derived from the last message only."""
     last = body["messages"][-1]["content"]
     text = f"echo: {last}"
@@ -47,7 +49,7 @@ async def read_request(reader: asyncio.StreamReader) -> tuple[str, str, bytes] |
     return method, path, body
 
 
-def response(status: int, payload: dict) -> bytes:
+def response(status: int, payload: dict[str, Any]) -> bytes:
     """An HTTP/1.1 response with a JSON body."""
     body = json.dumps(payload).encode()
     reason = {200: "OK", 404: "Not Found"}.get(status, "Error")
@@ -55,7 +57,10 @@ def response(status: int, payload: dict) -> bytes:
             f"content-length: {len(body)}\r\n\r\n").encode() + body
 
 
-def make_handler(delay: float):
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+def make_handler(delay: float) -> Handler:
     """A connection handler serving /v1/chat/completions and /stats."""
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

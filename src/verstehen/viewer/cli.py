@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from verstehen.cli.flags import Parser, print_json
+from verstehen.cli.parser import Subcommands
 from verstehen.text.tables import table
 from verstehen.text.terminal import cut, terminal_line
 from verstehen.viewer.page import write_report
@@ -14,7 +15,7 @@ from verstehen.viewer.runs import list_runs
 MODELS_CHARS = 200  # of a cell of `verstehen runs`' table (--json has every value whole)
 
 
-def add_parsers(commands: argparse._SubParsersAction, engine: Parser) -> None:
+def add_parsers(commands: Subcommands, engine: Parser) -> None:
     """Add `report` and `runs`."""
     report = commands.add_parser("report", help="one self-contained HTML page from run folders "
                                  "of any method (models side by side)")

@@ -19,6 +19,7 @@ from verstehen.methods import registry
 from verstehen.methods.contract import RunKind
 from verstehen.report.html import Page
 from verstehen.schema.folders import require_fit
+from verstehen.viewer.default_section import default_section
 
 REPORT_FILE = "report.html"
 
@@ -43,6 +44,14 @@ def _declared(kind: str) -> RunKind[Any]:
     return declared
 
 
+def _draw(kind: RunKind[Any], folder: Path, page: Page) -> None:
+    """One folder's section: the kind's own, else its result's values as a table."""
+    if kind.section is None:
+        default_section(kind, folder, page)
+    else:
+        kind.section(folder, page)
+
+
 def build_page(runs: Sequence[Path | str]) -> Page:
     """The page of the run folders, in the order given."""
     folders = [Path(r) for r in runs]
@@ -59,9 +68,9 @@ def build_page(runs: Sequence[Path | str]) -> Page:
             compare(same, page)
     for folder, kind in zip(folders, kinds, strict=True):
         declared = _declared(kind)
-        declared.section(folder, page)
+        _draw(declared, folder, page)
         for inner in declared.inner_runs(folder) if declared.inner_runs is not None else ():
-            _declared(kind_of(inner)).section(inner, page)  # e.g. an audit's lens folders
+            _draw(_declared(kind_of(inner)), inner, page)  # e.g. an audit's lens folders
     return page
 
 

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 import argparse
 
-from verstehen.cli.flags import Parser
-from verstehen.methods.contract import Method
-
-Commands = argparse._SubParsersAction  # type: ignore[type-arg]
+from verstehen.methods.contract import CommandLine, Method, OwnCommand
 
 
-def _certify(commands: Commands, engine: Parser) -> None:
-    commands.add_parser("certify", help="a certify of the plugin's own")
+def _no_flags(parser: argparse.ArgumentParser, cli: CommandLine) -> None:
+    """A command with no flags."""
 
 
-def _report(commands: Commands, engine: Parser) -> None:
-    commands.add_parser("report", help="a report of the plugin's own")
-
-
-CERTIFY = Method("my-certify", _certify, help_place=0)
-REPORT = Method("my-report", _report, help_place=0)
+CERTIFY = Method("my-certify", own=(OwnCommand(("certify",), "a certify of the plugin's own",
+                                               _no_flags),), help_place=0)
+REPORT = Method("my-report", own=(OwnCommand(("report",), "a report of the plugin's own",
+                                             _no_flags),), help_place=0)

@@ -8,9 +8,8 @@ import argparse
 from verstehen_echo_plugin.parity import EvenNumber
 from verstehen_echo_plugin.provider import EchoModel
 
-from verstehen.cli.flags import Parser
 from verstehen.domains.plugins import ConceptDomain, PluginConcept
-from verstehen.methods.contract import Method
+from verstehen.methods.contract import CommandLine, Method, OwnCommand
 from verstehen.models import ProviderInfo, ProviderPlugin
 
 TITLE = "\x1b]0;pwned\x07"
@@ -22,13 +21,16 @@ class Shout(EvenNumber):
     key = "shout/even"
 
 
-def _commands(commands: argparse._SubParsersAction, engine: Parser) -> None:  # type: ignore[type-arg]
-    commands.add_parser("shout", help="\x1b[2J cleared")
+def _no_flags(parser: argparse.ArgumentParser, cli: CommandLine) -> None:
+    """A command with no flags."""
+
+
+SHOUT = OwnCommand(("shout",), "\x1b[2J cleared", _no_flags)
 
 
 DOMAIN = ConceptDomain("shout", TITLE, (
     PluginConcept("Shouted Even", "Divisible by 2.", Shout()),))
 PROVIDER = ProviderPlugin(ProviderInfo("shout", "shout/x", None, "\x1b[31mred\x1b[0m"),
                           EchoModel)
-METHOD = Method("shout", _commands)
-NAMED = Method("\x1b[31mred", _commands)
+METHOD = Method("shout", own=(SHOUT,))
+NAMED = Method("\x1b[31mred", own=(SHOUT,))

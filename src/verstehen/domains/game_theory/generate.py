@@ -97,7 +97,8 @@ def grids(game: Game) -> tuple[Grid, Grid]:
 def random_grid(vals: Values, m: int, n: int) -> Grid:
     """An m x n grid of values drawn from `vals`."""
     if not vals.unique:
-        return vals.rng.integers(vals.lo, vals.hi + 1, size=(m, n)).tolist()
+        drawn: Grid = vals.rng.integers(vals.lo, vals.hi + 1, size=(m, n)).tolist()
+        return drawn
     free = [v for v in range(vals.lo, vals.hi + 1) if v not in vals.used]
     if len(free) < m * n:  # draw() widens the range as it runs out
         return [[vals.draw() for _ in range(n)] for _ in range(m)]
@@ -119,9 +120,9 @@ def random_shape(rng: np.random.Generator, lo: int = 2, hi: int = 4) -> tuple[in
 
 def payoff_list(rng: np.random.Generator, k: int, distinct: bool = False) -> list[int]:
     """k integers in 1..9 (distinct when asked): the payoffs a constraint prescribes."""
-    if distinct:
-        return (rng.choice(9, size=k, replace=False) + 1).tolist()
-    return rng.integers(1, 10, size=k).tolist()
+    payoffs: list[int] = ((rng.choice(9, size=k, replace=False) + 1) if distinct
+                          else rng.integers(1, 10, size=k)).tolist()
+    return payoffs
 
 
 # ---------------------------------------------------------------- dominance
@@ -213,7 +214,7 @@ def _no_dominated_core(rng: np.random.Generator, own: int, opp: int) -> Grid:
     order = rng.permutation(own).tolist()
     up = sorted(rng.choice(10, size=own, replace=False).tolist())
     down = sorted(rng.choice(10, size=own, replace=False).tolist(), reverse=True)
-    grid = rng.integers(0, 10, size=(own, opp)).tolist()
+    grid: Grid = rng.integers(0, 10, size=(own, opp)).tolist()
     for rank, s in enumerate(order):
         grid[s][0], grid[s][1] = up[rank], down[rank]
     return grid

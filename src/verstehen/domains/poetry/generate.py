@@ -255,7 +255,8 @@ def partner(rng: np.random.Generator, word: str, related: Callable[[str, str], b
             ) -> str | None:
     """A vocabulary word w other than `word` with `related(word, w)`, or None if there is none."""
     pool = content_words()
-    for k in rng.permutation(len(pool)).tolist():  # the first in a random order: uniform
+    order: list[int] = rng.permutation(len(pool)).tolist()
+    for k in order:  # the first in a random order: uniform
         if pool[k] != word and related(word, pool[k]):
             return pool[k]
     return None

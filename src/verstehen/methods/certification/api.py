@@ -47,12 +47,13 @@ from verstehen.methods.certification.twin_results import (
     scores_table,
     scores_text,
 )
-from verstehen.methods.certification.verdict import Criterion, Verdict
+from verstehen.methods.certification.verdict import DEFAULT_TEST, Criterion, Verdict
 from verstehen.methods.options import declared_function
 from verstehen.results import JsonForm
 from verstehen.text.display import Display, Table
 from verstehen.text.tables import plural
 from verstehen.textfiles import read_text
+from verstehen.wording import parameter, setting
 
 __all__ = [
     "DEFAULT_FIRST_LOOK",
@@ -107,9 +108,9 @@ def scores_decision(given: CertifyScoresParameters) -> CertifyScoresResult:
                 raise UserError(f"{name} picks the answers of one {name} from a run's "
                                 "records.jsonl; scores given as numbers have none: leave it out")
         path, values = None, checked_scores(scores)
-    return CertifyScoresResult(path, scores_verdict(values, criterion, sequential=given.sequential,
-                                              first_look=given.first_look,
-                                              max_questions=given.max_questions))
+    return CertifyScoresResult(path, scores_verdict(
+        values, criterion, sequential=given.sequential, first_look=given.first_look,
+        max_questions=given.max_questions, test=given.sequential_test or DEFAULT_TEST))
 
 
 certify_scores = declared_function(CertifyScoresParameters, scores_decision, "certify_scores")
@@ -133,21 +134,23 @@ def checked_scores(scores: Sequence[float]) -> list[float]:
 
 
 def scores_verdict(scores: list[float], criterion: Criterion, *, sequential: bool,
-                   first_look: int, max_questions: int | None) -> Verdict:
-    """Procedure 4.1 on every score; sequential, the looks at `first_look`, twice that, ... up
-    to `max_questions` (default: len(scores)), on the scores in order."""
+                   first_look: int, max_questions: int | None,
+                   test: str = DEFAULT_TEST) -> Verdict:
+    """Procedure 4.1 on every score; sequential, `test`'s looks from `first_look` up to
+    `max_questions` (default: len(scores)), on the scores in order."""
     if not sequential:
         if max_questions is not None:
-            raise UserError("--max-questions is the budget of a sequential run: add "
-                            "--sequential, or leave it out")
+            raise UserError(f"{parameter('max_questions')} is the budget of a sequential run: "
+                            f"add {setting('sequential', True)}, or leave it out")
         return certify_fixed(scores, criterion.pg, criterion.rid, criterion.delta)
     budget = max_questions or len(scores)
     if first_look > min(budget, len(scores)):
         raise UserError(f"the first look is at {plural(first_look, 'score')} but "
-                        f"{'the file holds' if budget >= len(scores) else '--max-questions is'} "
-                        f"{min(budget, len(scores))}: lower --first-look")
+                        + ("the file holds" if budget >= len(scores) else
+                           f"{parameter('max_questions')} is")
+                        + f" {min(budget, len(scores))}: lower {parameter('first_look')}")
     return certify_sequential(scores, criterion.pg, criterion.rid, criterion.delta,
-                              first=first_look, max_n=budget)
+                              first=first_look, max_n=budget, test=test)
 
 
 def read_scores(path: Path, scope: str | None = None, model: str | None = None) -> list[float]:
@@ -169,9 +172,9 @@ def read_scores(path: Path, scope: str | None = None, model: str | None = None) 
     if any(isinstance(value, dict) and "kind" in value for _, value in rows):
         rows = _asked_answers(path, rows, scope, model)
     elif scope is not None or model is not None:
-        flag = "--scope" if scope is not None else "--model"
-        raise UserError(f"{path} holds plain scores, not a run's records: {flag} picks the "
-                        f"answers of one {flag[2:]} from records.jsonl; leave it out here")
+        name = "scope" if scope is not None else "model"
+        raise UserError(f"{path} holds plain scores, not a run's records: {parameter(name)} "
+                        f"picks the answers of one {name} from records.jsonl; leave it out here")
     scores = []
     for n, value in rows:
         try:

@@ -7,7 +7,7 @@ comes back for all-scalar input, an array otherwise.
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 ArrayOrFloat = float | np.ndarray
 
@@ -95,7 +95,8 @@ def chernoff_lower(x: ArrayLike, n: ArrayLike, delta: ArrayLike) -> ArrayOrFloat
     return _chernoff(x, n, delta, upper=False)
 
 
-def _hoeffding_width(n: np.ndarray, delta: np.ndarray, paper: bool) -> np.ndarray:
+def _hoeffding_width(n: NDArray[np.float64], delta: NDArray[np.float64], paper: bool
+                     ) -> NDArray[np.float64]:
     return np.sqrt(-np.log(delta) / (n if paper else 2 * n))
 
 

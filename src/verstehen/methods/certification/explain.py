@@ -23,9 +23,9 @@ from verstehen.grading import Graded
 from verstehen.methods.certification.decide import ExplainedFamily, certify_explained
 from verstehen.methods.certification.procedure import Asker, CertifyPlan, scope_summary, scores_of
 from verstehen.methods.certification.records import AnswerRecord, ExplanationRecord
-from verstehen.methods.certification.results import ScopeResult
 from verstehen.methods.certification.sandbox import Limits, SandboxResult, run_program
 from verstehen.methods.certification.sandbox import extract_code as code_in
+from verstehen.methods.certification.scope_result import ScopeResult
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.scopes.base import ExplainableScope, Question
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from verstehen.engine.store import RunStore
 from verstehen.methods.certification.procedure import deciding, rests_on
 from verstehen.methods.certification.records import AnswerRecord, ReadAnswer, read_answers
-from verstehen.methods.certification.results import CertifyResult, ScopeResult
+from verstehen.methods.certification.results import CertifyResult
+from verstehen.methods.certification.scope_result import ScopeResult
 from verstehen.methods.certification.text import explain, unscored_lines
 from verstehen.methods.certification.verdict import Criterion, Decision, Verdict
 from verstehen.report.html import Page, RecordView, badge, num, table

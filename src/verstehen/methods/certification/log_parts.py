@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from verstehen.export.sample import LogPart, ResultGroup, ResultValue, SampleRow
 from verstehen.methods.certification.verdict import TEST_WORDS, Decision
+from verstehen.rows import LogPart, ResultGroup, ResultValue, SampleRow
 
 VERDICT_NUMBER = {Decision.UNDERSTANDS: 1, Decision.DOES_NOT_UNDERSTAND: -1,
                   Decision.INCONCLUSIVE: 0}

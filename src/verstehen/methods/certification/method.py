@@ -7,9 +7,16 @@ from collections import Counter
 from collections.abc import Iterable
 
 from verstehen.methods.certification import html
-from verstehen.methods.certification.api import bounds, certify_scores, plan
-from verstehen.methods.certification.cli import add_parsers
-from verstehen.methods.certification.options import CertifyOptions, certify
+from verstehen.methods.certification.api import (
+    bounds,
+    certify_scores,
+    mean_bounds,
+    plan,
+    questions_needed,
+)
+from verstehen.methods.certification.cli import CERTIFY as CERTIFY_COMMAND
+from verstehen.methods.certification.cli import SCOPES
+from verstehen.methods.certification.options import CertifyOptions, certify, run_certify
 from verstehen.methods.certification.parameters import (
     BoundsParameters,
     CertifyScoresParameters,
@@ -36,11 +43,15 @@ CERTIFY = RunKind(
     words=("certify",), result=CertifyResult, section=html.section, compare=html.compare,
     headline=lambda r: decision_counts(s.verdict.decision if s.verdict else None
                                        for s in r.scopes),
-    options=CertifyOptions, api=certify, rows=CERTIFY_ROWS,
-    records=AnswerRecord | ExplanationRecord, config=CertifyConfig)
+    options=CertifyOptions, entry=run_certify, api=certify, rows=CERTIFY_ROWS,
+    records=AnswerRecord | ExplanationRecord, config=CertifyConfig,
+    example="verstehen.methods.certification.example:certify_example")
 # the commands that call no model; `certify --scores` is a mode of `certify`, whose flags
 # (--scores and those of CertifyOptions) give its parameters
-COMMANDS = (Command(("plan",), PlanParameters, plan),
-            Command(("bounds",), BoundsParameters, bounds),
+COMMANDS = (Command(("bounds",), BoundsParameters, bounds, mean_bounds,
+                    "Chernoff and Hoeffding bounds on a mean"),
+            Command(("plan",), PlanParameters, plan, questions_needed,
+                    "how many questions a verdict will likely need"),
             Command(("certify",), CertifyScoresParameters, certify_scores))
-METHOD = Method("certification", add_parsers, (CERTIFY,), help_place=50, commands=COMMANDS)
+METHOD = Method("certification", (CERTIFY,), help_place=50, commands=COMMANDS,
+                own=(CERTIFY_COMMAND, SCOPES))

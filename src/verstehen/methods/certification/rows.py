@@ -7,7 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
-from verstehen.export.sample import (
+from verstehen.methods.certification.log_parts import certify_logs
+from verstehen.methods.certification.records import ExplanationRecord, read_answers
+from verstehen.methods.certification.results import CertifyResult
+from verstehen.methods.certification.scope_result import ScopeResult
+from verstehen.methods.certification.verdict import Verdict
+from verstehen.rows import (
     ResultGroup,
     ResultValue,
     RunRows,
@@ -15,11 +20,6 @@ from verstehen.export.sample import (
     as_text,
     run_records,
 )
-from verstehen.methods.certification.log_parts import certify_logs
-from verstehen.methods.certification.records import ExplanationRecord, read_answers
-from verstehen.methods.certification.results import CertifyResult
-from verstehen.methods.certification.scope_result import ScopeResult
-from verstehen.methods.certification.verdict import Verdict
 
 
 def certify_rows(run_dir: Path) -> list[SampleRow]:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.lifecycle import Context, Made, Started, run_method
 from verstehen.engine.notices import warn
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
@@ -26,19 +26,26 @@ from verstehen.methods.certification.plan import (
     samples_needed,
     sequential_samples_needed,
 )
-from verstehen.methods.certification.procedure import CertifyPlan, run_certify
+from verstehen.methods.certification.procedure import CertifyPlan, block_of, run_certify
 from verstehen.methods.certification.records import CertifyConfig
-from verstehen.methods.certification.results import CertifyResult, ScopeResult
+from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.sandbox import MESSAGE_HEAD, Limits, max_inputs
+from verstehen.methods.certification.scope_result import ScopeResult
 from verstehen.methods.certification.scopes import get_scope
 from verstehen.methods.certification.scopes.draw import DRAW
-from verstehen.methods.certification.sequential import budget_warnings
-from verstehen.methods.certification.verdict import Criterion, checkpoints
+from verstehen.methods.certification.sequential import budget_warnings, schedule_of
+from verstehen.methods.certification.verdict import (
+    DEFAULT_TEST,
+    DOUBLING,
+    SEQUENTIAL_TESTS,
+    Criterion,
+)
 from verstehen.models import Model, model_name
 from verstehen.models.endpoints import one_or_several
 from verstehen.models.served_at import BaseUrl
 from verstehen.scopes.base import ExplainableScope, Scope
 from verstehen.text.tables import plural
+from verstehen.wording import parameter, setting
 
 DEFAULT_QUESTIONS, DEFAULT_MAX_QUESTIONS = 100, 1024
 
@@ -81,43 +88,63 @@ def criterion_for(pg: float | None = None, rid: float | None = None,
                         rid_test_length=rid_test_length)
 
 
-def default_budget(criterion: Criterion, *, sequential: bool, first_look: int = 16) -> int:
+def sequential_test_for(given: str | None, resume: Path | str | None = None) -> str:
+    """The sequential test of a run: the one given, else a resumed run's own (one naming none
+    was decided by the doubling test, the only one before), else the betting test."""
+    if given is not None:
+        return given
+    if resume is None:
+        return DEFAULT_TEST
+    config: Any = RunStore.existing(Path(resume)).info().get("config")
+    own = config.get("sequential_test") if isinstance(config, dict) else None
+    return own if isinstance(own, str) and own in SEQUENTIAL_TESTS else DOUBLING
+
+
+def default_budget(criterion: Criterion, *, sequential: bool, first_look: int = 16,
+                   test: str = DEFAULT_TEST) -> int:
     """The budget when none is given: 100 questions (sequential: looks up to 1024), or more
     when the criterion needs more to certify even a perfect model (fixed: samples_needed;
-    sequential: the checkpoint sequential_samples_needed names)."""
+    sequential: the look sequential_samples_needed names)."""
     floor = DEFAULT_MAX_QUESTIONS if sequential else DEFAULT_QUESTIONS
-    needed = (sequential_samples_needed(criterion, 1.0, 0.0, first=first_look) if sequential
-              else samples_needed(criterion, 1.0, 0.0))
+    needed = (sequential_samples_needed(criterion, 1.0, 0.0, first=first_look, test=test)
+              if sequential else samples_needed(criterion, 1.0, 0.0))
     return max(floor, needed or floor)
 
 
 def make_plan(criterion: Criterion, *, questions: int | None = None, sequential: bool = False,
               max_questions: int | None = None, first_look: int = 16, seed: int = 0,
               rephrase: int = 20, explanations: bool = False, max_tokens: int | None = None,
-              phrasings: str = "benchmark") -> CertifyPlan:
-    """What to ask: `questions` (fixed n) or sequential looks up to `max_questions`; either
-    defaults to `default_budget`. A budget that cannot reach a verdict even for a perfect
-    model (or one always wrong) gets a warning naming values that would (with explanations,
-    programs answer the questions and the direct budget is not checked); `max_tokens`
-    replaces every answer's token budget."""
+              phrasings: str = "benchmark", sequential_test: str = DEFAULT_TEST) -> CertifyPlan:
+    """What to ask: `questions` (fixed n) or sequential looks up to `max_questions` (by
+    `sequential_test`); either defaults to `default_budget`. A budget that cannot reach a
+    verdict even for a perfect model (or one always wrong) gets a warning naming values that
+    would (with explanations, programs answer the questions and the direct budget is not
+    checked); `max_tokens` replaces every answer's token budget."""
     if sequential and questions is not None:
-        raise UserError("give --questions N (fixed) or --sequential --max-questions N, not both")
+        raise UserError(f"give {parameter('questions')} (fixed) or "
+                        f"{setting('sequential', True)} with {parameter('max_questions')}, "
+                        "not both")
     if explanations and sequential:
-        raise UserError("--explanations works with --questions N, not with --sequential")
+        raise UserError(f"{setting('explanations', True)} works with "
+                        f"{parameter('questions')}, not with {setting('sequential', True)}")
     if max_questions is not None and not sequential:
-        raise UserError("--max-questions is the budget of a sequential run: add --sequential, "
-                        "or give --questions N")
+        raise UserError(f"{parameter('max_questions')} is the budget of a sequential run: add "
+                        f"{setting('sequential', True)}, or give {parameter('questions')}")
+    if sequential_test not in SEQUENTIAL_TESTS:
+        raise UserError(f"{parameter('sequential_test')} must be one of "
+                        f"{', '.join(SEQUENTIAL_TESTS)}, not {sequential_test!r}")
     given = max_questions if sequential else questions
-    n = given or default_budget(criterion, sequential=sequential, first_look=first_look)
+    n = given or default_budget(criterion, sequential=sequential, first_look=first_look,
+                                test=sequential_test)
     notes: tuple[str, ...] = ()
     if not explanations and (not sequential or first_look <= n):
         notes = tuple(budget_warnings(criterion, n, sequential=sequential,
-                                      first_look=first_look,
+                                      first_look=first_look, test=sequential_test,
                                       still="it can still find that the model does not "
                                             "understand"))
     return CertifyPlan(criterion, n, sequential=sequential, first_look=first_look, seed=seed,
                        rephrase=rephrase, max_tokens=max_tokens, phrasings=phrasings,
-                       warnings=notes)
+                       warnings=notes, sequential_test=sequential_test)
 
 
 def calls_line(scopes: Sequence[Scope], plan: CertifyPlan,
@@ -141,15 +168,26 @@ def calls_line(scopes: Sequence[Scope], plan: CertifyPlan,
     upto = "up to " if plan.sequential else ""
     looks = ""
     if plan.sequential:
-        shown = checkpoints(plan.first_look, plan.questions)
-        looks = " (looks at " + ", ".join(f"{n:,}" for n in shown[:3]) + (
-            f", ..., {shown[-1]:,})" if len(shown) > 3 else ")")
+        looks = f" ({looks_words(plan, {block_of(s) for s in scopes})})"
     asked = f"{upto}{questions:,} questions{looks}{per}"
+    rephrasing = setting("rephrase", plan.rephrase)
     if not rephrased:
-        why = " (--rephrase 0)" if plan.rephrase == 0 else " (one phrasing: none to rephrase)"
+        why = f" ({rephrasing})" if plan.rephrase == 0 else " (one phrasing: none to rephrase)"
         return f"{asked} = {upto}{questions:,} calls{why}"
-    return (f"{asked} + {upto}{rephrased:,} rephrasings (--rephrase {plan.rephrase}) = "
+    return (f"{asked} + {upto}{rephrased:,} rephrasings ({rephrasing}) = "
             f"{upto}{questions + rephrased:,} calls")
+
+
+def looks_words(plan: CertifyPlan, blocks: set[int]) -> str:
+    """The looks of a sequential plan: "looks at 16, 32, 64, ..., 1,024", or, of the betting
+    test where scopes look at blocks of different sizes, where they start and how they grow."""
+    if len(blocks) > 1 and plan.sequential_test != DOUBLING:
+        return (f"looks from {plan.first_look}, about 1/8 apart in whole blocks, up to "
+                f"{plan.questions:,}")
+    shown = schedule_of(plan.sequential_test, plan.first_look, plan.questions,
+                        next(iter(blocks), 1))
+    return "looks at " + ", ".join(f"{n:,}" for n in shown[:3]) + (
+        f", ..., {shown[-1]:,}" if len(shown) > 3 else "")
 
 
 def build_scopes(specs: Sequence[str | Scope], *, idk_score: float | None = None,
@@ -161,7 +199,7 @@ def build_scopes(specs: Sequence[str | Scope], *, idk_score: float | None = None
         for scope in scopes:
             if not isinstance(scope, ExplainableScope):
                 raise UserError(f"scope {scope.name} has no question families a program could "
-                                "answer: drop --explanations")
+                                f"answer: drop {setting('explanations', True)}")
     return scopes
 
 
@@ -172,8 +210,9 @@ def check_program_questions(count: int | None) -> None:
     limits = Limits()
     if not 1 <= count <= max_inputs(limits):
         raise UserError(
-            f"--program-questions must lie in [1, {max_inputs(limits):,}], not {count:,}: a "
-            f"program's answers must fit the sandbox's {limits.output_bytes // 2**20} MiB of "
+            f"{parameter('program_questions')} must lie in [1, {max_inputs(limits):,}], not "
+            f"{count:,}: a program's answers must fit the sandbox's "
+            f"{limits.output_bytes // 2**20} MiB of "
             f"output, {limits.answer_bytes + MESSAGE_HEAD} bytes each at most")
 
 
@@ -237,11 +276,14 @@ async def certify_scopes(model: str | Model | Sequence[str | Model], scopes: Seq
                        "max_tokens": plan.max_tokens, "phrasings": plan.phrasings,
                        "draw": DRAW, "explanations": program_questions is not None,
                        "base_url": base_url})
+        if plan.sequential and plan.sequential_test != DOUBLING:
+            # a config naming no test was decided by the doubling one (folders of before)
+            config["sequential_test"] = plan.sequential_test
         return Started(config, plan.seed, list(opened), (opened, []))
 
-    async def ask(session: Session, store: RunStore,
-                  state: tuple[list[Model], list[ScopeResult]]) -> None:
-        opened, results = state
+    async def ask(context: Context[tuple[list[Model], list[ScopeResult]]]) -> None:
+        session, store = context.session, context.store
+        opened, results = context.state
         if settings.announce:  # before the first call, on stderr (stdout may be --json)
             print(f"{command}: {calls_line(scopes, plan, program_questions, len(opened))}",
                   file=sys.stderr)

@@ -53,9 +53,9 @@ def normalize_concept(text: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """wordfreq's tokens of a text: lowercase, punctuation and hyphens split."""
-    from wordfreq import simple_tokenize  # ~90 ms: loaded when consistency first reads text
+    from wordfreq import tokens  # ~90 ms: loaded when consistency first reads text
 
-    return simple_tokenize(text)
+    return tokens.simple_tokenize(text)
 
 
 @lru_cache(maxsize=1 << 16)

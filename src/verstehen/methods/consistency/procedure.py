@@ -50,6 +50,7 @@ from verstehen.methods.consistency.templates import (
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.parse import parse_choice, parse_yes_no
 from verstehen.scopes.mcq import mcq_prompt
+from verstehen.wording import setting
 
 # auto: by likelihood where the model gives exact log-probabilities, else by generation
 ANSWER_BY = ("auto", "likelihood", "generation")
@@ -185,11 +186,11 @@ async def _anchor(runner: Runner, model: Model, item: MCQItem, likelihood: bool,
         scores = list(out.value)
         return {"chosen": item.labels[scores.index(max(scores))], "logprobs": scores,
                 "error": None}
-    out = await runner.generate(model, user(mcq_prompt(item, 0)), params)
-    if not out.ok:
-        return {"chosen": None, "error": out.error}
-    return {"chosen": parse_choice(out.value.text, item.labels, item.choices),
-            "reply": out.value.text, "error": None}
+    got = await runner.generate(model, user(mcq_prompt(item, 0)), params)
+    if not got.ok:
+        return {"chosen": None, "error": got.error}
+    return {"chosen": parse_choice(got.value.text, item.labels, item.choices),
+            "reply": got.value.text, "error": None}
 
 
 async def answering_method(model: Model, answer_by: str) -> str:
@@ -204,14 +205,15 @@ async def answering_method(model: Model, answer_by: str) -> str:
     try:
         if not model.capabilities.logprobs:
             raise UnsupportedCapability(f"{model.name} gives no exact log-probabilities, "
-                                        "which --answer-by likelihood needs")
+                                        f"which {setting('answer_by', 'likelihood')} needs")
         if (check := getattr(model, "check_logprobs", None)) is not None:
             await check()
         return "likelihood"
     except UnsupportedCapability as exc:
         if answer_by == "likelihood":
-            raise UnsupportedCapability(f"{exc}; --answer-by generation (or auto) answers by "
-                                        "generation instead (not the paper's method)") from None
+            raise UnsupportedCapability(
+                f"{exc}; {setting('answer_by', 'generation')} (or auto) answers by generation "
+                "instead (not the paper's method)") from None
     server = model.identity().get("base_url") or model.name
     print(f"verstehen: {server} gives no prompt log-probabilities: answering by generation "
           "(not the paper's method)", file=sys.stderr, flush=True)
@@ -250,7 +252,13 @@ async def ask_anchors(runner: Runner, model: Model, anchors: Sequence[Anchor],
         record: AnchorRecord = {"kind": "anchor", "id": a.item.id, "stem": a.item.stem,
                                 "answer": a.item.answer, "concepts": list(a.concepts),
                                 "facts": [f.key for f in a.facts], "method": method,
-                                "correct": correct, **answer}
+                                "correct": correct, "chosen": answer["chosen"],
+                                "error": answer["error"]}
+        # the reply's optional keys by name: a ** item may hold keys its type does not declare
+        if "logprobs" in answer:
+            record["logprobs"] = answer["logprobs"]
+        if "reply" in answer:
+            record["reply"] = answer["reply"]
         store.append(record)
 
     await asyncio.gather(ask_facts(), *(anchor(a) for a in anchors))

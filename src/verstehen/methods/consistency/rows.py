@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verstehen.export.sample import (
+from verstehen.methods.consistency.records import AnchorRecord, FactRecord, read_records
+from verstehen.methods.consistency.results import ConsistencyResult
+from verstehen.rows import (
     ResultGroup,
     ResultValue,
     RunRows,
@@ -14,8 +16,6 @@ from verstehen.export.sample import (
     run_model,
     run_records,
 )
-from verstehen.methods.consistency.records import AnchorRecord, FactRecord, read_records
-from verstehen.methods.consistency.results import ConsistencyResult
 
 
 def consistency_rows(run_dir: Path) -> list[SampleRow]:

@@ -13,7 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from verstehen.data.mcq import MCQItem, load_mcq, pinned_source
-from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.lifecycle import Context, Made, Started, run_method
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
@@ -81,8 +81,9 @@ async def run_consistency(model: str | Model, questions: Path | str | Sequence[M
                   "limit": limit, "base_url": base_url, **asdict(plan)}
         return Started(config, plan.seed, [opened], (opened, method))
 
-    async def ask(session: Session, store: RunStore, state: tuple[Model, str]) -> None:
-        await ask_anchors(session.runner, state[0], anchors, plan, store, state[1])
+    async def ask(context: Context[tuple[Model, str]]) -> None:
+        model, answer_by = context.state
+        await ask_anchors(context.runner, model, anchors, plan, context.store, answer_by)
 
     def finish(store: RunStore, _: object, made: Made) -> ConsistencyResult:
         summary = summarize_consistency(store.records(), resamples=resamples, seed=plan.seed)

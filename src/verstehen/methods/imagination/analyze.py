@@ -10,8 +10,9 @@ from pathlib import Path
 from verstehen.engine.store import default_runs_dir, new_run_id
 from verstehen.errors import UserError
 from verstehen.methods.imagination.plots import plot_length_ranks, plot_warmup
+from verstehen.methods.imagination.pooling import Pooling
 from verstehen.methods.imagination.records import AnswerRecord, AnswerRunRecord, UsableQuestion
-from verstehen.methods.imagination.results import ImagineAnalyzeResult, ImagineMatrixResult, Pooling
+from verstehen.methods.imagination.results import ImagineAnalyzeResult, ImagineMatrixResult
 from verstehen.methods.imagination.runs import (
     ANSWER,
     GENERATE,
@@ -32,6 +33,7 @@ from verstehen.methods.imagination.stats import (
     sort_kinds,
 )
 from verstehen.methods.imagination.text import write_matrix
+from verstehen.wording import parameter
 
 SIMILARITY = (*METHODS, "none")
 
@@ -52,8 +54,8 @@ def own_folder(command: str) -> Path:
     try:
         folder.mkdir(parents=True)
     except OSError as exc:
-        raise UserError(f"cannot write {folder} ({exc.strerror or exc}): pass --out with a "
-                        "writable folder") from None
+        raise UserError(f"cannot write {folder} ({exc.strerror or exc}): pass "
+                        f"{parameter('out')} with a writable folder") from None
     return folder
 
 

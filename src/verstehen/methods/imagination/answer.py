@@ -36,6 +36,7 @@ from verstehen.methods.imagination.stats import length_rank
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.parse import is_refusal, parse_choice, parse_yes_no
 from verstehen.prompts import prompt
+from verstehen.wording import setting
 
 BUDGET = {"answer": 64, "cot": 512, "free": 128, "judge": 16, "fiction": 32}
 _ANSWER_CUE = re.compile(r"(?i)\banswer\b")
@@ -105,13 +106,13 @@ async def _generate(runner: Runner, model: Model, shown: Shown, plan: AnswerPlan
 
 
 async def _scores(runner: Runner, model: Model, context: str, continuations: list[str]
-                  ) -> CallResult:
+                  ) -> CallResult[list[float]]:
     """`runner.logprobs`, its refusal for a model without them naming the way out."""
     try:
         return await runner.logprobs(model, context, continuations)
     except UnsupportedCapability as exc:
-        raise UnsupportedCapability(f"{exc}; or answer by generation: --method generate"
-                                    ) from None
+        raise UnsupportedCapability(
+            f"{exc}; or answer by generation: {setting('method', 'generate')}") from None
 
 
 async def _letter(runner: Runner, model: Model, shown: Shown, plan: AnswerPlan,

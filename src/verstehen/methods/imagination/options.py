@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from verstehen.cli.flags import base_url, model_name
 from verstehen.engine.session import RunSettings
 from verstehen.errors import UserError
 from verstehen.methods.imagination import run
@@ -33,6 +32,8 @@ from verstehen.methods.options import (
     seed_option,
 )
 from verstehen.models import DEFAULT_MODEL, Model
+from verstehen.readers import base_url, model_name
+from verstehen.wording import parameter, setting
 
 CONTENTS = ("knowledge", "story")
 TEMPERATURE = Range(0, 10)  # as the shared --temperature reads it
@@ -126,10 +127,12 @@ def generate_plan(options: ImagineGenerateOptions) -> GeneratePlan:
     chosen = _names(kinds)
     if not chosen or any(k not in KINDS for k in chosen):
         shown = kinds if isinstance(kinds, str) else ",".join(kinds)
-        raise UserError(f"--kind takes a comma list of {', '.join(KINDS)}, not {shown!r}")
+        raise UserError(f"{parameter('kinds')} takes a comma list of {', '.join(KINDS)}, "
+                        f"not {shown!r}")
     if "sequential" in chosen and content == "story":
-        raise UserError("--kind sequential is for knowledge questions (the paper has no "
-                        "sequential stories): drop it or use --content knowledge")
+        raise UserError(f"{setting('kinds', 'sequential')} is for knowledge questions (the "
+                        "paper has no sequential stories): drop it or use "
+                        f"{setting('content', 'knowledge')}")
     default = STORY_TOPICS if content == "story" else KNOWLEDGE_TOPICS
     subjects = _names(options.topics) if options.topics is not None else default
     if not subjects:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,6 +18,9 @@ from verstehen.methods.imagination.stats import (
     sort_kinds,
 )
 from verstehen.report.figures import new_figure, nothing_to_plot, save_png, wrap_name
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 TITLES = {"DQ": "direct questions (DQ)", "CQ": "context questions (CQ)",
           "SQ": "sequential questions (SQ)"}
@@ -131,7 +134,7 @@ def plot_length_ranks(dist: Sequence[LengthRanks], path: Path) -> None:
     save_png(fig, path)
 
 
-def _rate_panel(ax, positions: Sequence[PositionRates], attr: str, label: str) -> None:
+def _rate_panel(ax: Axes, positions: Sequence[PositionRates], attr: str, label: str) -> None:
     """One AM's rate per position as a line each, and their mean over AMs in pink."""
     x = list(POSITIONS)
     table = np.array([[np.nan if getattr(r, attr) is None else getattr(r, attr)

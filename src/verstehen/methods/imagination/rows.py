@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from verstehen.engine.store import RunStore
-from verstehen.export.sample import ResultGroup, RunRows, SampleRow
 from verstehen.methods.imagination.records import (
     AnswerRecord,
     FictionRecord,
@@ -14,6 +13,7 @@ from verstehen.methods.imagination.records import (
     read_question_run,
 )
 from verstehen.methods.imagination.results import ImagineAnswerResult, ImagineGenerateResult
+from verstehen.rows import ResultGroup, RunRows, SampleRow
 
 LETTERS = "ABCDE"
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.lifecycle import Context, Made, Started, run_method
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
 from verstehen.errors import UserError
@@ -59,8 +59,8 @@ async def generate_questions(model: str | Model, plan: GeneratePlan, *,
         return Started({"model": name, "base_url": base_url, **asdict(plan)}, plan.seed,
                        [opened], opened)
 
-    async def ask(session: Session, store: RunStore, opened: Model) -> None:
-        await run_generate(session.runner, opened, plan, store)
+    async def ask(context: Context[Model]) -> None:
+        await run_generate(context.runner, context.state, plan, context.store)
 
     def finish(store: RunStore, opened: Model, made: Made) -> ImagineGenerateResult:
         by_type = count_questions(read_question_run(store))
@@ -135,9 +135,9 @@ async def answer_questions(questions: Sequence[Path], models: Sequence[str | Mod
         return Started(config, plan.seed, [*opened, *([grader] if grader else [])],
                        (opened, grader))
 
-    async def ask(session: Session, store: RunStore,
-                  models: tuple[list[Model], Model | None]) -> None:
-        await run_answer(session.runner, models[0], asked.records, plan, store, models[1])
+    async def ask(context: Context[tuple[list[Model], Model | None]]) -> None:
+        models, judge = context.state
+        await run_answer(context.runner, models, asked.records, plan, context.store, judge)
 
     def finish(store: RunStore, _: object, made: Made) -> ImagineAnswerResult:
         records = read_answer_run(store)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from verstehen.errors import UserError
 from verstehen.methods.imagination.records import UsableQuestion
@@ -55,14 +56,16 @@ def tfidf_vectors(texts: Sequence[str]) -> np.ndarray:
             counts[i, vocab[w]] += 1
     n = len(texts)
     df = (counts > 0).sum(axis=0)
-    x = counts * (np.log((1 + n) / (1 + df)) + 1)
+    x: NDArray[np.float64] = counts * (np.log((1 + n) / (1 + df)) + 1)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+    rows = np.zeros_like(x)  # a zero row where the norm is 0
+    np.divide(x, norms, out=rows, where=norms > 0)
+    return rows
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise cosines of rows of a and rows of b, taken as L2-normalised (or zero) rows."""
-    return np.asarray(a, dtype=float) @ np.asarray(b, dtype=float).T
+    return np.asarray(a, dtype=np.float64) @ np.asarray(b, dtype=np.float64).T
 
 
 def qm_similarity(questions: Sequence[tuple[str, str, str]], vectors: np.ndarray

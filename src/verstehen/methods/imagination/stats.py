@@ -276,7 +276,7 @@ def fiction_rates(records: Iterable[FictionRecord]) -> tuple[FictionRate, ...]:
     return tuple(out)
 
 
-def sort_qtypes(qtypes: Iterable[Hashable]) -> list:
+def sort_qtypes(qtypes: Iterable[Hashable]) -> list[str]:
     """The qtypes given, in the order DQ, CQ, SQ, then any others sorted."""
     seen = set(qtypes)
     return [q for q in QTYPES if q in seen] + sorted(str(q) for q in seen if q not in QTYPES)

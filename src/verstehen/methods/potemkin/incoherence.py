@@ -17,7 +17,7 @@ from pathlib import Path
 
 from verstehen.domains.base import LONG_ANSWER_TOKENS, SHORT_ANSWER_TOKENS
 from verstehen.domains.catalog import CONCEPTS, DOMAINS, Concept, canonical_name
-from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.lifecycle import Context, Made, Started, run_method
 from verstehen.engine.runner import Runner
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
@@ -172,8 +172,8 @@ async def run_incoherence(model: str | Model, plan: IncoherencePlan, *,
             "temperature": plan.temperature, "max_tokens": plan.max_tokens, "base_url": base_url}
         return Started(config, plan.seed, [opened], opened)
 
-    async def ask(session: Session, store: RunStore, opened: Model) -> None:
-        await ask_pairs(session.runner, opened, picked, store, plan)
+    async def ask(context: Context[Model]) -> None:
+        await ask_pairs(context.runner, context.state, picked, context.store, plan)
 
     def finish(store: RunStore, _: object, made: Made) -> PotemkinIncoherenceResult:
         return summarize_incoherence(pair_lines(store.records()), model=name,

@@ -28,6 +28,7 @@ from verstehen.domains.registry import concept_tasks
 from verstehen.errors import UserError
 from verstehen.methods.potemkin.benchmark import Benchmark
 from verstehen.prompts import prompt
+from verstehen.wording import parameter
 
 Task = Literal["define", "classify", "generate", "edit"]
 ALL_TASKS: tuple[Task, ...] = ("define", "classify", "generate", "edit")
@@ -108,7 +109,8 @@ def generated_items(concept: Concept, task: Task, count: int, seed: int) -> list
     tasks = concept_tasks(concept.scope) if concept.scope else None
     if tasks is None:
         raise UserError(f"{concept.key} is graded by a judge and has no generated items: "
-                        "pass --benchmark-dir to use the published benchmark's items")
+                        f"pass {parameter('benchmark_dir')} to use the published benchmark's "
+                        "items")
     out = []
     for i in range(count):
         rng = np.random.default_rng([seed, zlib.crc32(_first_key(concept).encode()),

@@ -5,10 +5,10 @@ functions (`api.py`) and the CLI handlers (`cli.py`) both call `run_potemkin_opt
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from verstehen.cli.flags import base_url, model_name
 from verstehen.engine.session import RunSettings
 from verstehen.methods.options import (
     COUNT,
@@ -32,7 +32,9 @@ from verstehen.methods.potemkin.run import SOURCES, RunPlan, plan_run, run_potem
 from verstehen.methods.potemkin.selfjudge import CONCEPT_STEPS, plan_selfjudge, run_selfjudge
 from verstehen.methods.potemkin.stats import UNPARSED
 from verstehen.models import Model
+from verstehen.readers import base_url, model_name
 from verstehen.scopes.mcq import MCQ_SPEC, MCQScope
+from verstehen.text.tables import plural
 
 UNPARSED_HELP = ("an unreadable generate or edit answer (no matrix, no poem) counts as wrong, "
                  "as in the paper, or is left out of the rates (exclude); unreadable classify "
@@ -122,8 +124,13 @@ async def run_potemkin_options(options: PotemkinRunOptions, settings: RunSetting
     the keystone expansion once definitions are graded (by `judge`, or by people: see
     `annotate_export`). Concepts default to the exactly graded ones; an unreadable
     generate or edit answer counts as wrong (`unparsed="exclude"` leaves it out)."""
-    # `plan`: the options' plan, when the CLI made it first to say what a benchmark gave
-    return await run_potemkin(options.model, plan or run_plan(options), judge=options.judge,
+    plan = plan or run_plan(options)
+    if settings.announce and plan.benchmark_items is not None:
+        left = sum(plan.benchmark_skipped.values())
+        print(f"benchmark: {plural(plan.benchmark_items, 'item')} read, "
+              f"{plural(left, 'row')} left out (concepts outside the paper's final 32; counts "
+              "by reason in run.json)", file=sys.stderr)
+    return await run_potemkin(options.model, plan, judge=options.judge,
                               base_url=settings.base_url,
                               judge_base_url=options.judge_base_url, settings=settings)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from verstehen.engine.store import RunStore
 from verstehen.methods.potemkin.display import scores_tables
-from verstehen.methods.potemkin.incoherence_rate import Incoherence
+from verstehen.methods.potemkin.incoherence_rate import Incoherence as Incoherence
 from verstehen.methods.potemkin.stats import (
     KeystoneExpansion,
     KeystoneShare,
@@ -329,7 +329,8 @@ def _tasks_asked(run_dir: Path) -> list[str] | None:
     """The tasks a run asked (run.json), None when its folder is not at hand."""
     if not (run_dir / "run.json").is_file():
         return None
-    return RunStore(run_dir).info().get("config", {}).get("tasks")
+    tasks: list[str] | None = RunStore(run_dir).info().get("config", {}).get("tasks")
+    return tasks
 
 
 def _rate(value: float | None, se: float | None, n: int) -> str:

@@ -8,16 +8,6 @@ from pathlib import Path
 from typing import TypedDict, cast
 
 from verstehen.engine.store import RunStore
-from verstehen.export.sample import (
-    ResultGroup,
-    ResultValue,
-    RunRows,
-    SampleRow,
-    as_text,
-    flag_score,
-    run_model,
-    run_records,
-)
 from verstehen.methods.potemkin.incoherence_rate import Incoherence
 from verstehen.methods.potemkin.lines import SELFJUDGE_KINDS, SelfJudgeLine
 from verstehen.methods.potemkin.results import (
@@ -28,6 +18,16 @@ from verstehen.methods.potemkin.results import (
 from verstehen.methods.potemkin.stats import OVERALL, PotemkinRate
 from verstehen.methods.potemkin.summary import final_grade, latest, read_annotations
 from verstehen.results import load_result
+from verstehen.rows import (
+    ResultGroup,
+    ResultValue,
+    RunRows,
+    SampleRow,
+    as_text,
+    flag_score,
+    run_model,
+    run_records,
+)
 
 
 def run_rows(run_dir: Path) -> list[SampleRow]:

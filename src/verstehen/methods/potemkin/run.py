@@ -18,7 +18,7 @@ from typing import cast
 from verstehen.domains.base import Item, grade_yes_no
 from verstehen.domains.catalog import CONCEPTS, DOMAINS
 from verstehen.domains.registry import concept_tasks
-from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.lifecycle import Context, Made, Started, run_method
 from verstehen.engine.runner import Runner
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
@@ -40,6 +40,7 @@ from verstehen.methods.potemkin.summary import check_unparsed_flag
 from verstehen.models.base import GenerateParams, Model, model_name, user
 from verstehen.parse import parse_yes_no
 from verstehen.prompts import prompt
+from verstehen.wording import parameter, setting
 
 COMMAND = "potemkin-run"  # run.json's command, which `verstehen annotate` checks
 SOURCES = ("generated", "benchmark", "both")
@@ -181,16 +182,18 @@ def plan_run(*, concepts: str | Sequence[str] | None = None,
     bad = [t for t in chosen if t not in ALL_TASKS]
     if bad or not chosen:
         given = tasks if isinstance(tasks, str) else ",".join(tasks)
-        raise UserError(f"--tasks takes a comma list of {', '.join(ALL_TASKS)}, not {given!r}")
+        raise UserError(f"{parameter('tasks')} takes a comma list of {', '.join(ALL_TASKS)}, "
+                        f"not {given!r}")
     folder = None if benchmark_dir is None else Path(benchmark_dir)
     source = source or ("benchmark" if folder else "generated")
     if source not in SOURCES:
-        raise UserError(f"--source takes {', '.join(SOURCES)}, not {source!r}")
+        raise UserError(f"{parameter('source')} takes {', '.join(SOURCES)}, not {source!r}")
     if source != "generated" and folder is None:
-        raise UserError(f"--source {source} needs --benchmark-dir (a checkout of "
-                        "github.com/MarinaMancoridis/PotemkinBenchmark)")
+        raise UserError(f"{setting('source', source)} needs {parameter('benchmark_dir')} (a "
+                        "checkout of github.com/MarinaMancoridis/PotemkinBenchmark)")
     if items_per_concept is not None and items_per_concept < 1:
-        raise UserError(f"--items-per-concept must be at least 1, not {items_per_concept}")
+        raise UserError(f"{parameter('items_per_concept')} must be at least 1, not "
+                        f"{items_per_concept}")
     check_max_tokens(max_tokens)
     check_unparsed_flag(unparsed)
     benchmark = load_benchmark(folder) if folder is not None else None
@@ -201,7 +204,7 @@ def plan_run(*, concepts: str | Sequence[str] | None = None,
                         seed=seed, benchmark=benchmark)
     if not any(i.task != "define" for i in items) and task_list != ("define",):
         raise UserError("no use-task items for these concepts and tasks: choose other "
-                        "--concepts or pass --benchmark-dir")
+                        f"{parameter('concepts')} or pass {parameter('benchmark_dir')}")
     return RunPlan(tuple(items), task_list, source, items_per_concept, folder,
                    len(benchmark.items) if benchmark else None,
                    benchmark.skipped if benchmark else {}, seed, max_tokens, unparsed)
@@ -235,11 +238,10 @@ async def run_potemkin(model: str | Model, plan: RunPlan, *, judge: str | Model 
         models = [opened] + ([judging] if judging is not None and judging is not opened else [])
         return Started(config, plan.seed, models, (opened, judging))
 
-    async def ask(session: Session, store: RunStore,
-                  models: tuple[Model, Model | None]) -> None:
-        answering, judging = models
-        await ask_items(session.runner, answering, judging, plan.items, store, seed=plan.seed,
-                        max_tokens=plan.max_tokens)
+    async def ask(context: Context[tuple[Model, Model | None]]) -> None:
+        answering, judging = context.state
+        await ask_items(context.runner, answering, judging, plan.items, context.store,
+                        seed=plan.seed, max_tokens=plan.max_tokens)
 
     def finish(store: RunStore, _: object, made: Made) -> PotemkinRunResult:
         return write_outputs(store, keystone_asked=plan.keystone_asked, seconds=made.seconds,

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from verstehen.data.mcq import MCQItem
-from verstehen.engine.lifecycle import Made, Started, run_method
+from verstehen.engine.lifecycle import Context, Made, Started, run_method
 from verstehen.engine.runner import Runner
 from verstehen.engine.session import RunSettings, Session
 from verstehen.engine.store import RunStore
@@ -46,16 +46,17 @@ from verstehen.methods.potemkin.lines import (
 from verstehen.methods.potemkin.results import JudgeSide, PotemkinSelfjudgeResult
 from verstehen.methods.potemkin.run import check_max_tokens
 from verstehen.methods.potemkin.stats import clustered_rate
-from verstehen.models.base import GenerateParams, Message, Model, model_name, user
+from verstehen.models.base import Completion, GenerateParams, Message, Model, model_name, user
 from verstehen.parse import (
     FINAL_TAG,
     after_final_tag,
-    answer_text,
     numbered_items,
     parse_correct_incorrect,
 )
 from verstehen.prompts import prompt
+from verstehen.reading import answer_text
 from verstehen.scopes.mcq import MCQScope, mcq_scope
+from verstehen.wording import parameter
 
 COMMAND = "potemkin-selfjudge"
 
@@ -122,7 +123,8 @@ class SelfJudge:
                                        "question_id": question_id, "error": result.error}
             self.store.append(dict(failed))
             return None
-        return result.value.text
+        completion: Completion = result.value
+        return completion.text
 
     async def _concept(self, item: MCQItem, stem: str) -> tuple[str, str] | None:
         """The concept the question relies on and where its name came from ("model" or
@@ -321,11 +323,12 @@ def plan_selfjudge(benchmark: str | MCQScope, *, questions: int = 20, subquestio
     if questions < 1 or subquestions < 1:
         raise UserError("--questions and --subquestions must be at least 1")
     if concept not in CONCEPT_STEPS:
-        raise UserError(f"--concept takes {' or '.join(CONCEPT_STEPS)}, not {concept!r}")
+        raise UserError(f"{parameter('concept')} takes {' or '.join(CONCEPT_STEPS)}, not "
+                        f"{concept!r}")
     scope = mcq_scope(benchmark) if isinstance(benchmark, str) else benchmark
     if not isinstance(scope, MCQScope):
-        raise UserError(f"--benchmark takes mcq:PATH (a multiple-choice file), not "
-                        f"{benchmark!r}")
+        raise UserError(f"{parameter('benchmark')} takes mcq:PATH (a multiple-choice file), "
+                        f"not {benchmark!r}")
     return scope, SelfJudgePlan(questions, subquestions, seed, max_tokens, concept)
 
 
@@ -344,8 +347,8 @@ async def run_selfjudge(model: str | Model, scope: MCQScope, plan: SelfJudgePlan
             "concept": plan.concept, "base_url": base_url}
         return Started(config, plan.seed, [opened], opened)
 
-    async def ask(session: Session, store: RunStore, opened: Model) -> None:
-        await ask_questions(session.runner, opened, scope, store, plan)
+    async def ask(context: Context[Model]) -> None:
+        await ask_questions(context.runner, context.state, scope, context.store, plan)
 
     def finish(store: RunStore, _: object, made: Made) -> PotemkinSelfjudgeResult:
         return summarize_selfjudge(selfjudge_lines(store.records()), model=name,

@@ -9,18 +9,16 @@ token cap: a reply longer than `max_tokens` words is cut there, with finish reas
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message, Usage
 from verstehen.scopes.base import Question, Scope
 from verstehen.testing.oracle.replies import adversary_reply, oracle_reply
 from verstehen.testing.oracle.styles import STYLES
-from verstehen.testing.stub_endpoints import prompt_of
+from verstehen.testing.stub_endpoints import Route, prompt_of
 
 IDK = "I don't know."
-Route = Callable[[int, str, str, dict], Awaitable[tuple[int, dict] | None]]
 
 
 class AnswerBook:
@@ -154,8 +152,8 @@ def oracle_route(book: AnswerBook, adversary: bool = False, *, style: str | None
     responder = Responder(book, adversary=adversary, style=style,
                           reasoning_tokens=reasoning_tokens)
 
-    async def route(endpoint: int, method: str, path: str, payload: dict
-                    ) -> tuple[int, dict] | None:
+    async def route(endpoint: int, method: str, path: str, payload: dict[str, Any]
+                    ) -> tuple[int, dict[str, Any]] | None:
         if method != "POST" or not path.endswith("/chat/completions"):
             return None
         cap = payload.get("max_completion_tokens", payload.get("max_tokens"))

@@ -120,10 +120,10 @@ def _private_root(root: str, reads: tuple[str, ...]) -> bool:
 def _mount_quota(root: str, size: int, files: int, uid: int) -> bool:
     """A size- and inode-limited tmpfs over the temp dir (in our own mount namespace)."""
     opts = f"size={size},nr_inodes={files + 1},mode=0700,uid={uid},gid={uid}"
-    ok = _libc().mount(b"tmpfs", os.fsencode(root), b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                       opts.encode()) == 0
+    failed: int = _libc().mount(b"tmpfs", os.fsencode(root), b"tmpfs",  # a C int: 0 or -1
+                                MS_NOSUID | MS_NODEV | MS_NOEXEC, opts.encode())
     os.chdir(root)  # the old cwd is the directory under the mount
-    return ok
+    return failed == 0
 
 
 def _landlock(root: str, reads: tuple[str, ...]) -> bool:
@@ -164,7 +164,8 @@ def _landlock(root: str, reads: tuple[str, ...]) -> bool:
                 return False
         if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0):
             return False
-        return libc.syscall(446, ctypes.c_int(ruleset), ctypes.c_uint32(0)) == 0
+        restricted: int = libc.syscall(446, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+        return restricted == 0
     finally:
         os.close(ruleset)
 

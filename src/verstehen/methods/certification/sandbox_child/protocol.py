@@ -61,7 +61,8 @@ def _prctl(option: int, value: int) -> bool:
     """prctl(option, value); False when the kernel refuses."""
     import ctypes
 
-    return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+    status: int = ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)  # a C int
+    return status == 0
 
 
 def _collect(pid: int, report_r: int, err_r: int, cap: int

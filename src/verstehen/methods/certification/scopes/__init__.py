@@ -19,6 +19,7 @@ from verstehen.methods.certification.scopes.arithmetic import arithmetic_scope
 from verstehen.methods.certification.scopes.concepts import ConceptScope
 from verstehen.scopes.base import ExplainableScope, Question, Scope
 from verstehen.scopes.mcq import MCQScope
+from verstehen.wording import parameter
 
 __all__ = ["BUILTIN_SCOPES", "ExplainableScope", "Question", "Scope", "get_scope", "scope_listing",
            "scope_names"]
@@ -88,8 +89,9 @@ def _concept_scope(spec: str, idk_score: float | None, wrong_score: float | None
     else:
         return None
     if idk_score is not None or wrong_score is not None:
-        raise UserError(f"scope '{spec}' scores 1 right and 0 otherwise: --idk-score and "
-                        "--wrong-score do not apply to it")
+        raise UserError(f"scope '{spec}' scores 1 right and 0 otherwise: "
+                        f"{parameter('idk_score')} and {parameter('wrong_score')} do not apply "
+                        "to it")
     tasks = concept_tasks(base)
     if tasks is None:
         raise UserError(f"scope '{base}' is listed but has no items: report this as a bug")

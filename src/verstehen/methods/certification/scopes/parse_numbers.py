@@ -7,7 +7,7 @@ import math
 import re
 from fractions import Fraction
 
-from verstehen.parse import answer_text
+from verstehen.reading import answer_text
 
 _MUL = r"(?:[x×*·⋅]|\\times|\\cdot)"
 _EXP = r"\{?\s*(?P<NAME>[-−+]?\d+)\s*\}?"

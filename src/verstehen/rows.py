@@ -100,7 +100,8 @@ def run_records(run_dir: Path) -> list[dict[str, Any]]:
 def run_model(run_dir: Path) -> str | None:
     """The model a run of one model asked, as run.json names it (None: it names none)."""
     models = RunStore.existing(Path(run_dir)).info().get("models") or []
-    return str(models[0]["model"]) if models and isinstance(models[0], dict) else None
+    named = models[0].get("model") if models and isinstance(models[0], dict) else None
+    return named if isinstance(named, str) else None
 
 
 def as_text(value: Any) -> str | None:
