@@ -75,15 +75,21 @@ def test_the_cli_refuses_the_same_values_naming_the_flag(cli: Cli) -> None:
 
 def test_run_json_keeps_the_config_keys_of_older_audits(tmp_path: Path) -> None:
     """The config keys are those an audit folder written before the options were declared
-    holds (read off such a run.json by hand), and AuditConfig declares exactly them."""
+    holds (read off such a run.json by hand), and AuditConfig declares exactly them, with
+    one more, `sequential_test`, which an audit by the doubling test (all audits before
+    issue 46) leaves out, so that its folder reads as it always did."""
     before = {"models", "subjects", "targets", "pg", "rid", "delta", "max_questions",
               "first_look", "rephrase", "examples", "max_tokens", "phrasings", "judge",
               "base_url", "model_urls", "judge_base_url"}
-    result = vs.audit(ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes"),
-                      subjects="arithmetic/small", max_questions=32, first_look=8,
-                      runs_dir=tmp_path / "runs", cache=tmp_path / "c.sqlite")
-    config = json.loads((result.run_dir / "run.json").read_text())["config"]
-    assert set(config) == before == set(AuditConfig.__annotations__)
+    assert set(AuditConfig.__annotations__) == before | {"sequential_test"}
+    for test, keys in (("doubling", before), (None, before | {"sequential_test"})):
+        result = vs.audit(ScriptedModel("scripted/yes", reply=lambda p: "ANSWER: Yes"),
+                          subjects="arithmetic/small", max_questions=32, first_look=8,
+                          sequential_test=test, runs_dir=tmp_path / "runs",
+                          cache=tmp_path / "c.sqlite")
+        config = json.loads((result.run_dir / "run.json").read_text())["config"]
+        assert set(config) == keys
+    assert config["sequential_test"] == "betting"
     assert config["subjects"] == ["arithmetic/small"] and config["max_questions"] == 32
     assert config["targets"] == [{"key": "arithmetic/small", "name": "arithmetic/small",
                                   "subject": "arithmetic", "scope": "arithmetic/small",

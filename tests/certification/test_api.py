@@ -11,13 +11,15 @@ import asyncio
 import json
 from pathlib import Path
 
+import by_hand
 import numpy as np
 import pytest
-from test_certify_procedure import calculator
 
 import verstehen as vs
 from verstehen.engine.session import RunSettings
+from verstehen.methods.certification.betting import betting_verdict
 from verstehen.methods.certification.decide import certify
+from verstehen.methods.certification.example import calculator
 from verstehen.methods.certification.plan import samples_needed
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import (
@@ -30,9 +32,10 @@ from verstehen.methods.certification.sequential import (
     certify_at_look,
     first_decisive_look,
     perfect_reach,
+    schedule_of,
     unreachable,
 )
-from verstehen.methods.certification.verdict import Criterion, Decision, checkpoints
+from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.results import from_jsonable
 from verstehen.testing.scripted import ScriptedModel
 
@@ -148,11 +151,23 @@ def test_a_budget_that_cannot_certify_a_perfect_model_warns_and_still_decides(
         result = vs.certify(mute, "arithmetic/small", questions=58, rid=0.05, **where)
     assert result.verdict is not None
     assert result.verdict.decision is vs.Decision.DOES_NOT_UNDERSTAND
-    # sequential, looks from 16 at δ_j = 6·0.05/(π² j²): U(0, 32, δ_2) = 0.14 and
-    # U(0, 64, δ_3) = 0.085 miss 0.05; a budget in (64, 128] is look 4, and U(0, n, δ_4) <= 0.05
-    # from n = ln(1/δ_4) / -ln(0.95) = 122.2; at 64, U(0, 64, δ_3) = 0.085 asks RID 0.09
-    with pytest.warns(UserWarning, match=r"looks from 16 up to 64 cannot .* use --max-questions "
-                                         r"123 or more, or --rid 0\.09"):
+    # sequential by the doubling test, looks from 16 at δ_j = 6·0.05/(π² j²): U(0, 32, δ_2)
+    # = 0.14 and U(0, 64, δ_3) = 0.085 miss 0.05; a budget in (64, 128] is look 4, and
+    # U(0, n, δ_4) <= 0.05 from n = ln(1/δ_4) / -ln(0.95) = 122.2; at 64, U(0, 64, δ_3) =
+    # 0.085 asks RID 0.09 (worded as Python keywords: the warning comes from Python)
+    with pytest.warns(UserWarning, match=r"looks from 16 up to 64 cannot .* use max_questions="
+                                         r"123 or more, or rid=0\.09"):
+        vs.certify(calc, "arithmetic/small", sequential=True, max_questions=64, rid=0.05,
+                   sequential_test="doubling", **where)
+    # by the betting test: the bet on "no answer ridiculous" gains a unit stake 1/0.95 - 1 a
+    # right answer; the wealth reaches 20 only after `fewest` of them (by_hand), so 64 warn
+    # and name that many, and the smallest RID on the grid whose bets get there within 64
+    fewest = by_hand.perfect_needs(0.7, 0.05, 0.05)
+    looser = next(r / 100 for r in range(6, 100)
+                  if by_hand.constant_wealth(1 / (1 - r / 100) - 1, 64) >= 20)
+    assert fewest > 64
+    with pytest.warns(UserWarning, match=rf"looks from 16 up to 64 cannot .* use max_questions="
+                                         rf"{fewest} or more, or rid={looser:g}"):
         vs.certify(calc, "arithmetic/small", sequential=True, max_questions=64, rid=0.05,
                    **where)
 
@@ -160,19 +175,28 @@ def test_a_budget_that_cannot_certify_a_perfect_model_warns_and_still_decides(
 def test_default_budgets_reach_understands_for_any_criterion() -> None:
     """Without --questions: 100, or the fewest that certify a perfect model when that is more
     (RID 0.001: 1 - 0.05^(1/n) <= 0.001 from n = 2,995); sequential: looks up to 1024, or the
-    checkpoint that certifies one (look 10, 8,192: ln(π²·100/0.3)/8192 = 0.00099)."""
+    look that certifies one: the doubling test's checkpoint (look 10, 8,192: ln(π²·100/0.3)
+    / 8192 = 0.00099), the betting test's first look (from 16) at or after the answers its
+    bets need (by_hand)."""
     strict, easy = criterion_of(0.7, 0.001, 0.05), criterion_of(0.7, 0.05, 0.05)
     assert make_plan(strict).questions == 2995
-    assert make_plan(strict, sequential=True).questions == 8192
+    assert make_plan(strict, sequential=True, sequential_test="doubling").questions == 8192
+    needs = by_hand.perfect_needs(0.7, 0.001, 0.05)
+    look = next(n for n in by_hand.looks(16, 2**20) if n >= needs)
+    assert 2995 < needs <= look < 8192
+    assert make_plan(strict, sequential=True).questions == look
     assert make_plan(easy).questions == 100 and make_plan(easy, sequential=True).questions == 1024
-    with pytest.raises(vs.UserError, match="--max-questions is the budget of a sequential"):
+    with pytest.raises(vs.UserError, match="max_questions is the budget of a sequential"):
         make_plan(easy, max_questions=500)
 
 
+@pytest.mark.not_fast  # every look of a sequential test up to its budget: seconds a case
 @pytest.mark.parametrize(("pg", "rid"), [(0.7, 0.05), (0.8, 0.2), (0.9, 0.01), (0.95, 0.3)])
-def test_perfect_reach_agrees_with_the_verdicts_on_perfect_scores(pg: float, rid: float) -> None:
+@pytest.mark.parametrize("test", ["doubling", "betting"])
+def test_perfect_reach_agrees_with_the_verdicts_on_perfect_scores(pg: float, rid: float,
+                                                                  test: str) -> None:
     """perfect_reach says a budget certifies a perfect model exactly when Procedure 4.1 (fixed)
-    or the sequential test does on that many perfect scores."""
+    or the sequential test does on that many perfect scores, at the look it names."""
     c = Criterion(pg, rid, 0.05)
     fixed = samples_needed(c, 1.0, 0.0)
     assert fixed is not None
@@ -180,19 +204,20 @@ def test_perfect_reach_agrees_with_the_verdicts_on_perfect_scores(pg: float, rid
         said = perfect_reach(c, n, sequential=False) is not None
         assert said is (certify(np.ones(n), pg, rid, 0.05).decision is Decision.UNDERSTANDS)
     for budget in (16, 40, 64, 100, 256, 1000):
-        schedule = checkpoints(8, budget)
-        decisions = [certify_at_look(np.ones(budget), c, look, schedule).decision
+        schedule = schedule_of(test, 8, budget)
+        decisions = [(certify_at_look(np.ones(budget), c, look, schedule) if test == "doubling"
+                      else betting_verdict(np.ones(budget), c, look, schedule)).decision
                      for look in range(1, len(schedule) + 1)]
-        reach = perfect_reach(c, budget, sequential=True, first_look=8)
-        assert reach == first_decisive_look(c, 8, budget, 1.0)
+        reach = perfect_reach(c, budget, sequential=True, first_look=8, test=test)
+        assert reach == first_decisive_look(c, 8, budget, 1.0, test=test)
         if reach is None:  # no look certifies a perfect model
             assert Decision.UNDERSTANDS not in decisions
         else:  # certified at the look reach names, and at no earlier look
             look = schedule.index(reach)
             assert decisions[look] is Decision.UNDERSTANDS
             assert all(d is Decision.INCONCLUSIVE for d in decisions[:look])
-        assert (unreachable(c, budget, sequential=True, first_look=8) is None) is \
-            (first_decisive_look(c, 8, budget, 1.0) is not None) is (reach is not None)
+        assert (unreachable(c, budget, sequential=True, first_look=8, test=test) is None) is \
+            (reach is not None)
 
 
 def test_the_api_takes_timeout_and_threads(stub_server, tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import by_hand
 import pytest
 
 from verstehen.testing.stub_endpoints import Route, StubEndpoints
@@ -119,11 +120,14 @@ def test_scopes_lists_every_scope(cli: Cli) -> None:
 
 def test_certify_scores_sequential_applies_the_looks_in_order(cli: Cli, tmp_path: Path) -> None:
     """16 perfect scores at PG 0.8, RID 0.2: fixed n, L(1, 16, 0.05) = 0.05^(1/16) = 0.829
-    >= 0.8 and U(0, 16, 0.05) = 0.171 <= 0.2 certify; sequential looks at 8 and 16 test at
-    δ_1 = 6·0.05/π² = 0.0304 (L = 0.646) and δ_2 = δ_1/4 = 0.0076 (L = 0.737): inconclusive,
-    with a budget of 32 (δ_3 = δ_1/9 = 0.00338, L(1, 32) = 0.837 could still certify). With
-    the file's 16 as the budget, "understands" is out of reach after look 1 (16 perfect scores
-    give L = 0.737 at look 2), so the looks stop at 8."""
+    >= 0.8 and U(0, 16, 0.05) = 0.171 <= 0.2 certify. Sequentially, the betting test's looks
+    from 8 (one score a block) are 8, 9, 11, 13, 15, 17, ...: its bets need 18 right answers
+    to reach 1/δ = 20 (by_hand), so with a budget of 32 the 16 scores end undecided at the
+    look at 15 (the last they reach), their lower bound the θ at which the bets on "mean
+    above θ" just reach 20. With the file's 16 as the budget, "understands" is out of reach
+    from the first look on (16 right answers are not 18), so the looks stop at 8."""
+    assert by_hand.perfect_needs(0.8, 0.2, 0.05) == 18
+    assert by_hand.looks(8, 32) == [8, 9, 11, 13, 15, 17, 20, 23, 26, 30, 32]
     scores = write(tmp_path / "s.txt", "1\n" * 16)
     fixed = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2", "--json"])
     assert json.loads(fixed.stdout)["verdict"]["decision"] == "understands"
@@ -132,28 +136,36 @@ def test_certify_scores_sequential_applies_the_looks_in_order(cli: Cli, tmp_path
     done = cli([*looks, "--max-questions", "32", "--json"])
     assert done.returncode == 0, done.stderr
     verdict = json.loads(done.stdout)["verdict"]
-    assert verdict["decision"] == "inconclusive" and verdict["n"] == 16
-    assert verdict["details"]["look"] == 2 and verdict["details"]["checkpoints"] == [8, 16, 32]
-    assert verdict["score_lower"] == pytest.approx(0.0076 ** (1 / 16), abs=2e-3)
-    assert not verdict["details"]["out_of_reach"]
+    assert verdict["decision"] == "inconclusive" and verdict["n"] == 15
+    details = verdict["details"]
+    assert (details["look"], details["first_look"], details["budget"]) == (5, 8, 32)
+    assert details["test"] == "betting" and not details["out_of_reach"]
+    lo, hi = 0.5, 1.0  # the bound by hand: where 15 right answers' wealth crosses 20
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if by_hand.wealth([1.0] * 15, mid, True) >= 20 else (lo, mid)
+    assert verdict["score_lower"] == pytest.approx(lo, abs=1e-9)
     words = cli([*looks, "--max-questions", "32"]).stdout
-    assert "INCONCLUSIVE" in words and "sequential: look 2 of checkpoints [8, 16, 32]" in words
+    assert "INCONCLUSIVE" in words and "the betting test: look 5 of the looks from 8 up to 32" \
+        in words
     stopped = json.loads(cli([*looks, "--json"]).stdout)["verdict"]
     assert stopped["decision"] == "inconclusive" and stopped["n"] == 8
-    assert stopped["details"]["out_of_reach"] and stopped["details"]["checkpoints"] == [8, 16]
+    assert stopped["details"]["out_of_reach"] and stopped["details"]["budget"] == 16
     assert "no later look could certify understanding" in cli(looks).stdout
 
 
 def test_certify_scores_sequential_stops_at_the_first_decisive_look(cli: Cli,
                                                                      tmp_path: Path) -> None:
-    """Eight zeros, then perfect scores: the first look (8 scores, δ_1 = 0.0304) finds the mean
-    below PG 0.8, and the later perfect scores do not count, as a run would have stopped."""
+    """Eight zeros, then perfect scores: the first look (8 scores) finds the mean below PG 0.8
+    (the bets on "mean below 0.8" reach 2/δ = 40 after a few zeros, by_hand), and the later
+    perfect scores do not count, as a run would have stopped."""
+    assert by_hand.zero_needs(0.8, 0.2, 0.05) <= 8
     scores = write(tmp_path / "s.txt", "0\n" * 8 + "1\n" * 120)
     done = cli(["certify", "--scores", str(scores), "--pg", "0.8", "--rid", "0.2",
                 "--sequential", "--first-look", "8", "--max-questions", "64", "--json"])
     verdict = json.loads(done.stdout)["verdict"]
     assert verdict["decision"] == "does_not_understand" and verdict["n"] == 8
-    assert verdict["details"]["checkpoints"] == [8, 16, 32, 64]
+    assert verdict["details"]["look"] == 1 and verdict["details"]["budget"] == 64
 
 
 @pytest.mark.parametrize(("extra", "needle"), [
@@ -184,9 +196,13 @@ def replying(text: str) -> Route:
                             "use --questions 2,995 or more;", "does not understand"], 4),
     (["--questions", "100"], ["100 questions cannot certify",
                               "use --questions 2,995 or more, or --rid 0.03;"], 100),
-    (["--sequential", "--max-questions", "1024"], ["looks from 16 up to 1,024",
-                                                   "use --max-questions 8,095 or more, "
-                                                   "or --rid 0.01;"], 16),
+    (["--sequential", "--max-questions", "1024", "--sequential-test", "doubling"],
+     ["looks from 16 up to 1,024", "use --max-questions 8,095 or more, or --rid 0.01;"], 16),
+    (["--sequential", "--max-questions", "1024"],
+     ["looks from 16 up to 1,024",
+      f"use --max-questions {by_hand.perfect_needs(0.7, 0.001, 0.05):,} or more, or --rid "
+      f"{by_hand.loosest_rid(1024):g};"],
+     16),
 ])
 def test_a_budget_that_cannot_certify_a_perfect_model_warns_in_one_line_and_decides(
         cli: Cli, extra: list[str], needles: list[str], n: int) -> None:
@@ -195,7 +211,9 @@ def test_a_budget_that_cannot_certify_a_perfect_model_warns_in_one_line_and_deci
     warning line naming what would certify (U(0, n, 0.05) = 1 - 0.05^(1/n) <= 0.001 from
     n = 2,995; sequential, a budget in (4096, 8192] is look 10, δ_10 = 0.3/(100π²), from
     ln(1/δ_10) / -ln(0.999) = 8,094.6; at 100, U(0, 100, 0.05) = 0.0295 asks RID 0.03, at
-    looks up to 1024, U(0, 1024, δ_7) = 0.0072 asks 0.01), then the run. A model that never
+    looks up to 1024, U(0, 1024, δ_7) = 0.0072 asks 0.01; by the betting test, the answers its
+    bet on "no answer ridiculous" needs, and the RID whose bets get there by 1024, by_hand),
+    then the run. A model that never
     knows (arithmetic/small scores "I don't know" 0) fails at the mean: U(0, 4, δ/2) =
     1 - 0.025^(1/4) = 0.602 < PG 0.7 (the sequential run at its first look, 16 questions,
     δ_1 = 0.0304)."""

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import by_hand
 import pytest
 
 from verstehen.engine.cache import Cache
 from verstehen.engine.runner import Runner
 from verstehen.engine.store import RunStore
 from verstehen.errors import CallFailed
+from verstehen.methods.certification.example import calculator
 from verstehen.methods.certification.explain import run_explained
 from verstehen.methods.certification.procedure import (
     CertifyPlan,
@@ -27,33 +27,6 @@ from verstehen.methods.certification.results import FamilyScore, ScopeResult
 from verstehen.methods.certification.scopes import get_scope
 from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.testing.scripted import ScriptedModel
-
-EXPRESSION = re.compile(r"(\d+(?:\.\d+)?) (\+|-|\*|/|×|÷|plus|minus|times|divided by) "
-                        r"(\d+(?:\.\d+)?)")
-VERBS = re.compile(r"(add|subtract|multiply|divide) (\d+(?:\.\d+)?) (?:and|from|by) "
-                   r"(\d+(?:\.\d+)?)")
-
-
-def true_answer(prompt: str) -> Fraction:
-    """Work out an arithmetic prompt's answer from its text alone (independent of the scope)."""
-    if found := EXPRESSION.search(prompt):
-        a, op, b = found.groups()
-    else:
-        verb, x, y = VERBS.search(prompt).groups()  # type: ignore[union-attr]
-        op = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}[verb]
-        a, b = (y, x) if verb == "subtract" else (x, y)
-    op = {"×": "*", "÷": "/", "plus": "+", "minus": "-", "times": "*", "divided by": "/"}.get(
-        op, op)
-    fa, fb = Fraction(a), Fraction(b)
-    if op == "/":
-        return fa / fb
-    return {"+": fa + fb, "-": fa - fb, "*": fa * fb}[op]
-
-
-def calculator(prompt: str) -> str:
-    """A model that always answers right."""
-    value = true_answer(prompt)
-    return str(value.numerator) if value.denominator == 1 else f"{float(value):.6f}"
 
 
 def run(model: ScriptedModel, scope_name: str, tmp_path: Path, plan: CertifyPlan,
@@ -78,10 +51,10 @@ def run(model: ScriptedModel, scope_name: str, tmp_path: Path, plan: CertifyPlan
 
 
 def plan(n: int, *, pg: float = 0.7, rid: float = 0.05, sequential: bool = False,
-         rephrase: int = 0, seed: int = 0) -> CertifyPlan:
+         rephrase: int = 0, seed: int = 0, test: str = "betting") -> CertifyPlan:
     """A plan at δ = 0.05."""
     return CertifyPlan(Criterion(pg, rid, 0.05), n, sequential=sequential, first_look=16,
-                       seed=seed, rephrase=rephrase)
+                       seed=seed, rephrase=rephrase, sequential_test=test)
 
 
 def test_perfect_model_understands(tmp_path: Path) -> None:
@@ -109,14 +82,34 @@ def test_nonsense_is_ridiculous_and_decides_at_the_first_look(tmp_path: Path) ->
 
 
 def test_sequential_stops_at_the_first_decisive_checkpoint(tmp_path: Path) -> None:
-    """A perfect model at RID 0.1: U(0, n, δ_j) is 0.196 at 16, 0.141 at 32, 0.085 at 64."""
+    """A perfect model at RID 0.1, by the doubling test: U(0, n, δ_j) is 0.196 at 16, 0.141
+    at 32, 0.085 at 64."""
     model = ScriptedModel("scripted/calc", reply=calculator)
-    summary, _ = run(model, "arithmetic/small", tmp_path, plan(512, rid=0.1, sequential=True))
+    summary, _ = run(model, "arithmetic/small", tmp_path,
+                     plan(512, rid=0.1, sequential=True, test="doubling"))
     verdict = summary.verdict
     assert verdict.decision == Decision.UNDERSTANDS
     assert verdict.n == 64 and len(model.calls) == 64
     assert verdict.details.look == 3
     assert verdict.details.checkpoints == (16, 32, 64, 128, 256, 512)
+
+
+def test_the_betting_test_stops_at_its_first_look_past_what_its_bets_need(
+        tmp_path: Path) -> None:
+    """A perfect model at PG 0.7, RID 0.1, by the betting test: its bets need `needs` right
+    answers (by_hand), and the run stops at the first of its looks (16, 18, 21, ..., one
+    answer a block on arithmetic) at or past that, having asked exactly that many."""
+    needs = by_hand.perfect_needs(0.7, 0.1, 0.05)
+    schedule = by_hand.looks(16, 512)
+    stop = next(n for n in schedule if n >= needs)
+    model = ScriptedModel("scripted/calc", reply=calculator)
+    summary, records = run(model, "arithmetic/small", tmp_path,
+                           plan(512, rid=0.1, sequential=True))
+    verdict = summary.verdict
+    assert verdict.decision == Decision.UNDERSTANDS and 16 < needs < 64
+    assert verdict.n == stop == len(model.calls) == len(records)
+    assert verdict.details.look == schedule.index(stop) + 1 and verdict.details.budget == 512
+    assert verdict.details.test == "betting" and verdict.details.block == 1
 
 
 def test_questions_are_a_reproducible_prefix(tmp_path: Path) -> None:

@@ -8,14 +8,15 @@ import json
 import re
 from pathlib import Path
 
+import by_hand
 import numpy as np
 import pytest
 from test_certify_cli import replying
-from test_certify_procedure import calculator
 
 import verstehen as vs
 from verstehen.auditing.plan import make_plan as audit_plan
 from verstehen.methods.certification.decide import certify
+from verstehen.methods.certification.example import calculator
 from verstehen.methods.certification.plan import DEFAULT_CRITERION
 from verstehen.methods.certification.run import (
     DEFAULT_MAX_QUESTIONS,
@@ -30,6 +31,7 @@ from verstehen.methods.certification.sequential import (
 from verstehen.methods.certification.verdict import Criterion, Decision
 from verstehen.testing.scripted import ScriptedModel
 from verstehen.testing.stub_endpoints import StubEndpoints
+from verstehen.wording import flags_named
 
 from conftest import Cli
 
@@ -78,70 +80,102 @@ def test_a_perfect_model_is_certified_and_a_useless_one_refuted_at_the_default_b
     assert mute is not None and mute.decision is Decision.DOES_NOT_UNDERSTAND
     c = DEFAULT_CRITERION
     assert [fewest_questions(c, s, sequential=False) for s in (1.0, 0.0)] == [14, 3]
-    assert [fewest_questions(c, s, sequential=True, first_look=16)
+    assert [fewest_questions(c, s, sequential=True, first_look=16, test="doubling")
             for s in (1.0, 0.0)] == [16, 16]
-    assert [fewest_questions(c, s, sequential=True, first_look=8) for s in (1.0, 0.0)] == [26, 8]
-    assert DEFAULT_MAX_QUESTIONS >= 16 and audit_plan().reach.understands_at == 32
+    assert [fewest_questions(c, s, sequential=True, first_look=8, test="doubling")
+            for s in (1.0, 0.0)] == [26, 8]
+    # the betting test: its bets need 18 right answers to reach 20, a few wrong ones to reach
+    # 40 (by_hand), and a budget is always a look: the fewest is that, or the first look
+    perfect, useless = by_hand.perfect_needs(0.8, 0.2, 0.05), by_hand.zero_needs(0.8, 0.2, 0.05)
+    assert (perfect, useless) == (18, 3)
+    assert [fewest_questions(c, s, sequential=True, first_look=16)
+            for s in (1.0, 0.0)] == [18, 16]
+    assert [fewest_questions(c, s, sequential=True, first_look=8) for s in (1.0, 0.0)] == [18, 8]
+    # the audit (a game-theory concept: looks 8, 12, 16, 20 in blocks of four) certifies at 20
+    assert DEFAULT_MAX_QUESTIONS >= 16 and audit_plan().reach.understands_at == 20
+    assert audit_plan(sequential_test="doubling").reach.understands_at == 32
 
 
-ADVICE = re.compile(r"use (--questions|--max-questions) ([\d,]+) or more"
-                    r"(?:, or ((?:--(?:pg|rid) [\d.]+ ?)+))?")
+# the advice as a Python caller reads it (budget_warnings called from Python)
+ADVICE = re.compile(r"use (questions|max_questions)=([\d_]+) or more"
+                    r"(?:, or ((?:(?:pg|rid)=[\d.]+ ?)+))?")
 
 
-def decides(c: Criterion, budget: int, score: float, *, sequential: bool, first: int) -> bool:
+def decides(c: Criterion, budget: int, score: float, *, sequential: bool, first: int,
+            test: str) -> bool:
     """Whether `budget` answers all scoring `score` get a verdict: Procedure 4.1 on them (fixed
-    n), or the sequential looks."""
+    n), or one of the sequential test's looks."""
     if sequential:
-        return first_decisive_look(c, first, budget, score) is not None
+        return first <= budget and first_decisive_look(c, first, budget, score,
+                                                       test=test) is not None
     return certify(np.full(budget, score), c.pg, c.rid, c.delta).decision is not \
         Decision.INCONCLUSIVE
 
 
-@pytest.mark.parametrize("sequential", [False, True])
+@pytest.mark.parametrize("how", ["fixed", "doubling", "betting"])
 @pytest.mark.parametrize(("pg", "rid", "budget", "first"), [
     (0.8, 0.2, 4, 1), (0.8, 0.2, 13, 8), (0.8, 0.2, 16, 8), (0.7, 0.05, 58, 16),
     (0.7, 0.001, 100, 16), (0.7, 0.001, 1024, 16), (0.9, 0.01, 200, 8), (0.8, 0.2, 2, 1)])
 def test_the_advice_names_values_that_reach_the_verdict(pg: float, rid: float, budget: int,
-                                                        first: int, sequential: bool) -> None:
+                                                        first: int, how: str) -> None:
     """Each suggested value, plugged back into the decision code, reaches the verdict the
     budget could not: the fewest questions do and one fewer does not ("or more"), and the
     looser PG or RID does at the same budget."""
     c = Criterion(pg, rid, 0.05)
-    lines = budget_warnings(c, budget, sequential=sequential, first_look=first, still="STILL")
-    reach = {s: decides(c, budget, s, sequential=sequential, first=first) for s in (1.0, 0.0)}
+    sequential, test = how != "fixed", "doubling" if how == "fixed" else how
+    lines = budget_warnings(c, budget, sequential=sequential, first_look=first, still="STILL",
+                            test=test)
+    way = {"sequential": sequential, "first": first, "test": test}
+    reach = {s: decides(c, budget, s, **way) for s in (1.0, 0.0)}
     assert len(lines) == (0 if all(reach.values()) else 1)
     for line in lines:
         found = ADVICE.search(line)
         assert found is not None, line
-        assert found[1] == ("--max-questions" if sequential else "--questions")
-        fewest = int(found[2].replace(",", ""))
+        assert found[1] == ("max_questions" if sequential else "questions")
+        fewest = int(found[2].replace("_", ""))
         for score in [s for s, reached in reach.items() if not reached]:
-            assert decides(c, fewest, score, sequential=sequential, first=first), line
+            assert decides(c, fewest, score, **way), line
         smaller = fewest - 1
         if smaller >= first:
-            assert not all(decides(c, smaller, s, sequential=sequential, first=first)
-                           for s in (1.0, 0.0)), line
+            assert not all(decides(c, smaller, s, **way) for s in (1.0, 0.0)), line
         if found[3]:  # a looser criterion at the same budget
-            given = dict(re.findall(r"--(pg|rid) ([\d.]+)", found[3]))
+            given = dict(re.findall(r"(pg|rid)=([\d.]+)", found[3]))
             looser = Criterion(float(given.get("pg", pg)), float(given.get("rid", rid)), 0.05)
-            assert decides(looser, budget, 1.0, sequential=sequential, first=first), line
+            assert decides(looser, budget, 1.0, **way), line
             assert looser.pg <= pg and looser.rid >= rid
             # the grid's next value toward the asked criterion no longer does
             tighter = Criterion(min(pg, looser.pg + 0.01) if "pg" in given else pg,
                                 max(rid, looser.rid - 0.01) if "rid" in given else rid, 0.05)
-            assert not decides(tighter, budget, 1.0, sequential=sequential, first=first), line
+            assert not decides(tighter, budget, 1.0, **way), line
         assert line.endswith("STILL") is (not reach[1.0] and reach[0.0])
 
 
 def test_the_audit_example_line_worked_by_hand() -> None:
-    """Looks from 8 up to 16 at the defaults: 16 perfect answers give at best
-    L(1, 16, δ_2) = 0.0076^(1/16) = 0.737 (δ_2 = 0.3/(4π²)), so PG 0.73 with RID 0.27 (>= 1 -
-    0.737) would do; a budget of 26 makes 26 the third look, 0.00338^(1/26) = 0.8035 >= 0.8."""
+    """Looks from 8 up to 16 at the defaults. The doubling test: 16 perfect answers give at
+    best L(1, 16, δ_2) = 0.0076^(1/16) = 0.737 (δ_2 = 0.3/(4π²)), so PG 0.73 with RID 0.27
+    (>= 1 - 0.737) would do; a budget of 26 makes 26 the third look, 0.00338^(1/26) = 0.8035
+    >= 0.8. The betting test: its bets need 18 right answers, and within 16 those on "mean
+    above PG" reach 20 from PG 0.77 down, those on "ridiculous rate below RID" from RID 0.23
+    up (by_hand)."""
+    still = "the audit can still find that a model does not understand"
     (line,) = budget_warnings(DEFAULT_CRITERION, 16, sequential=True, first_look=8,
-                              still="the audit can still find that a model does not understand")
+                              still=still, test="doubling")
     assert line == ("with PG 0.8, RID 0.2, δ 0.05, looks from 8 up to 16 cannot certify even a "
-                    "perfect model: use --max-questions 26 or more, or --pg 0.73 --rid 0.27; "
+                    "perfect model: use max_questions=26 or more, or pg=0.73 rid=0.27; "
                     "the audit can still find that a model does not understand")
+    pg = next(p / 100 for p in range(80, 0, -1)
+              if by_hand.constant_wealth(100 / p - 1, 16) >= 20)
+    rid = by_hand.loosest_rid(16, 0.2)
+    assert (pg, rid) == (0.77, 0.23)
+    (line,) = budget_warnings(DEFAULT_CRITERION, 16, sequential=True, first_look=8,
+                              still=still)
+    assert line == ("with PG 0.8, RID 0.2, δ 0.05, looks from 8 up to 16 cannot certify even a "
+                    "perfect model: use max_questions=18 or more, or pg=0.77 rid=0.23; "
+                    "the audit can still find that a model does not understand")
+    with flags_named():  # as the command line words it
+        assert budget_warnings(DEFAULT_CRITERION, 16, sequential=True, first_look=8,
+                               still=still)[0].endswith(
+            "use --max-questions 18 or more, or --pg 0.77 --rid 0.23; " + still)
 
 
 def test_certify_warns_with_working_values_and_says_its_calls_first(cli: Cli) -> None:
@@ -170,9 +204,14 @@ def test_certify_warns_with_working_values_and_says_its_calls_first(cli: Cli) ->
 @pytest.mark.parametrize(("extra", "line"), [
     (["--questions", "2", "--rephrase", "0"],
      "certify: 2 questions = 2 calls (--rephrase 0)"),
-    (["--sequential", "--max-questions", "32", "--rephrase", "4"],
+    (["--sequential", "--max-questions", "32", "--rephrase", "4", "--sequential-test",
+      "doubling"],
      "certify: up to 32 questions (looks at 16, 32) + up to 4 rephrasings (--rephrase 4) = "
      "up to 36 calls"),
+    # the betting test's looks from 16 (by_hand.looks: 16, 18, 21, 24, 27, 31, 32)
+    (["--sequential", "--max-questions", "32", "--rephrase", "4"],
+     "certify: up to 32 questions (looks at 16, 18, 21, ..., 32) + up to 4 rephrasings "
+     "(--rephrase 4) = up to 36 calls"),
 ])
 def test_the_start_line_of_other_budgets(cli: Cli, extra: list[str], line: str) -> None:
     """No rephrasings; and a sequential run, which may stop at its first look. Two questions

@@ -110,8 +110,8 @@ def test_program_questions_over_the_limit_are_refused_up_front_by_the_api(
     with pytest.raises(UserError) as refused:
         certify(model, "arithmetic", explanations=True, program_questions=700_000,
                 runs_dir=tmp_path / "runs", cache=tmp_path / "calls.sqlite")
-    assert str(refused.value) == (
-        "--program-questions must lie in [1, 32,078], not 700,000: a program's answers must "
+    assert str(refused.value) == (  # a Python caller reads the parameter's keyword
+        "program_questions must lie in [1, 32,078], not 700,000: a program's answers must "
         "fit the sandbox's 16 MiB of output, 523 bytes each at most")
     assert model.calls == [] and not (tmp_path / "runs").exists()
 

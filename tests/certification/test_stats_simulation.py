@@ -20,6 +20,8 @@ from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.sequential import certify_sequential
 from verstehen.methods.certification.verdict import Decision, checkpoints, look_delta
 
+pytestmark = pytest.mark.not_fast  # Monte Carlo over thousands of runs: seconds per test
+
 DELTA = 0.05
 CODE = {Decision.UNDERSTANDS: 1, Decision.DOES_NOT_UNDERSTAND: -1, Decision.INCONCLUSIVE: 0}
 
@@ -132,7 +134,8 @@ def test_sequential_wrong_verdicts_at_most_delta(config: Config) -> None:
     assert wrong <= DELTA, f"{config.name}: wrong-verdict fraction {wrong}"
     # cross-check one run with certify_sequential: a decisive one where there is one
     row = int(np.flatnonzero(verdict != 0)[0]) if np.any(verdict != 0) else 0
-    v = certify_sequential(scores[row], pg, rid, DELTA, first=first, max_n=max_n)
+    v = certify_sequential(scores[row], pg, rid, DELTA, first=first, max_n=max_n,
+                           test="doubling")
     assert CODE[v.decision] == verdict[row]
 
 

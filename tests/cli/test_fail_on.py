@@ -183,14 +183,15 @@ def test_certify_scores_takes_fail_on_and_junit_and_escapes_names(cli: Cli,
 
 def test_audit_fail_on_with_a_passing_and_a_failing_model(cli: Cli, tmp_path: Path) -> None:
     """Two models on arithmetic/small: one testcase per (model, target), the blank model's
-    fails, exit 3; the right model alone passes, exit 0. The audit's looks are at 8, 16, 32, ...
+    fails, exit 3; the right model alone passes, exit 0. With the doubling test (asked for, so
+    that the bounds are worked out by hand), the audit's looks are at 8, 16, 32, ...
     each at δ_j = 6δ/(π² j²): the perfect model is certified at look 3, L(1, 32, 0.00338) =
     0.00338^(1/32) = 0.837 >= PG (look 2 gives 0.0076^(1/16) = 0.737); the blank one refuted
     at look 1, U(0, 8, 0.0304/2) = 1 - 0.0152^(1/8) = 0.407 < PG."""
     report = tmp_path / "audit.xml"
     with StubEndpoints(1, route=by_model(64)) as stub:
         audit = ["audit", "--base-url", stub.urls[0], "--subject", SCOPE, "--no-progress",
-                 "--json", "--fail-on", "does_not_understand"]
+                 "--json", "--fail-on", "does_not_understand", "--sequential-test", "doubling"]
         both = cli([*audit, "--model", "openai/right", "--model", "openai/blank",
                     "--junit", str(report)])
         alone = cli([*audit, "--model", "openai/right"])

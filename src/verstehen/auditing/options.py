@@ -14,8 +14,8 @@ from verstehen.auditing.plan import (
     make_plan,
     subject_names,
 )
-from verstehen.cli.flags import base_url, model_name
 from verstehen.errors import UserError
+from verstehen.methods.certification.parameters import sequential_test_option
 from verstehen.methods.certification.plan import DEFAULT_DELTA, DEFAULT_PG, DEFAULT_RID
 from verstehen.methods.certification.scopes.draw import PHRASINGS
 from verstehen.methods.options import (
@@ -30,6 +30,7 @@ from verstehen.methods.options import (
 )
 from verstehen.models import DEFAULT_MODEL, Model
 from verstehen.models.served_at import split_at_url
+from verstehen.readers import base_url, model_name
 
 
 def served_model(text: str) -> str:
@@ -78,7 +79,8 @@ class AuditOptions(Options):
         help="budget per target of the sequential test (default {default}; a target stops "
              "early once decided, or once 'understands' is out of reach)")
     first_look: int = option(default=DEFAULT_FIRST_LOOK, range=COUNT,
-                             help="first checkpoint of the sequential test")
+                             help="first look of the sequential test")
+    sequential_test: str | None = sequential_test_option("looks 8, 16, 32", "audits")
     rephrase: int = option(default=0, range=COUNT_OR_ZERO, metavar="K",
                            help="ask K questions per target again in another phrasing "
                                 "(default {default})")
@@ -97,7 +99,8 @@ class AuditOptions(Options):
         return make_plan(self.subjects, pg=self.pg, rid=self.rid, delta=self.delta,
                          max_questions=self.max_questions, first_look=self.first_look,
                          rephrase=self.rephrase, examples=self.examples, seed=self.seed,
-                         max_tokens=self.max_tokens, phrasings=self.phrasings)
+                         max_tokens=self.max_tokens, phrasings=self.phrasings,
+                         sequential_test=self.sequential_test)
 
     def model_list(self) -> list[str | Model]:
         """The models side by side, as a list (one given alone is a list of one)."""

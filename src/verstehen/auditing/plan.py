@@ -23,19 +23,29 @@ from verstehen.domains.catalog import (
 )
 from verstehen.errors import UserError
 from verstehen.methods.certification.plan import DEFAULT_DELTA, DEFAULT_PG, DEFAULT_RID
+from verstehen.methods.certification.scopes.concepts import STRATA
 from verstehen.methods.certification.scopes.draw import PHRASINGS
-from verstehen.methods.certification.sequential import budget_warnings, first_decisive_look
-from verstehen.methods.certification.verdict import Criterion, checkpoints
+from verstehen.methods.certification.sequential import (
+    budget_warnings,
+    first_decisive_look,
+    schedule_of,
+)
+from verstehen.methods.certification.verdict import DEFAULT_TEST, SEQUENTIAL_TESTS, Criterion
+from verstehen.wording import parameter, setting
 
 ARITHMETIC = ("arithmetic/small", "arithmetic")
 DEFAULT_SUBJECT = "game-theory"
 # The criterion is certify's (DEFAULT_CRITERION: PG 0.8, RID 0.2, δ 0.05): 0/1 scores make
 # every wrong answer ridiculous, so RID = 1 - PG asks one thing of a concept, accuracy of at
-# least PG. Looks at 8, 16, 32, ..., 512: a model that is always wrong is told so after 8
-# questions, a perfect one is certified after 32 (`reach` computes both), and a good but
-# imperfect one gets the questions it needs while "understands" is within reach (true
-# accuracy 0.9: certified in about 99% of runs, bench/audit_power.py).
+# least PG. The betting test looks at 8, 12, 16, 20, ..., 512 (about 1/8 apart, in whole
+# blocks of a concept's four strata): a model that is always wrong is told so after 8
+# questions, a perfect one is certified after 20 (18 on arithmetic, one answer a block;
+# `reach` computes both), and a good but imperfect one gets the questions it needs while
+# "understands" is within reach (true accuracy 0.9: certified in over 99.9% of runs after 111
+# questions on average, bench/audit_power.py).
 DEFAULT_MAX_QUESTIONS, DEFAULT_FIRST_LOOK = 512, 8
+# a concept's questions come in blocks holding each stratum once (ConceptScope, scopes.draw)
+CONCEPT_BLOCK = sum(len(strata) for strata in STRATA.values())
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,12 @@ class Target:
     subject: str          # the catalog domain ("game-theory", "poetry") or "arithmetic"
     scope: str            # the certification scope
     concept: Concept | None = None
+
+    @property
+    def block(self) -> int:
+        """How many answers a block of its draws holds (the betting test looks at whole
+        blocks): a concept's four strata, else one."""
+        return CONCEPT_BLOCK if self.concept is not None else 1
 
 
 @dataclass(frozen=True)
@@ -72,22 +88,46 @@ class AuditPlan:
     seed: int = 0
     max_tokens: int | None = None
     phrasings: str = "benchmark"
+    # None: the default (the betting test), or a resumed audit's own (`run.resolved_test`)
+    sequential_test: str | None = None
+
+    @property
+    def test(self) -> str:
+        """The sequential test the targets are certified by."""
+        return self.sequential_test or DEFAULT_TEST
 
     @property
     def concepts(self) -> tuple[Concept, ...]:
         """The targets that are concepts (asked to define and to make examples)."""
         return tuple(t.concept for t in self.targets if t.concept is not None)
 
+    def reach_of(self, target: Target) -> Reach:
+        """Where a perfect and an always-wrong model are decided on this target."""
+        return reach(self.criterion, self.first_look, self.max_questions, test=self.test,
+                     block=target.block)
+
     @property
     def reach(self) -> Reach:
-        """Which verdicts the budget can reach at all."""
-        return reach(self.criterion, self.first_look, self.max_questions)
+        """Which verdicts the budget can reach at all, and after how many questions every
+        target has reached it (the latest target's; None when one never does)."""
+        reaches = [self.reach_of(t) for t in self.targets] or [
+            reach(self.criterion, self.first_look, self.max_questions, test=self.test)]
+
+        def latest(found: list[int | None]) -> int | None:
+            return None if None in found else max(n for n in found if n is not None)
+
+        return Reach(latest([r.understands_at for r in reaches]),
+                     latest([r.does_not_at for r in reaches]))
 
 
-def reach(criterion: Criterion, first_look: int, max_questions: int) -> Reach:
-    """Where a perfect model, and an always-ridiculous one, get their verdicts."""
-    return Reach(first_decisive_look(criterion, first_look, max_questions, 1.0),
-                 first_decisive_look(criterion, first_look, max_questions, 0.0))
+def reach(criterion: Criterion, first_look: int, max_questions: int, *,
+          test: str = DEFAULT_TEST, block: int = 1) -> Reach:
+    """Where a perfect model, and an always-ridiculous one, get their verdicts (looks in whole
+    blocks of `block` answers)."""
+    return Reach(first_decisive_look(criterion, first_look, max_questions, 1.0, test=test,
+                                     block=block),
+                 first_decisive_look(criterion, first_look, max_questions, 0.0, test=test,
+                                     block=block))
 
 
 def _concept_target(concept: Concept) -> Target:
@@ -148,27 +188,32 @@ def make_plan(subjects: str | Sequence[str] | None = None, *, pg: float = DEFAUL
               rid: float = DEFAULT_RID, delta: float = DEFAULT_DELTA,
               max_questions: int = DEFAULT_MAX_QUESTIONS, first_look: int = DEFAULT_FIRST_LOOK,
               rephrase: int = 0, examples: int = 1, seed: int = 0,
-              max_tokens: int | None = None, phrasings: str = "benchmark") -> AuditPlan:
+              max_tokens: int | None = None, phrasings: str = "benchmark",
+              sequential_test: str | None = None) -> AuditPlan:
     """The checked plan (a bad value is a UserError before any model is loaded)."""
     names, targets = resolve_subjects(subjects)
     try:
         criterion = Criterion(pg, rid, delta)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    for flag, value, low in (("--max-questions", max_questions, 1), ("--first-look",
-                             first_look, 1), ("--rephrase", rephrase, 0),
-                             ("--examples", examples, 0), ("--seed", seed, 0)):
+    for name, value, low in (("max_questions", max_questions, 1), ("first_look",
+                             first_look, 1), ("rephrase", rephrase, 0),
+                             ("examples", examples, 0), ("seed", seed, 0)):
         if value < low:
-            raise UserError(f"{flag} must be at least {low}, not {value}")
+            raise UserError(f"{parameter(name)} must be at least {low}, not {value}")
     if first_look > max_questions:
-        raise UserError(f"--first-look ({first_look}) must not exceed --max-questions "
-                        f"({max_questions})")
+        raise UserError(f"{parameter('first_look')} ({first_look}) must not exceed "
+                        f"{parameter('max_questions')} ({max_questions})")
     if max_tokens is not None and max_tokens < 1:
-        raise UserError(f"--max-tokens must be at least 1, not {max_tokens}")
+        raise UserError(f"{parameter('max_tokens')} must be at least 1, not {max_tokens}")
     if phrasings not in PHRASINGS:
-        raise UserError(f"--phrasings must be one of {', '.join(PHRASINGS)}, not {phrasings!r}")
+        raise UserError(f"{parameter('phrasings')} must be one of {', '.join(PHRASINGS)}, "
+                        f"not {phrasings!r}")
+    if sequential_test is not None and sequential_test not in SEQUENTIAL_TESTS:
+        raise UserError(f"{parameter('sequential_test')} must be one of "
+                        f"{', '.join(SEQUENTIAL_TESTS)}, not {sequential_test!r}")
     return AuditPlan(targets, names, criterion, max_questions, first_look, rephrase, examples,
-                     seed, max_tokens, phrasings)
+                     seed, max_tokens, phrasings, sequential_test)
 
 
 def reach_warnings(plan: AuditPlan) -> list[str]:
@@ -176,29 +221,39 @@ def reach_warnings(plan: AuditPlan) -> list[str]:
     perfect model, "does not understand" even for one always wrong), naming values that
     would; one line when it can reach neither."""
     return budget_warnings(plan.criterion, plan.max_questions, sequential=True,
-                           first_look=plan.first_look,
+                           first_look=plan.first_look, test=plan.test,
                            still="the audit can still find that a model does not understand")
+
+
+def _few(looks: list[int]) -> str:
+    return ", ".join(map(str, looks[:3])) + (f", ..., {looks[-1]}" if len(looks) > 3 else "")
 
 
 def budget_line(plan: AuditPlan, models: int) -> str:
     """What the audit may ask, said before it starts: the looks, and the calls a model that is
     always wrong, a perfect one and one that needs the whole budget would take."""
-    looks = checkpoints(plan.first_look, plan.max_questions)
+    blocks = sorted({t.block for t in plan.targets}, reverse=True) or [1]
+    looks = schedule_of(plan.test, plan.first_look, plan.max_questions, blocks[0])
     targets, concepts = len(plan.targets), len(plan.concepts)
     extra = concepts * (1 + 2 * 2 * plan.examples)  # a definition; examples made and judged
     rephrase = min(plan.rephrase, plan.max_questions)
 
-    def calls(questions: int | None) -> str:
-        if questions is None:
+    def calls(each: list[int | None]) -> str:  # each target's questions
+        if None in each:
             return "-"
-        return f"{models * (targets * (questions + min(rephrase, questions)) + extra):,}"
+        asked = sum(n + min(rephrase, n) for n in each if n is not None)
+        return f"{models * (asked + extra):,}"
 
-    where = plan.reach
-    shown = ", ".join(map(str, looks[:3])) + (f", ..., {looks[-1]}" if len(looks) > 3 else "")
-    rephrased = (f" + up to {rephrase} rephrasings (--rephrase {plan.rephrase})" if rephrase
-                 else "")
+    reaches = [plan.reach_of(t) for t in plan.targets]
+    shown = _few(looks)
+    if len(blocks) > 1:  # concepts (blocks of their strata) and arithmetic (no blocks)
+        shown += (f" on concepts, "
+                  f"{_few(schedule_of(plan.test, plan.first_look, plan.max_questions, 1))} "
+                  "on arithmetic")
+    rephrased = (f" + up to {rephrase} rephrasings ({setting('rephrase', plan.rephrase)})"
+                 if rephrase else "")
     return (f"up to {plan.max_questions} questions{rephrased} per target (looks at {shown}) for "
             f"{targets} target{'s' if targets != 1 else ''} and {models} "
-            f"model{'s' if models != 1 else ''}: {calls(where.does_not_at)} calls if every "
-            f"answer is wrong, {calls(where.understands_at)} if every one is right, at most "
-            f"{calls(plan.max_questions)}")
+            f"model{'s' if models != 1 else ''}: {calls([r.does_not_at for r in reaches])} "
+            f"calls if every answer is wrong, {calls([r.understands_at for r in reaches])} if "
+            f"every one is right, at most {calls([plan.max_questions] * targets)}")

@@ -3,15 +3,21 @@ across the lenses, and the run folders each lens wrote."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from verstehen.methods.certification.results import FamilyScore
 from verstehen.methods.certification.text import truncated_line
-from verstehen.methods.certification.verdict import Criterion, Decision, Verdict, tally
+from verstehen.methods.certification.verdict import (
+    DOUBLING,
+    Criterion,
+    Decision,
+    Verdict,
+    tally,
+)
 from verstehen.methods.potemkin.results import Incoherence
 from verstehen.methods.potemkin.stats import PotemkinRate
-from verstehen.results import JsonForm, RunOutcome
+from verstehen.results import JsonForm, RunOutcome, omitted_at_default
 from verstehen.text.display import Display, Table
 from verstehen.text.tables import plural
 
@@ -128,8 +134,8 @@ class AuditResult(Display, RunOutcome):
     folders, failed calls, wall seconds and each model's calls and tokens."""
 
     json_order = ("run_dir", "models", "subjects", "criterion", "max_questions", "first_look",
-                  "judge", "targets", "runs", "definitions_waiting", "failed_calls", "seconds",
-                  "usage")
+                  "sequential_test", "judge", "targets", "runs", "definitions_waiting",
+                  "failed_calls", "seconds", "usage")
     models: tuple[str, ...]
     subjects: tuple[str, ...]
     criterion: Criterion
@@ -140,6 +146,8 @@ class AuditResult(Display, RunOutcome):
     runs: tuple[LensRuns, ...]
     definitions_waiting: int
     failed_calls: int
+    # the betting test, or (audits before issue 46, whose summary names none) the doubling one
+    sequential_test: str = field(default=DOUBLING, metadata=omitted_at_default())
 
     def of(self, model: str) -> tuple[TargetAudit, ...]:
         """The lines of one model, in target order."""
@@ -168,8 +176,8 @@ class AuditResult(Display, RunOutcome):
         waits for a grade."""
         c = self.criterion
         lines = [f"audit of {', '.join(self.subjects)}: PG {c.pg:g}, RID {c.rid:g}, "
-                 f"δ {c.delta:g}, up to {self.max_questions} questions per target (sequential, "
-                 f"first look {self.first_look})"]
+                 f"δ {c.delta:g}, up to {self.max_questions} questions per target (the "
+                 f"{self.sequential_test} test, first look {self.first_look})"]
         for model, verdicts in zip(self.models, self.tables(), strict=True):
             lines += ["", model, verdicts.text(), *_deciding_lines(self.of(model))]
         lines += ["", "potemkin rates are of the certification answers given a right "

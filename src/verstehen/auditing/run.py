@@ -18,6 +18,8 @@ import asyncio
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 from verstehen.auditing.plan import AuditPlan, budget_line, reach_warnings
 from verstehen.auditing.results import AuditResult
@@ -30,11 +32,12 @@ from verstehen.auditing.summary import (
 )
 from verstehen.engine.notices import warn
 from verstehen.engine.session import RunSettings, Session, check_openable
-from verstehen.engine.store import marked_on_error
+from verstehen.engine.store import RunStore, marked_on_error
 from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.methods.certification.procedure import CertifyPlan
 from verstehen.methods.certification.run import build_scopes, certify_scopes
+from verstehen.methods.certification.verdict import DOUBLING, SEQUENTIAL_TESTS
 from verstehen.methods.potemkin.incoherence import plan_incoherence, run_incoherence
 from verstehen.methods.potemkin.run import plan_run, run_potemkin
 from verstehen.models import Model, check_model, model_name
@@ -51,7 +54,7 @@ async def _one_model(model: str | Model, base_url: BaseUrl, plan: AuditPlan,
     certify_plan = CertifyPlan(plan.criterion, plan.max_questions, sequential=True,
                                first_look=plan.first_look, seed=plan.seed,
                                rephrase=plan.rephrase, max_tokens=plan.max_tokens,
-                               phrasings=plan.phrasings)
+                               phrasings=plan.phrasings, sequential_test=plan.test)
     keys = [c.key for c in plan.concepts]
     session = Session.start(settings, model_name(model))
     usage: dict[str, ModelUsage] = {}
@@ -108,6 +111,16 @@ async def _one_model(model: str | Model, base_url: BaseUrl, plan: AuditPlan,
     return usage
 
 
+def resolved_test(plan: AuditPlan, resume: Path | str | None) -> AuditPlan:
+    """The plan with its sequential test settled: the one given, else a resumed audit's own
+    (a config naming none: the doubling test), else the default."""
+    if plan.sequential_test is not None or resume is None:
+        return replace(plan, sequential_test=plan.test)
+    config = RunStore.existing(Path(resume)).info().get("config")
+    own = config.get("sequential_test") if isinstance(config, dict) else None
+    return replace(plan, sequential_test=own if own in SEQUENTIAL_TESTS else DOUBLING)
+
+
 async def run_plan(models: Sequence[str | Model], plan: AuditPlan, *,
                    judge: str | Model | None = None,
                    base_url: str | Sequence[str] | None = None,
@@ -136,6 +149,7 @@ async def run_plan(models: Sequence[str | Model], plan: AuditPlan, *,
             check_model(model)
             check_openable(model, base_url=url, api_key_env=settings.api_key_env)
     scopes = build_scopes([t.scope for t in plan.targets])  # before any folder or model
+    plan = resolved_test(plan, settings.resume)
     for warning in reach_warnings(plan):
         warn(warning, announce=settings.announce)
     if settings.announce:
@@ -149,6 +163,8 @@ async def run_plan(models: Sequence[str | Model], plan: AuditPlan, *,
         judge=None if judging is None else model_name(judging.model), base_url=base_url,
         model_urls=[url for _, url in served],
         judge_base_url=None if judging is None else judging.base_url)
+    if plan.test != DOUBLING:  # a config naming no test: the doubling one (audits of before)
+        config["sequential_test"] = plan.test
     with marked_on_error():
         store = settings.create_run(COMMAND, dict(config), plan.seed, [])
         started = time.monotonic()

@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from verstehen.auditing.plan import Target
 from verstehen.auditing.results import AuditResult, Evidence, LensRuns, TargetAudit
@@ -19,7 +19,7 @@ from verstehen.errors import UserError
 from verstehen.methods.certification.procedure import deciding
 from verstehen.methods.certification.records import AnswerRecord, is_answer
 from verstehen.methods.certification.results import CertifyResult, ScopeResult
-from verstehen.methods.certification.verdict import Criterion, Decision
+from verstehen.methods.certification.verdict import DOUBLING, Criterion, Decision
 from verstehen.methods.potemkin.incoherence import COMMAND as INCOHERENCE
 from verstehen.methods.potemkin.incoherence import checked, incoherence
 from verstehen.methods.potemkin.lines import PairRecord, pair_lines
@@ -58,6 +58,7 @@ class AuditConfig(TypedDict):
     delta: float
     max_questions: int
     first_look: int
+    sequential_test: NotRequired[str]  # the betting test; none named: the doubling test
     rephrase: int
     examples: int
     max_tokens: int | None
@@ -200,7 +201,8 @@ def summarize_audit(audit_dir: Path, *, seconds: float | None = None,
         max_questions=config["max_questions"], first_look=config["first_look"],
         judge=config["judge"], targets=tuple(lines), runs=tuple(runs),
         definitions_waiting=sum(t.is_concept and t.keystone is None for t in lines),
-        failed_calls=failed, seconds=seconds, usage=usage)
+        failed_calls=failed, seconds=seconds, usage=usage,
+        sequential_test=config.get("sequential_test", DOUBLING))
     if write:
         store.write_summary(result.to_dict())
     return result

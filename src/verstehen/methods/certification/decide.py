@@ -22,6 +22,7 @@ from verstehen.methods.certification.verdict import (
     ExplainedMix,
     FamilyBound,
     Verdict,
+    decide_tests,
 )
 
 
@@ -42,13 +43,6 @@ def _tests(bounds: _Bounds, pg: float, rid: float) -> dict[str, bool]:
         "bad_grade": bounds["score_upper"] < pg,
         "bad_rid": bounds["ridiculous_lower"] > rid,
     }
-
-
-def _decide(tests: dict[str, bool]) -> tuple[Decision, tuple[str, ...]]:
-    if tests["good_grade"] and tests["good_rid"]:
-        return Decision.UNDERSTANDS, ("good_grade", "good_rid")
-    bad = tuple(name for name in ("bad_grade", "bad_rid") if tests[name])
-    return (Decision.DOES_NOT_UNDERSTAND, bad) if bad else (Decision.INCONCLUSIVE, ())
 
 
 def check_scores(scores: ArrayLike) -> np.ndarray:
@@ -76,7 +70,7 @@ def certify(scores: ArrayLike, pg: float, rid: float, delta: float, *,
         "ridiculous_lower": float(chernoff_lower(r_hat, n, delta / 2)),
     }
     tests = _tests(bounds, pg, rid)
-    decision, decided_by = _decide(tests)
+    decision, decided_by = decide_tests(tests)
     more = None
     if decision == Decision.INCONCLUSIVE and plan_more:
         needed = samples_needed(criterion, s_hat, r_hat)
@@ -149,7 +143,7 @@ def certify_explained(remaining: ArrayLike, families: list[ExplainedFamily], pg:
                      ridiculous_upper=mix("ridiculous_upper"),
                      ridiculous_lower=mix("ridiculous_lower"))
     tests = _tests(bounds, pg, rid)
-    decision, decided_by = _decide(tests)
+    decision, decided_by = decide_tests(tests)
     return Verdict(decision, int(rest.size), mix("mean_score"), mix("ridiculous_rate"),
                    tests=tests, decided_by=decided_by, pg=pg, rid=rid, delta=delta,
                    details=ExplainedMix(coverage, tuple(parts), DeltaSplit(delta_good, delta_bad)),

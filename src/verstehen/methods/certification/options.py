@@ -17,6 +17,7 @@ from verstehen.methods.certification.parameters import (
     pg_option,
     rid_option,
     rid_test_length_option,
+    sequential_test_option,
 )
 from verstehen.methods.certification.results import CertifyResult
 from verstehen.methods.certification.run import (
@@ -28,6 +29,7 @@ from verstehen.methods.certification.run import (
     criterion_for,
     make_plan,
     model_list,
+    sequential_test_for,
 )
 from verstehen.methods.certification.sandbox import Limits, max_inputs
 from verstehen.methods.certification.scopes.draw import PHRASINGS
@@ -44,6 +46,7 @@ from verstehen.methods.options import (
 )
 from verstehen.models import Model
 from verstehen.scopes.base import Scope
+from verstehen.wording import parameter
 
 SCOPE_HELP = ("arithmetic, arithmetic/small, mcq:PATH (a CSQA, ARC or MMLU file or folder, or "
               "hf:DATASET[:CONFIG][@REVISION][#SPLIT]), or "
@@ -71,12 +74,13 @@ class CertifyOptions(Options):
         help="ask exactly N questions, plus --rephrase K rephrasings (default {default}); a "
              "budget that cannot reach a verdict is run with a warning naming one that can")
     sequential: bool = option(
-        default=False, help="look at checkpoints 16, 32, 64, ... and stop when decisive (with "
+        default=False, help="look at the answers as they come and stop when decisive (with "
                             "--scores: on the file's scores in order)")
+    sequential_test: str | None = sequential_test_option("checkpoints 16, 32, 64", "runs")
     max_questions: int | None = option(
         default=None, kind=int, range=COUNT,
-        shown=f"{DEFAULT_MAX_QUESTIONS}, or the checkpoint at which a perfect model is "
-              "certified when later: 8192 at RID 0.001",
+        shown=f"{DEFAULT_MAX_QUESTIONS}, or the look at which a perfect model is certified "
+              "when later: 4283 at RID 0.001 (8192 by the doubling test)",
         help="budget of a sequential run (default {default}); a budget that cannot reach a "
              "verdict is run with a warning naming one that can")
     explanations: bool = option(
@@ -141,14 +145,17 @@ async def run_certify(options: CertifyOptions, settings: RunSettings) -> Certify
                      max_questions=options.max_questions, first_look=options.first_look,
                      seed=options.seed, rephrase=options.rephrase,
                      explanations=options.explanations, max_tokens=options.max_tokens,
-                     phrasings=options.phrasings)
+                     phrasings=options.phrasings,
+                     sequential_test=sequential_test_for(options.sequential_test,
+                                                         settings.resume))
     given = options.max_questions if plan.sequential else options.questions
     floor = DEFAULT_MAX_QUESTIONS if plan.sequential else DEFAULT_QUESTIONS
     if settings.announce and given is None and plan.questions > floor:
         print(f"note: {'looks up to ' if plan.sequential else ''}{plan.questions:,} questions, "
               f"the fewest that can certify a perfect model at PG {criterion.pg:g}, RID "
               f"{criterion.rid:.3g}, δ {criterion.delta:g} (choose with "
-              f"--{'max-questions' if plan.sequential else 'questions'})", file=sys.stderr)
+              f"{parameter('max_questions' if plan.sequential else 'questions')})",
+              file=sys.stderr)
     return await certify_scopes(options.model_list(), scopes, plan,
                                 program_questions=program_questions,
                                 base_url=settings.base_url, settings=settings,

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from verstehen.cli.flags import positive_int
 from verstehen.errors import UserError
 from verstehen.methods.certification.plan import DEFAULT_DELTA, DEFAULT_PG, DEFAULT_RID
+from verstehen.methods.certification.verdict import DEFAULT_TEST, SEQUENTIAL_TESTS
 from verstehen.methods.options import (
     COUNT,
     PROBABILITY,
@@ -24,6 +24,7 @@ from verstehen.methods.options import (
     option,
     options_class,
 )
+from verstehen.readers import positive_int
 
 DEFAULT_FIRST_LOOK = 16
 SCORES_HELP = ("decide from a file of scores (one a line, or JSONL with 'score'), or from a "
@@ -57,9 +58,19 @@ def delta_option(flag: str | None = None) -> Any:
 
 
 def first_look_option(flag: str | None = None) -> Any:
-    """The first checkpoint of the sequential looks."""
+    """The first look of the sequential test."""
     return option(default=DEFAULT_FIRST_LOOK, range=COUNT, flag=flag,
-                  help="first checkpoint of sequential looks")
+                  help="first look of the sequential test")
+
+
+def sequential_test_option(checkpoints: str, before: str, flag: str | None = None) -> Any:
+    """Which sequential test decides: the betting one (the default) or the doubling one at
+    `checkpoints`, the test of the `before` made earlier (a resumed one keeps its own)."""
+    return option(default=None, kind=str, choices=SEQUENTIAL_TESTS, flag=flag,
+                  shown=f"{DEFAULT_TEST}, or a resumed {before[:-1]}'s own",
+                  help="betting (default): a test martingale that may stop at looks about 1/8 "
+                       f"apart; doubling: Procedure 4.1 at {checkpoints}, ... at δ_j = "
+                       f"6δ/(π² j²), the test of {before} made before")
 
 
 @options_class
@@ -117,8 +128,11 @@ class CertifyScoresParameters(Parameters):
         help="the model whose graded answers count, where a run's records.jsonl holds several")
     sequential: bool = option(
         default=False, flag=SHARED,
-        help="decide at the looks first_look, twice that, ... on the scores in order")
+        help="decide at the sequential test's looks from first_look on, on the scores in "
+             "order")
     first_look: int = first_look_option(SHARED)
     max_questions: int | None = option(
         default=None, kind=int, range=COUNT, flag=SHARED, shown="as many as there are scores",
         help="the last look of a sequential decision (default: {default})")
+    sequential_test: str | None = sequential_test_option("checkpoints 16, 32, 64", "runs",
+                                                         SHARED)

@@ -6,8 +6,9 @@ import math
 from dataclasses import dataclass, replace
 from statistics import NormalDist
 
+from verstehen.methods.certification import power as exact
 from verstehen.methods.certification.bounds import chernoff_lower, chernoff_upper
-from verstehen.methods.certification.verdict import Criterion, look_delta
+from verstehen.methods.certification.verdict import DEFAULT_TEST, DOUBLING, Criterion, look_delta
 
 _MAX_DOUBLINGS = 45  # 2**45 questions: beyond any budget, so "never" in practice
 
@@ -15,9 +16,9 @@ _MAX_DOUBLINGS = 45  # 2**45 questions: beyond any budget, so "never" in practic
 # .7, RID .001) need 2,995 answers without a ridiculous one before even a perfect model is
 # certified, more than any default budget asks. On a concept every wrong answer scores 0, so
 # RID = 1 - PG asks one thing there: accuracy of at least PG. A perfect model is certified
-# after 14 questions at a fixed n (L(1, n, .05) = .05^(1/n) >= .8), at certify's first look
-# (16) and at the audit's third (32); a model whose every answer scores 0 is refuted after 3
-# questions, and at either first look.
+# after 14 questions at a fixed n (L(1, n, .05) = .05^(1/n) >= .8), and after 18 by the
+# betting test (20 where it looks at whole blocks of 4, a concept's); a model whose every
+# answer scores 0 is refuted after 3 questions, and at either test's first look.
 DEFAULT_CRITERION = Criterion(pg=0.8, rid=0.2, delta=0.05)
 DEFAULT_PG, DEFAULT_RID, DEFAULT_DELTA = (DEFAULT_CRITERION.pg, DEFAULT_CRITERION.rid,
                                           DEFAULT_CRITERION.delta)
@@ -73,13 +74,18 @@ def samples_needed(criterion: Criterion, expected_score: float, expected_rid: fl
 
 
 def sequential_samples_needed(criterion: Criterion, expected_score: float, expected_rid: float,
-                              *, first: int, power: float = 0.5) -> int | None:
-    """The first checkpoint (first, 2·first, 4·first, ...) at which the sequential test decides."""
+                              *, first: int, power: float = 0.5,
+                              test: str = DEFAULT_TEST) -> int | None:
+    """The first look by which the sequential test likely decides: the betting test's, with
+    probability `power`; the doubling test's, at rates `power`'s quantile short of these."""
+    if test != DOUBLING:
+        return exact.likely_questions(criterion, expected_score, expected_rid, first=first,
+                                      power=power)
     s, r, z = expected_score, expected_rid, _z(power)
     if _undecidable(criterion, s, r):
         return None
     for look in range(1, _MAX_DOUBLINGS + 1):
-        n = first * 2 ** (look - 1)
+        n = first << (look - 1)
         if _decides(criterion, s, r, n, look_delta(criterion.delta, look), z):
             return n
     return None
@@ -95,7 +101,8 @@ class Nearby:
 
 
 def nearby_criterion(criterion: Criterion, expected_score: float, expected_rid: float, *,
-                     first: int, power: float = 0.5, step: float = 0.05) -> Nearby | None:
+                     first: int, power: float = 0.5, step: float = 0.05,
+                     test: str = DEFAULT_TEST) -> Nearby | None:
     """Where the expected rates sit on a threshold (no n decides): PG `step` below the score,
     or RID `step` above the rate (on a grid of 0.01), and the questions they then need; None
     when that is no valid criterion or still never decides."""
@@ -111,4 +118,5 @@ def nearby_criterion(criterion: Criterion, expected_score: float, expected_rid: 
     fixed = samples_needed(near, s, r, power=power)
     if fixed is None:
         return None
-    return Nearby(near, fixed, sequential_samples_needed(near, s, r, first=first, power=power))
+    return Nearby(near, fixed, sequential_samples_needed(near, s, r, first=first, power=power,
+                                                         test=test))

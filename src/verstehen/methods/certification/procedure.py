@@ -17,26 +17,31 @@ from verstehen.grading import grade_reply
 from verstehen.methods.certification.decide import certify
 from verstehen.methods.certification.records import AnswerRecord
 from verstehen.methods.certification.results import FamilyScore, RephraseCheck, ScopeResult
-from verstehen.methods.certification.scopes.draw import PHRASINGS, question_at
-from verstehen.methods.certification.sequential import (
-    certify_at_look,
-    out_of_reach,
-    understands_reachable,
+from verstehen.methods.certification.scopes.draw import PHRASINGS, StratifiedScope, question_at
+from verstehen.methods.certification.sequential import look_verdict, schedule_of
+from verstehen.methods.certification.verdict import (
+    DEFAULT_TEST,
+    SEQUENTIAL_TESTS,
+    Criterion,
+    Decision,
+    Verdict,
 )
-from verstehen.methods.certification.verdict import Criterion, Decision, Verdict, checkpoints
 from verstehen.models.base import GenerateParams, Model, user
 from verstehen.scopes.base import Question, Scope
 from verstehen.stats.rates import mean_se, rate_se
+from verstehen.wording import parameter
 
 
 @dataclass(frozen=True)
 class CertifyPlan:
-    """What to ask and how to decide: n questions, or sequential looks up to max_questions."""
+    """What to ask and how to decide: n questions, or sequential looks up to max_questions
+    (by the betting test, or the doubling one)."""
 
     criterion: Criterion
     questions: int
     sequential: bool = False
     first_look: int = 16
+    sequential_test: str = DEFAULT_TEST
     seed: int = 0
     rephrase: int = 20
     max_tokens: int | None = None  # every answer's token budget, replacing the scope's
@@ -47,15 +52,18 @@ class CertifyPlan:
         if self.questions < 1:
             raise UserError(f"the number of questions must be at least 1, not {self.questions}")
         if self.first_look < 1 or (self.sequential and self.first_look > self.questions):
-            raise UserError(f"--first-look must lie in [1, {self.questions}], "
+            raise UserError(f"{parameter('first_look')} must lie in [1, {self.questions}], "
                             f"not {self.first_look}")
         if self.rephrase < 0:
-            raise UserError(f"--rephrase must be at least 0, not {self.rephrase}")
+            raise UserError(f"{parameter('rephrase')} must be at least 0, not {self.rephrase}")
         if self.seed < 0:
-            raise UserError(f"--seed must be at least 0, not {self.seed}")
+            raise UserError(f"{parameter('seed')} must be at least 0, not {self.seed}")
         if self.phrasings not in PHRASINGS:
-            raise UserError(f"--phrasings must be one of {', '.join(PHRASINGS)}, not "
-                            f"{self.phrasings!r}")
+            raise UserError(f"{parameter('phrasings')} must be one of {', '.join(PHRASINGS)}, "
+                            f"not {self.phrasings!r}")
+        if self.sequential_test not in SEQUENTIAL_TESTS:
+            raise UserError(f"{parameter('sequential_test')} must be one of "
+                            f"{', '.join(SEQUENTIAL_TESTS)}, not {self.sequential_test!r}")
 
 
 class Asker:
@@ -117,19 +125,19 @@ async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStor
     records: list[AnswerRecord] = []
     with runner.progress.growing(plan.rephrase > 0):  # the rephrasings come after the answers
         if plan.sequential:
-            schedule = checkpoints(plan.first_look, plan.questions)
+            # each look's questions are asked together; the run stops at a look that decides,
+            # or after which "understands" is out of reach (the budget's look always is)
+            block = block_of(scope)
+            schedule = schedule_of(plan.sequential_test, plan.first_look, plan.questions, block)
             verdict = None
             for look, n in enumerate(schedule, 1):
                 with runner.progress.growing(look < len(schedule)):
                     records += await asker.ask_range(len(records), n)
                 if asker.errors:
                     break
-                scores = scores_of(records)
-                verdict = certify_at_look(scores, plan.criterion, look, schedule)
-                if verdict.decision != Decision.INCONCLUSIVE:
-                    break
-                if not understands_reachable(scores, plan.criterion, look, schedule):
-                    verdict = out_of_reach(verdict)
+                verdict = look_verdict(scores_of(records), plan.criterion, look, schedule,
+                                       test=plan.sequential_test, block=block)
+                if verdict is not None:
                     break
         else:
             records = await asker.ask_range(0, plan.questions)
@@ -138,6 +146,14 @@ async def run_certify(runner: Runner, model: Model, scope: Scope, store: RunStor
                 plan.criterion.delta)
     rephrased = await rephrase_check(asker, records, plan.rephrase) if not asker.errors else None
     return scope_summary(scope, records, verdict, rephrased, asker.errors)
+
+
+def block_of(scope: Scope) -> int:
+    """How many answers make one block of the scope's draws: its strata, each asked once per
+    block (`scopes.draw`), or 1; the betting test looks at whole blocks."""
+    if isinstance(scope, StratifiedScope) and len(scope.strata) > 1:
+        return len(scope.strata)
+    return 1
 
 
 def scores_of(records: list[AnswerRecord]) -> np.ndarray:

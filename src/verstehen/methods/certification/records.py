@@ -25,6 +25,7 @@ class CertifyConfig(TypedDict, total=False):
     questions: int
     sequential: bool
     first_look: int
+    sequential_test: str  # the betting test; a config without it: the doubling test
     rephrase: int
     max_tokens: int | None
     phrasings: str

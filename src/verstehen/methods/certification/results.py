@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from verstehen.methods.certification.scope_result import FamilyScore as FamilyScore
 from verstehen.methods.certification.scope_result import RephraseCheck as RephraseCheck
-from verstehen.methods.certification.scope_result import ScopeResult
+from verstehen.methods.certification.scope_result import ScopeResult as ScopeResult
 from verstehen.methods.certification.text import scope_lines, verdict_table
 from verstehen.methods.certification.verdict import Criterion, Verdict, tally
 from verstehen.results import RunOutcome, omitted_at_default

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from verstehen.methods.certification.scope_result import ScopeResult
 from verstehen.methods.certification.verdict import (
+    BettingLook,
     Criterion,
     Decision,
     ExplainedMix,
@@ -14,6 +16,7 @@ from verstehen.methods.certification.verdict import (
 )
 from verstehen.text.display import Table
 from verstehen.text.tables import plural
+from verstehen.wording import parameter
 
 HEADER = ["scope", "verdict", "n", "mean score [L, U]", "ridiculous [L, U]", "decided by",
           "more"]
@@ -38,9 +41,11 @@ def explain(v: Verdict) -> list[str]:
         lines.append(f"  mean score in [{v.score_lower:.4f}, {v.score_upper:.4f}] "
                      f"(PG {v.pg:g}); ridiculous rate in [{v.ridiculous_lower:.6f}, "
                      f"{v.ridiculous_upper:.6f}] (RID {v.rid:g})")
-        if isinstance(v.details, SequentialLook) and v.details.out_of_reach:
-            lines.append(f"  stopped: even if every answer up to {v.details.checkpoints[-1]} "
-                         "were right, no later look could certify understanding")
+        if isinstance(v.details, SequentialLook | BettingLook) and v.details.out_of_reach:
+            budget = (v.details.budget if isinstance(v.details, BettingLook)
+                      else v.details.checkpoints[-1])
+            lines.append(f"  stopped: even if every answer up to {budget} were right, no "
+                         "later look could certify understanding")
         lines.append("  more questions will likely not decide it: the observed rates sit on "
                      "the thresholds" if v.more_questions is None else
                      f"  not enough evidence yet: about {plural(v.more_questions, 'more question')}"
@@ -51,6 +56,8 @@ def explain(v: Verdict) -> list[str]:
         lines.append(f"  sequential: look {v.details.look} of checkpoints "
                      f"{list(v.details.checkpoints)}, tested at δ_j = "
                      f"{v.details.delta_look:.2e}")
+    if isinstance(v.details, BettingLook):
+        lines += betting_lines(v.details, v.delta)
     if isinstance(v.details, ExplainedMix):
         families = [c for c in v.details.components if c.family != "(remaining)"]
         lines.append(f"  explanations cover {v.details.coverage:.0%} of the scope: " + ", ".join(
@@ -58,6 +65,27 @@ def explain(v: Verdict) -> list[str]:
             f"{'known exactly' if c.m is None else 'on ' + plural(c.m, 'question')})"
             for c in families))
     return lines
+
+
+def betting_lines(d: BettingLook, delta: float) -> list[str]:
+    """Where the betting test stopped, and each test's wealth against its level."""
+    blocks = f", in blocks of {d.block}" if d.block > 1 else ""
+    known = {test: _wealth(value) for test, value in d.log_wealth.items()}
+    w = {test: known.get(test, "not recorded")
+         for test in ("good_grade", "good_rid", "bad_grade", "bad_rid")}
+    return [f"  sequential, the betting test: look {d.look} of the looks from {d.first_look} "
+            f"up to {d.budget}{blocks}",
+            f"  wealth to certify (each must reach 1/δ = {1 / delta:g}): mean "
+            f"{w['good_grade']}, ridiculous {w['good_rid']}",
+            f"  wealth to refute (either must reach 2/δ = {2 / delta:g}): mean "
+            f"{w['bad_grade']}, ridiculous {w['bad_rid']}"]
+
+
+def _wealth(log_value: float) -> str:
+    """A wealth from its logarithm, as a number or a power of ten when huge."""
+    if log_value < 200:
+        return f"{math.exp(log_value):.3g}"
+    return f"10^{log_value / math.log(10):.0f}"
 
 
 def verdict_row(scope: ScopeResult) -> list[str]:
@@ -82,7 +110,8 @@ def truncated_line(outcomes: dict[str, int]) -> str | None:
         return None
     ended = "it" if cut == 1 else "they"
     return (f"{plural(cut, 'answer')} cut off at the token cap before {ended} ended scored 0 "
-            "(outcome truncated): if the model reasons at length, raise --max-tokens")
+            f"(outcome truncated): if the model reasons at length, raise "
+            f"{parameter('max_tokens')}")
 
 
 def unscored_lines(scope: ScopeResult) -> list[str]:

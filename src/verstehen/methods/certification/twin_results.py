@@ -5,12 +5,13 @@ line, tables; the display of their API twins' results (`vs.bounds`, `vs.plan`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from verstehen.methods.certification.text import explain
-from verstehen.methods.certification.verdict import Verdict
-from verstehen.results import JsonForm
+from verstehen.methods.certification.verdict import DEFAULT_TEST, DOUBLING, Verdict
+from verstehen.results import JsonForm, omitted_at_default
 from verstehen.text.display import Display, Table
+from verstehen.wording import setting
 
 VERDICT_HEADER = ["scores", "verdict", "n", "mean score [L, U]", "ridiculous [L, U]",
                   "decided by"]
@@ -65,8 +66,18 @@ def plan_text(out: PlanResult) -> str:
         f"expected verdict: {out.expected_verdict} (PG {out.pg:g}, RID {out.rid:g}, "
         f"δ {out.delta:g})",
         f"  fixed n:     {out.fixed_questions} questions",
-        f"  sequential:  stops by the checkpoint at {out.sequential_questions} questions "
-        f"(looks at {out.first_look}, {2 * out.first_look}, ...)"])
+        f"  sequential:  {sequential_words(out)}"])
+
+
+def sequential_words(out: PlanResult) -> str:
+    """When the sequential test likely stops: by which look, of which test."""
+    if out.sequential_questions is None:
+        return "none likely decides"
+    if out.sequential_test == DOUBLING:
+        return (f"stops by the checkpoint at {out.sequential_questions} questions (the doubling "
+                f"test: looks at {out.first_look}, {2 * out.first_look}, ...)")
+    return (f"stops by the look at {out.sequential_questions} questions with probability "
+            f"{out.power:g} (the betting test: looks from {out.first_look}, about 1/8 apart)")
 
 
 def plan_headline(out: PlanResult) -> str:
@@ -74,17 +85,15 @@ def plan_headline(out: PlanResult) -> str:
     if out.fixed_questions is None:
         return no_decision(out)
     return (f"expected verdict: {out.expected_verdict} within {out.fixed_questions} questions "
-            f"at a fixed n, or by the look at {out.sequential_questions} sequentially (PG "
-            f"{out.pg:g}, RID {out.rid:g}, δ {out.delta:g})")
+            f"at a fixed n, or by the look at {out.sequential_questions} by the "
+            f"{out.sequential_test} test (PG {out.pg:g}, RID {out.rid:g}, δ {out.delta:g})")
 
 
 def plan_table(out: PlanResult) -> Table:
     """The questions each procedure likely needs (and a nearby criterion's, when named)."""
     rows = [["fixed n", "none likely decides" if out.fixed_questions is None
              else str(out.fixed_questions)],
-            ["sequential", "none likely decides" if out.sequential_questions is None
-             else f"{out.sequential_questions} (looks at {out.first_look}, "
-                  f"{2 * out.first_look}, ...)"]]
+            [f"sequential ({out.sequential_test} test)", sequential_words(out)]]
     if (near := out.nearby) is not None:
         rows.append([f"nearby: PG {near.pg:g}, RID {near.rid:g}",
                      f"{near.fixed_questions:,} fixed"
@@ -113,7 +122,7 @@ def on_threshold(out: PlanResult) -> str:
 
 def nearby_words(out: PlanResult, near: NearbyCriterion) -> str:
     """The flags of a nearby criterion that decides, and the questions it then needs."""
-    flags = " ".join(f"--{name} {new:g}" for name, old, new in (
+    flags = " ".join(setting(name, new) for name, old, new in (
         ("pg", out.pg, near.pg), ("rid", out.rid, near.rid)) if new != old)
     looks = ("" if near.sequential_questions is None
              else f", sequential looks up to {near.sequential_questions:,}")
@@ -160,8 +169,10 @@ class NearbyCriterion(JsonForm):
 @dataclass(frozen=True)
 class PlanResult(Display, JsonForm):
     """How many questions a verdict likely needs at a criterion, given the expected rates:
-    at a fixed n and by the sequential looks (None: no number will likely decide; then
-    `nearby` names a criterion that would, where there is one)."""
+    at a fixed n and by the sequential test's looks (None: no number will likely decide;
+    then `nearby` names a criterion that would, where there is one). The betting test's is
+    the look by which it has decided with probability `power`, worked out exactly for
+    answers ridiculous at the expected rate and otherwise scoring alike (`power.py`)."""
 
     pg: float
     rid: float
@@ -174,6 +185,8 @@ class PlanResult(Display, JsonForm):
     sequential_questions: int | None
     first_look: int
     nearby: NearbyCriterion | None
+    # the test `sequential_questions` is of (plans before issue 46 were of the doubling one)
+    sequential_test: str = field(default=DEFAULT_TEST, metadata=omitted_at_default())
 
     def text(self) -> str:
         """What `verstehen plan` prints."""

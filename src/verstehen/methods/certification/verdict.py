@@ -1,7 +1,8 @@
 """What a certification decides and with what evidence: the criterion, the verdict, its bounds.
 
 The pure types every other certification module builds on (no statistics here beyond δ_j and
-the checkpoint schedule, which the planner and the sequential test share).
+the checkpoint schedule, which the planner and the sequential test share), the names of the
+sequential tests, and how the four tests of Procedure 4.1 make a decision.
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ class Decision(str, Enum):
         """The decision in words: "understands", "does not understand", "inconclusive"."""
         return self.value.replace("_", " ")
 
+
+# the sequential tests: the betting test (`betting.py`, the default), and Procedure 4.1 at
+# doubling checkpoints with δ_j (`sequential.py`, the only one before; a run folder that names
+# none was decided by it)
+SEQUENTIAL_TESTS = ("betting", "doubling")
+DEFAULT_TEST, DOUBLING = SEQUENTIAL_TESTS
 
 # the tests of Procedures 4.1 and 5.1 (`Verdict.decided_by` keeps these ids in the JSON form),
 # each as what it found: a bound on the mean score against PG, on the ridiculous rate against RID
@@ -70,6 +77,23 @@ class SequentialLook(JsonForm):
     sequential: bool = True
     # the run stopped here, undecided, because no later look could certify understanding even
     # if every answer after this look were right
+    out_of_reach: bool = False
+
+
+@dataclass(frozen=True)
+class BettingLook(JsonForm):
+    """Where the betting test's verdict was reached: look `look` of the looks from
+    `first_look` to `budget` (in whole blocks of `block` answers), with each test's log
+    wealth (against ln(1/δ) for "understands", ln(2/δ) for "does not")."""
+
+    look: int
+    first_look: int
+    budget: int
+    block: int
+    log_wealth: dict[str, float]
+    test: str = DEFAULT_TEST
+    sequential: bool = True
+    # the run stopped here, undecided: even every remaining answer right would not certify
     out_of_reach: bool = False
 
 
@@ -128,7 +152,7 @@ class Verdict(JsonForm):
     rid: float
     delta: float
     more_questions: int | None = None
-    details: SequentialLook | ExplainedMix | None = None
+    details: SequentialLook | BettingLook | ExplainedMix | None = None
 
     @property
     def decided_by_words(self) -> str:
@@ -142,6 +166,15 @@ class Verdict(JsonForm):
                 f"{self.ridiculous_rate:.3f} [{self.ridiculous_lower:.4f}, "
                 f"{self.ridiculous_upper:.4f}], n={self.n}; PG {self.pg:g}, RID {self.rid:.3g}, "
                 f"δ {self.delta:g})")
+
+
+def decide_tests(tests: dict[str, bool]) -> tuple[Decision, tuple[str, ...]]:
+    """The decision of the four tests, and the tests that made it: "understands" when both
+    good tests pass, else "does not understand" when a bad one does, else inconclusive."""
+    if tests["good_grade"] and tests["good_rid"]:
+        return Decision.UNDERSTANDS, ("good_grade", "good_rid")
+    bad = tuple(name for name in ("bad_grade", "bad_rid") if tests[name])
+    return (Decision.DOES_NOT_UNDERSTAND, bad) if bad else (Decision.INCONCLUSIVE, ())
 
 
 def tally(decisions: Iterable[Decision | None]) -> str:
