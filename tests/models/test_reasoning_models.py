@@ -25,11 +25,8 @@ from verstehen.engine.usage import ModelUsage
 from verstehen.errors import UserError
 from verstehen.models import GenerateParams, Usage, get_model, user
 from verstehen.models.openai_api import OpenAIModel
-from verstehen.models.remote import (
-    DEFAULT_REASONING_BUDGET,
-    reasoning_by_name,
-    rejects_chat_parameters,
-)
+from verstehen.models.refusals import refused_parameter
+from verstehen.models.remote import DEFAULT_REASONING_BUDGET, reasoning_by_name
 from verstehen.results import from_jsonable, to_jsonable
 from verstehen.testing import reasoning_stubs as stubs
 from verstehen.testing.stub_endpoints import StubEndpoints
@@ -66,10 +63,13 @@ def runner_on(tmp_path: Path, name: str = "c.sqlite") -> Runner:
 @pytest.mark.parametrize(("name", "reasons"), [
     ("o1", True), ("o1-mini", True), ("o3-mini", True), ("o4-mini-2025-04-16", True),
     ("gpt-5", True), ("gpt-5-nano", True), ("gpt-5-chat-latest", False),
+    ("gpt-5.1", False), ("gpt-5.2-2025-12-11", False), ("gpt-5.1-codex", True),
+    ("gpt-5.2-pro", True), ("gpt-5.10", False),
     ("gpt-4o-mini", False), ("smollm2", False), ("Qwen3-8B", False),
 ])
 def test_reasoning_models_by_name(name: str, reasons: bool) -> None:
-    """OpenAI's o1, o3, o4 and gpt-5 families reason; gpt-5-chat and others do not."""
+    """OpenAI's o1, o3, o4 and gpt-5 families reason unless asked not to; gpt-5.1 and later
+    (but their codex and pro models) reason only when asked; gpt-5-chat and others never."""
     assert reasoning_by_name(name) is reasons
 
 
@@ -86,14 +86,16 @@ def test_the_refusals_that_switch_to_reasoning_parameters() -> None:
     refused_cap = stubs.o_series_refusal({"max_tokens": 5})
     refused_temperature = stubs.o_series_refusal({"temperature": 0.0})
     assert refused_cap is not None and refused_temperature is not None
-    assert rejects_chat_parameters(bad_request(refused_cap)) == "max_tokens"
-    assert rejects_chat_parameters(bad_request(refused_temperature)) == "temperature"
+    chat = ("max_tokens", "temperature")
+    assert refused_parameter(bad_request(refused_cap), chat) == "max_tokens"
+    assert refused_parameter(bad_request(refused_temperature), chat) == "temperature"
     bare = {"error": {"message": refused_cap["error"]["message"]}}
-    assert rejects_chat_parameters(bad_request(bare)) == "max_tokens"
+    assert refused_parameter(bad_request(bare), chat) == "max_tokens"
     other = stubs.openai_error("Unsupported parameter: 'stop' is not supported with this "
                                "model.", "stop", "unsupported_parameter")
-    assert rejects_chat_parameters(bad_request(other)) is None
-    assert rejects_chat_parameters(bad_request(refused_cap, status=404)) is None
+    assert refused_parameter(bad_request(other), chat) is None
+    assert refused_parameter(bad_request(other), (*chat, "stop")) == "stop"
+    assert refused_parameter(bad_request(refused_cap, status=404), chat) is None
     assert stubs.o_series_refusal({"temperature": 1, "max_completion_tokens": 9}) is None
 
 
@@ -153,27 +155,29 @@ def test_a_server_refusing_max_tokens_switches_the_model_once(
     assert capsys.readouterr().err.count("refused `max_tokens` with HTTP 400") == 2
 
 
-def test_calls_in_flight_when_the_refusal_comes_each_retry_once(
+def test_calls_at_once_meet_the_refusal_once(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Eight calls at once all sent with max_tokens: each is refused once and sent again; the
-    switch is said once; nothing is refused after it."""
+    """Eight calls at once: the first goes alone until it has ended, so max_tokens is refused
+    once (1 + 8 bodies, not 8 + 8); the switch is said once; the other seven then go together
+    (more than one in flight)."""
     with StubEndpoints(1, delay=0.05, route=stubs.o_series()) as stub:
         model = OpenAIModel("o4-mini", base_url=stub.urls[0])
         results = run(ask(model, runner_on(tmp_path), [f"q{i}" for i in range(8)]))
-    assert all(r.ok for r in results)
+    assert all(r.ok and r.attempts == 1 for r in results)
     bodies = stub.bodies[0]
     refused = [b for b in bodies if "max_tokens" in b]
-    assert len(refused) == 8 and len(bodies) == 16
-    assert all("max_tokens" not in b for b in bodies[len(bodies) - 8:])
-    assert capsys.readouterr().err.count("takes reasoning parameters") == 1
+    assert len(refused) == 1 and len(bodies) == 9 and bodies[0] is refused[0]
+    assert stub.peak[0] > 1
+    assert capsys.readouterr().err.count("refused `max_tokens` with HTTP 400") == 1
 
 
 def test_a_plain_name_learns_from_the_refusal_and_a_budget_leaves_it_room(
         tmp_path: Path) -> None:
-    """A deployment name the rules do not know: no budget, so the identity is as before and
-    the switched call asks 256 tokens in all; 300 of reasoning fill them: an empty reply cut
-    by the cap (finish_reason "length"), not an error. With --reasoning-budget 1000 the cap is
-    1256 and the answer comes."""
+    """A deployment name the rules do not know: no budget, so the identity is as before; each
+    parameter is learnt from its own refusal (max_tokens, then temperature: 3 bodies a model),
+    and the switched call asks 256 tokens in all; 300 of reasoning fill them: an empty reply
+    cut by the cap (finish_reason "length"), not an error. With --reasoning-budget 1000 the cap
+    is 1256 and the answer comes."""
     with StubEndpoints(1, route=stubs.o_series(reasoning_tokens=300)) as stub:
         url = stub.urls[0]
         plain = OpenAIModel("my-deployment", base_url=url)
@@ -184,9 +188,13 @@ def test_a_plain_name_learns_from_the_refusal_and_a_budget_leaves_it_room(
         [answered] = run(ask(budgeted, runner_on(tmp_path, "b.sqlite"), ["q"]))
     assert cut.ok and (cut.value.text, cut.value.finish_reason) == ("", "length")
     assert cut.value.usage.reasoning_tokens == ANSWER_BUDGET
-    assert stub.bodies[0][1]["max_completion_tokens"] == ANSWER_BUDGET
+    bodies = stub.bodies[0]
+    assert len(bodies) == 6 and [sorted(b.keys() & {"max_tokens", "temperature"})
+                                 for b in bodies[:3]] == [["max_tokens", "temperature"],
+                                                          ["temperature"], []]
+    assert bodies[2]["max_completion_tokens"] == ANSWER_BUDGET
     assert answered.ok and answered.value.text == stubs.ANSWER
-    assert stub.bodies[0][3]["max_completion_tokens"] == ANSWER_BUDGET + 1000
+    assert bodies[5]["max_completion_tokens"] == ANSWER_BUDGET + 1000
     assert budgeted.identity()["reasoning_budget"] == "1000"
 
 

@@ -6,6 +6,15 @@ budget + N (the thinking counts in max_tokens), and no temperature (the API take
 with thinking on). The reply's `thinking` and `redacted_thinking` blocks come before its text;
 they become the completion's reasoning. `output_tokens` counts the thinking too, and the API
 gives no count of its own for it, so `Usage.reasoning_tokens` stays 0.
+
+Claude Opus 4.7 and later refuse `thinking.type: "enabled"` with a 400 and think only
+adaptively, and refuse `temperature`: the first such 400 switches the model to
+`thinking={"type": "adaptive", "display": "summarized"}` (the documented replacement: the model
+decides how much to think, within the same `max_tokens`; "summarized" returns the thinking
+text, which these models omit by default), or stops sending the temperature; the refused call
+is sent again at once, the change said once and kept in the model's notes
+(`models/refusals.py`). Until one call has ended, calls go one at a time, so a refusal is met
+once.
 """
 
 from __future__ import annotations
@@ -16,6 +25,14 @@ import anthropic
 
 from verstehen.errors import UnsupportedCapability, UserError
 from verstehen.models.base import Capabilities, Completion, GenerateParams, Message, Usage
+from verstehen.models.refusals import (
+    ENABLED_THINKING,
+    TEMPERATURE,
+    FirstCall,
+    Learned,
+    refused_parameter,
+    refused_why,
+)
 from verstehen.models.remote import (
     DEFAULT_TIMEOUT,
     KEY_OF,
@@ -47,11 +64,19 @@ class Thinking(TypedDict):
     budget_tokens: int
 
 
+class AdaptiveThinking(TypedDict):
+    """Adaptive thinking (the model decides how much), its text returned summarized."""
+
+    type: Literal["adaptive"]
+    display: Literal["summarized"]
+
+
 class SamplingBody(TypedDict, total=False):
-    """The sampling fields sent in the body: thinking, or else the temperature asked."""
+    """The sampling fields sent in the body: thinking, or else the temperature asked (unless
+    the model refused it)."""
 
     temperature: float
-    thinking: Thinking
+    thinking: Thinking | AdaptiveThinking
 
 
 class Sampling(TypedDict):
@@ -109,6 +134,8 @@ class AnthropicModel:
             http_client=bounded_client(deadline),
         )
         self._notes: tuple[str, ...] = ()
+        self.learned = Learned()  # what the API refused, and what is sent instead
+        self.first = FirstCall()
         if self.reasoning_budget:
             self._notes = (f"{self.name} thinks before it answers (extended thinking, "
                            f"budget_tokens {self.reasoning_budget}, sent max_tokens = answer "
@@ -128,18 +155,42 @@ class AnthropicModel:
         return identity
 
     def notes(self) -> tuple[str, ...]:
-        """What a run's reader must know about how this model is asked (its fixed temperature)."""
-        return self._notes
+        """What a run's reader must know about how this model is asked (its fixed temperature,
+        what its API refused and what was sent instead)."""
+        return self._notes + self.learned.notes()
 
     def _sampling(self, params: GenerateParams) -> Sampling:
         """max_tokens and the body's sampling fields: thinking, or the temperature asked."""
         if not self.reasoning_budget:
             # SDK 1.0 dropped `temperature` from the signature; the API still takes it
-            return {"max_tokens": params.max_tokens,
-                    "extra_body": {"temperature": params.temperature}}
-        thinking: Thinking = {"type": "enabled", "budget_tokens": self.reasoning_budget}
+            body: SamplingBody = ({} if TEMPERATURE in self.learned
+                                  else {"temperature": params.temperature})
+            return {"max_tokens": params.max_tokens, "extra_body": body}
+        thinking: Thinking | AdaptiveThinking = (
+            {"type": "adaptive", "display": "summarized"} if ENABLED_THINKING in self.learned
+            else {"type": "enabled", "budget_tokens": self.reasoning_budget})
         return {"max_tokens": params.max_tokens + self.reasoning_budget,
                 "extra_body": {"thinking": thinking}}
+
+    def _learn(self, exc: BaseException, sampling: Sampling) -> bool:
+        """True when `exc` is a 400 refusing enabled thinking or the temperature `sampling`
+        carried, now replaced (send the call again); False for any other error."""
+        body = sampling["extra_body"]
+        sent = [TEMPERATURE] if "temperature" in body else []
+        thinking = body.get("thinking")
+        if thinking is not None and thinking["type"] == "enabled":
+            sent.append(ENABLED_THINKING)
+        refused = refused_parameter(exc, sent)
+        if refused is None:
+            return False
+        why = refused_why(public_url(self.base_url or "api.anthropic.com"), refused)
+        self.learned.record(refused, f"{self.name}: {why}, so " + (
+            f"it thinks adaptively (thinking.type adaptive, display summarized: the model "
+            f"decides how much, within max_tokens = answer budget + {self.reasoning_budget})"
+            if refused == ENABLED_THINKING else
+            "no temperature is sent: it samples at the API's default, so its answers are "
+            "samples, not greedy, and only the cache reproduces them"))
+        return True
 
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
         """One message; system turns become the `system` parameter."""
@@ -151,17 +202,26 @@ class AnthropicModel:
             extra["system"] = system
         if params.stop:
             extra["stop_sequences"] = list(params.stop)
-        try:
-            raw = await self._client.messages.with_raw_response.create(
-                model=self.model,
-                # the SDK wants its own message TypedDicts (which differ between its versions)
-                messages=turns,  # type: ignore[arg-type]
-                **self._sampling(params),
-                **extra,
-            )
-        except Exception as exc:
-            raise classify_sdk_error(exc, self._key) from exc
-        return message_of(reply_object(raw.http_response.content))
+
+        async def call() -> Completion:
+            while True:
+                sampling = self._sampling(params)
+                try:
+                    raw = await self._client.messages.with_raw_response.create(
+                        model=self.model,
+                        # the SDK wants its own message TypedDicts (which differ between its
+                        # versions)
+                        messages=turns,  # type: ignore[arg-type]
+                        **sampling,
+                        **extra,
+                    )
+                except Exception as exc:
+                    if not self._learn(exc, sampling):
+                        raise classify_sdk_error(exc, self._key) from exc
+                    continue
+                return message_of(reply_object(raw.http_response.content))
+
+        return await self.first.run(call)
 
     async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
         """Not offered by the API."""
@@ -196,8 +256,9 @@ def message_of(reply: dict[str, object]) -> Completion:
 
 
 def thinking_of(blocks: list[dict[str, object]]) -> str | None:
-    """The thinking blocks' text, in order (a redacted block as REDACTED); None without any."""
+    """The thinking blocks' text, in order (a redacted block as REDACTED, an omitted one, its
+    text empty, left out); None without any."""
     parts = [text_of(block.get("thinking"), "a thinking block's thinking")
              if block["type"] == "thinking" else REDACTED
              for block in blocks if block["type"] in {"thinking", "redacted_thinking"}]
-    return "\n\n".join(parts) if parts else None
+    return "\n\n".join(part for part in parts if part) or None

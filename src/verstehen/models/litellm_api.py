@@ -16,6 +16,12 @@ Without either, a provider whose key LiteLLM reads from variables none of which 
 (`litellm.validate_environment`, which reads the environment only) is refused in one line when
 the model is made, as openai/ is without OPENAI_API_KEY; a call LiteLLM refuses for want of a
 key before sending it ends the run in one line too (UserError: never retried).
+
+A parameter LiteLLM sends that the provider refuses with a 400 naming it, which `drop_params`
+did not know to drop (`temperature` to Claude Opus 4.7, `stop` to o3), is dropped for the rest
+of the model's life (`max_tokens` is replaced by `max_completion_tokens`, system messages go
+first in the user's message, stop sequences are cut here), said once and kept in the model's
+notes, and the refused call is sent again at once (`models/refusals.py`).
 """
 
 from __future__ import annotations
@@ -36,6 +42,19 @@ from verstehen.models.litellm_runtime import (
     unset_key_variables,
 )
 from verstehen.models.litellm_transport import CallRules, call_rules
+from verstehen.models.refusals import (
+    MAX_TOKENS,
+    SEED,
+    STOP,
+    SYSTEM,
+    TEMPERATURE,
+    FirstCall,
+    Learned,
+    cut_at_stop,
+    refused_parameter,
+    refused_why,
+    system_in_user_turn,
+)
 from verstehen.models.remote import (
     DEFAULT_TIMEOUT,
     KEY_OF,
@@ -85,9 +104,10 @@ class CompletionRequest(TypedDict):
 
     model: str
     messages: list[Message]
-    temperature: float
-    max_tokens: int
-    seed: int
+    temperature: NotRequired[float]  # each NotRequired: none once the provider refused it
+    max_tokens: NotRequired[int]
+    max_completion_tokens: NotRequired[int]
+    seed: NotRequired[int]
     timeout: float
     num_retries: int
     max_retries: int
@@ -146,6 +166,8 @@ class LiteLLMModel:
         self._withheld = withheld_keys(self._key) if self._elsewhere else ()
         self.capabilities = Capabilities(generate=True, logprobs=False,
                                          note="generation only: LiteLLM gives no prompt logprobs")
+        self.learned = Learned()  # what the provider refused, and what is sent instead
+        self.first = FirstCall()
         self._closed = False
         type(self)._open += 1
 
@@ -155,15 +177,30 @@ class LiteLLMModel:
         return {"provider": "litellm", "model": self.model,
                 "base_url": public_url(self.base_url) if self.base_url else ""}
 
+    def notes(self) -> tuple[str, ...]:
+        """What a run's reader must know about how this model is asked (what its provider
+        refused and what was sent instead)."""
+        return self.learned.notes()
+
     def _request(self, messages: list[Message], params: GenerateParams) -> CompletionRequest:
-        """The keyword arguments of one `litellm.acompletion`."""
+        """The keyword arguments of one `litellm.acompletion`, without what the provider
+        refused."""
+        learned = self.learned
         request: CompletionRequest = {
-            "model": self.model, "messages": [m.copy() for m in messages],
-            "temperature": params.temperature, "max_tokens": params.max_tokens,
-            "seed": params.seed, "timeout": self.timeout,
+            "model": self.model, "timeout": self.timeout, "messages": (
+                system_in_user_turn(messages) if SYSTEM in learned
+                else [m.copy() for m in messages]),
             "num_retries": 0, "max_retries": 0, "drop_params": True,
         }
-        if params.stop:
+        if MAX_TOKENS in learned:
+            request["max_completion_tokens"] = params.max_tokens
+        else:
+            request["max_tokens"] = params.max_tokens
+        if TEMPERATURE not in learned:
+            request["temperature"] = params.temperature
+        if SEED not in learned:
+            request["seed"] = params.seed
+        if params.stop and STOP not in learned:
             request["stop"] = list(params.stop)
         if self.base_url:
             request["api_base"] = self.base_url
@@ -174,12 +211,22 @@ class LiteLLMModel:
         return request
 
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
-        """One chat completion through LiteLLM and our transport; TransientError for faults
-        worth retrying."""
+        """One chat completion through LiteLLM and our transport (a 400 refusing a parameter:
+        dropped, sent again at once); until one call has ended, calls go one at a time."""
+        async def call() -> Completion:
+            while (done := await self._once(self._request(messages, params))) is None:
+                pass
+            return done if STOP not in self.learned else cut_at_stop(done, params.stop)
+
+        return await self.first.run(call)
+
+    async def _once(self, request: CompletionRequest) -> Completion | None:
+        """One `litellm.acompletion`; None when the provider refused a parameter, now dropped
+        or replaced (send it again)."""
         with call_rules(CallRules(self.timeout, self._withheld)) as seen:
             try:
                 reply = await asyncio.wait_for(
-                    self._litellm.acompletion(**self._request(messages, params)), self.timeout)
+                    self._litellm.acompletion(**request), self.timeout)
             except asyncio.TimeoutError:
                 raise TransientError(f"Timeout: no whole reply within {self.timeout:g} s "
                                      "(the server is silent or sends too slowly)") from None
@@ -189,11 +236,34 @@ class LiteLLMModel:
                 if not seen.requests and (said := missing_key(str(exc))):
                     # no call can succeed: one line, and the run ends (no retry)
                     raise UserError(f"{self.name}: LiteLLM has no key to send: {said}") from None
+                if self._learn(exc, request):
+                    return None
                 raise classify_sdk_error(exc, self._key) from exc
         if not seen.requests:
             raise CallFailed(f"{self.name}: LiteLLM answered without sending through "
                              "verstehen's transport, so its reply is not taken")
         return completion_of(as_object(_plain(reply), "the reply"))
+
+    def _learn(self, exc: BaseException, request: CompletionRequest) -> bool:
+        """True when `exc` is a 400 refusing a parameter `request` carried, now dropped or
+        replaced; False for any other error."""
+        system = any(m["role"] == "system" for m in request["messages"])
+        sent = [name for name, present in (
+            (MAX_TOKENS, "max_tokens" in request), (TEMPERATURE, "temperature" in request),
+            (STOP, "stop" in request), (SEED, "seed" in request), (SYSTEM, system)) if present]
+        refused = refused_parameter(exc, sent)
+        if refused is None:
+            return False
+        server = public_url(self.base_url) if self.base_url else self.model.partition("/")[0]
+        said = {MAX_TOKENS: "max_completion_tokens is sent instead",
+                TEMPERATURE: "no temperature is sent: it samples at the provider's default, so "
+                             "its answers are samples, not greedy, and only the cache "
+                             "reproduces them",
+                STOP: "no stop sequences are sent: its replies are cut at them here",
+                SEED: "no seed is sent: only the cache reproduces its samples",
+                SYSTEM: "its system messages go first in the user's message"}[refused]
+        self.learned.record(refused, f"{self.name}: {refused_why(server, refused)}, so {said}")
+        return True
 
     async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
         """Not offered through LiteLLM."""

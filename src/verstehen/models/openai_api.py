@@ -5,9 +5,11 @@ live one with the fewest calls in flight (`models/endpoints.py`). Prompt log-pro
 asked for the way the server kind answers them (`models/servers.py`).
 
 Reasoning models (OpenAI's o1, o3, o4-mini and gpt-5 families) take `max_completion_tokens`,
-which counts their hidden reasoning too, and no temperature but 1. On api.openai.com they are
-known by name; on any server, a 400 refusing `max_tokens` or `temperature` switches the model
-to those parameters for the rest of its life, and the refused call is sent again at once.
+which counts their hidden reasoning too, and no temperature but 1; gpt-5.1 and later take a
+temperature, since they reason only when asked. On api.openai.com a family is known by name; on
+any server a 400 refusing `max_tokens`, `temperature`, `stop` or the system role changes that
+parameter for the rest of the model's life, and the refused call is sent again at once
+(`models/chat_request.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import asyncio
 import itertools
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TypedDict
 from urllib.parse import urlparse
 
 import openai
@@ -30,6 +31,7 @@ from verstehen.models.base import (
     Message,
     split_trailing_space,
 )
+from verstehen.models.chat_request import ChatAsking
 from verstehen.models.endpoints import (
     Endpoint,
     EndpointPool,
@@ -45,11 +47,9 @@ from verstehen.models.remote import (
     classify_sdk_error,
     effective_budget,
     env_base_url,
-    note,
     public_url,
     reasoning_by_name,
     refuse_credentials,
-    rejects_chat_parameters,
 )
 from verstehen.models.replies import (
     completion_of,
@@ -75,21 +75,6 @@ NO_LOGPROBS = (
     "that echoes them on /completions (vLLM, llama.cpp server), or local/ with a GGUF file"
 )
 UNSUPPORTED_STATUS = {400, 404, 405, 422, 501}
-
-
-class TokenBudget(TypedDict, total=False):
-    """The cap and temperature of a chat request: `max_completion_tokens` alone for a
-    reasoning model, `max_tokens` and `temperature` for another."""
-
-    max_completion_tokens: int
-    max_tokens: int
-    temperature: float
-
-
-class StopWords(TypedDict, total=False):
-    """A chat request's stop sequences, sent only when there are some."""
-
-    stop: list[str]
 
 
 class Client:
@@ -153,11 +138,9 @@ class OpenAIModel:
             reasoning_budget, DEFAULT_REASONING_BUDGET if known else None)
         if self.reasoning_budget is not None:
             self._identity["reasoning_budget"] = str(self.reasoning_budget)
-        self._notes: list[str] = []
-        # reasoning parameters from the first call: by name, on OpenAI's own API only
-        self.reasoning_parameters = False
-        if known and all(urlparse(u).hostname == "api.openai.com" for u in urls):
-            self._use_reasoning_parameters("it is one of OpenAI's reasoning models")
+        # a family's parameters from the first call: by name, on OpenAI's own API only
+        self.asking = ChatAsking(self.name, model, self.reasoning_budget, all(
+            urlparse(u).hostname == "api.openai.com" for u in urls))
         self._bos: str | None = None
         self._probing: tuple[object, asyncio.Lock] = (None, asyncio.Lock())
         self.capabilities = Capabilities(
@@ -186,60 +169,32 @@ class OpenAIModel:
         return self._pool.usage() if self.endpoint_count > 1 else ()
 
     def notes(self) -> tuple[str, ...]:
-        """What a run's reader must know about how this model is asked (its fixed temperature)."""
-        return tuple(self._notes)
-
-    def _use_reasoning_parameters(self, why: str) -> None:
-        """Send `max_completion_tokens` and no temperature from now on, and say so once."""
-        if self.reasoning_parameters:
-            return
-        self.reasoning_parameters = True
-        room = (f"max_completion_tokens is the answer budget + {self.reasoning_budget} tokens "
-                "for its reasoning" if self.reasoning_budget else
-                "max_completion_tokens is the answer budget alone (give --reasoning-budget N to "
-                "leave it room to reason before it answers)")
-        line = (f"{self.name} takes reasoning parameters ({why}): {room}; its temperature is "
-                "fixed at 1, so its answers are samples, not greedy, and only the cache "
-                "reproduces them")
-        self._notes.append(line)
-        note(line)
-
-    def _budget(self, params: GenerateParams, reasoning: bool) -> TokenBudget:
-        """The cap and temperature of one request, as a reasoning model or a chat model takes
-        them."""
-        cap = params.max_tokens + (self.reasoning_budget or 0)
-        if reasoning:
-            return {"max_completion_tokens": cap}
-        return {"max_tokens": cap, "temperature": params.temperature}
+        """What a run's reader must know about how this model is asked (what its API refused
+        and what was sent instead)."""
+        return self.asking.learned.notes()
 
     async def generate(self, messages: list[Message], params: GenerateParams) -> Completion:
-        """One chat completion; a 400 refusing chat parameters switches to reasoning ones and
-        sends the call again at once (a refused call costs nothing and counts as no failure)."""
-        extra: StopWords = {"stop": list(params.stop)} if params.stop else {}
+        """One chat completion; a 400 refusing a parameter changes it and sends the call again
+        at once (no failure). Until one call has ended, calls go one at a time."""
+        asking = self.asking
 
         async def on(endpoint: Endpoint[Client]) -> Completion:
             client = endpoint.client
             while True:
-                reasoning = self.reasoning_parameters
+                body = asking.request(self.model, messages, params)
                 try:
+                    # the SDK wants its own message TypedDicts
                     raw = await client.sdk.chat.completions.with_raw_response.create(
-                        model=self.model,
-                        messages=list(messages),  # type: ignore[arg-type]
-                        seed=params.seed,
-                        **self._budget(params, reasoning),
-                        **extra,
-                    )
+                        **body)  # type: ignore[arg-type]
                 except Exception as exc:  # the SDK's errors, mapped to retry or give up
-                    refused = None if reasoning else rejects_chat_parameters(exc)
-                    if refused is None:
+                    if not asking.learn(exc, body, public_url(endpoint.url or "api.openai.com")):
                         raise classify_sdk_error(exc, client.key) from exc
-                    server = public_url(endpoint.url or "api.openai.com")
-                    self._use_reasoning_parameters(f"{server} refused `{refused}` with HTTP 400")
                     continue
                 # checked here, inside the pool: a malformed reply is its endpoint's fault
-                return completion_of(reply_object(raw.http_response.content))
+                return asking.finish(completion_of(reply_object(raw.http_response.content)),
+                                     params)
 
-        return await self._pool.call(on)
+        return await asking.first.run(lambda: self._pool.call(on))
 
     async def logprobs(self, context: str, continuations: list[str]) -> list[float]:
         """Exact scores from /completions with echo; UnsupportedCapability where absent."""

@@ -1,5 +1,5 @@
 """What the HTTP providers share: fault classification, Retry-After, reachability, and the
-rules for reasoning models (which are, their reasoning budget, the 400s that reveal one)."""
+rules for reasoning models (which reason by default, their reasoning budget)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any, overload
 from urllib.parse import urlparse, urlunparse
 
 from verstehen.errors import CallFailed, TransientError, UserError
+from verstehen.models.families import openai_family
 from verstehen.models.limits import MAX_ERROR_CHARS
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
@@ -25,15 +26,11 @@ _URL = re.compile(r"\bhttps?://[^\s'\"<>]+")
 # C0 but tab and newline, DEL, C1; and lone surrogates, which no file or database can store
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
-# OpenAI's reasoning models (o1, o3, o4-mini, gpt-5 families; not gpt-5-chat, a chat model)
-REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 # OpenAI's reasoning guide asks to reserve at least 25,000 tokens for reasoning and answer at
 # first; the cap bounds what a call may spend, it is no allocation: a cap too small is worse,
 # it pays for reasoning and returns an empty reply
 DEFAULT_REASONING_BUDGET = 25_000
 MIN_THINKING_BUDGET = 1024  # Anthropic refuses a smaller thinking.budget_tokens
-# the 400 an OpenAI reasoning model answers to chat parameters it does not take
-_REJECTED = re.compile(r"unsupported (parameter|value): '(max_tokens|temperature)'", re.I)
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -256,9 +253,10 @@ def check_reachable(base_url: str, timeout: float = 3.0) -> None:
 
 
 def reasoning_by_name(model: str) -> bool:
-    """True for the names of OpenAI's reasoning models (o1*, o3*, o4*, gpt-5* but gpt-5-chat*)."""
-    name = model.lower()
-    return name.startswith(REASONING_PREFIXES) and "-chat" not in name
+    """True for the names of OpenAI's models that reason unless asked not to (o1*, o3*, o4*,
+    gpt-5 and its codex and pro models; not gpt-5.1 and later, nor gpt-5-chat*)."""
+    family = openai_family(model)
+    return family is not None and family.reasons
 
 
 def effective_budget(asked: int | None, default: int | None) -> int | None:
@@ -268,18 +266,6 @@ def effective_budget(asked: int | None, default: int | None) -> int | None:
         raise UserError(f"the reasoning budget must be 0 or more tokens, not {asked}")
     budget = asked if asked is not None else default
     return None if budget is None or (budget == 0 and default is None) else budget
-
-
-def rejects_chat_parameters(exc: Exception) -> str | None:
-    """The parameter (max_tokens or temperature) a 400 says the model does not take, as OpenAI
-    says it to a reasoning model ("Unsupported parameter: 'max_tokens' ..."); None otherwise."""
-    if getattr(exc, "status_code", None) != 400:
-        return None
-    param, code = getattr(exc, "param", None), str(getattr(exc, "code", None) or "")
-    if param in {"max_tokens", "temperature"} and code.startswith("unsupported"):
-        return str(param)
-    found = _REJECTED.search(str(getattr(exc, "message", exc)))
-    return found.group(2) if found else None
 
 
 def note(line: str) -> None:

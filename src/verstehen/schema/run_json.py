@@ -28,3 +28,6 @@ class RunJson(TypedDict):
     # resume reads one again only when it still holds that, or when it is typed again); absent
     # in folders written before
     inputs: NotRequired[list[InputHash]]
+    # what each model's provider changed in what it sends, and other notes of the model (a
+    # parameter its API refused, dropped or replaced), by model name; absent when none
+    model_notes: NotRequired[dict[str, list[str]]]

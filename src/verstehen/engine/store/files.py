@@ -15,7 +15,8 @@ RUN_KEYS: dict[str, type | tuple[type, ...]] = {
     "schema_version": int, "run_id": str, "command": str, "argv": list, "config": dict,
     "seed": (int, type(None)),
     "created": str, "versions": dict, "models": list, "status": str,
-    "status_reason": (str, type(None)), "cache": (str, type(None)), "inputs": list}
+    "status_reason": (str, type(None)), "cache": (str, type(None)), "inputs": list,
+    "model_notes": dict}
 RUN_LIST_ITEMS: dict[str, type] = {"argv": str, "models": dict, "inputs": dict}
 
 

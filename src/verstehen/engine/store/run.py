@@ -328,6 +328,14 @@ class RunStore:
         if (merged := with_added(self.info().get("inputs"), inputs)) is not None:
             self._write_json("run.json", {**self.info(), "inputs": merged})
 
+    def record_notes(self, notes: Mapping[str, Sequence[str]]) -> None:
+        """Add each model's notes (what its provider changed) to run.json's `model_notes`."""
+        info, merged = self.info(), dict(self.info().get("model_notes") or {})
+        merged.update({name: list(dict.fromkeys([*merged.get(name, []), *lines]))
+                       for name, lines in notes.items()})
+        if merged != info.get("model_notes", {}):
+            self._write_json("run.json", {**info, "model_notes": merged})
+
     def write_summary(self, summary: Mapping[str, object]) -> None:
         """Write summary.json (replacing it atomically); a run this process was making is
         marked done."""
