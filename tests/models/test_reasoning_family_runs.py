@@ -97,16 +97,22 @@ def test_certify_and_audit_each_family(tmp_path: Path, name: str, row: Row) -> N
     assert line.decision is vs.Decision.UNDERSTANDS
 
 
-def test_gpt_5_1_is_asked_at_the_temperature_given(tmp_path: Path) -> None:
-    """gpt-5.1 behind a URL: every answered request of certify carries temperature 0 (certify
-    is greedy), and nothing in the run says a temperature was fixed."""
-    (row,) = [case for name, case in CASES if name == "gpt-5.1 and later"]
+def certified(family: str, tmp_path: Path) -> tuple[Row, Any, list[dict[str, Any]]]:
+    """The family's row, a certify of 8 questions against its stub behind a URL, and the
+    bodies of the requests it answered."""
+    (row,) = [case for name, case in CASES if name == family]
     stub = row.stub(Responder(oracle_book()).reply)
     with StubEndpoints(1, route=stub) as server:
         result = vs.certify(row.model, CERTIFY_SCOPE, questions=8, rephrase=0, pg=0.5, rid=0.4,
                             base_url=row.url(server.ports[0]), runs_dir=tmp_path / "runs",
                             cache=tmp_path / "c.sqlite")
-        bodies = answered(server, stub)
+        return row, result, answered(server, stub)
+
+
+def test_gpt_5_1_is_asked_at_the_temperature_given(tmp_path: Path) -> None:
+    """gpt-5.1 behind a URL: every answered request of certify carries temperature 0 (certify
+    is greedy), and nothing in the run says a temperature was fixed."""
+    row, result, bodies = certified("gpt-5.1 and later", tmp_path)
     assert len(bodies) == 8 and all(b["temperature"] == 0.0 for b in bodies)
     notes = result.usage[row.model].notes
     assert notes and not any("fixed" in note for note in notes)
@@ -116,12 +122,6 @@ def test_gpt_5_1_is_asked_at_the_temperature_given(tmp_path: Path) -> None:
 def test_an_o_series_run_says_its_temperature_is_fixed(tmp_path: Path) -> None:
     """o3 behind a URL: no answered request carries a temperature, and the run's notes say
     it is fixed at 1."""
-    (row,) = [case for name, case in CASES if name == "o3, o4-mini, gpt-5"]
-    stub = row.stub(Responder(oracle_book()).reply)
-    with StubEndpoints(1, route=stub) as server:
-        result = vs.certify(row.model, CERTIFY_SCOPE, questions=8, rephrase=0, pg=0.5, rid=0.4,
-                            base_url=row.url(server.ports[0]), runs_dir=tmp_path / "runs",
-                            cache=tmp_path / "c.sqlite")
-        bodies = answered(server, stub)
+    row, result, bodies = certified("o3, o4-mini, gpt-5", tmp_path)
     assert len(bodies) == 8 and not any("temperature" in b for b in bodies)
     assert any("fixed at 1" in note for note in result.usage[row.model].notes)
