@@ -43,10 +43,11 @@ def __getattr__(name: str) -> Any:
         return getattr(api, DEPRECATED[name])
     if name in globals():  # a submodule the API's import bound here (`vs.api`, `vs.models`)
         return globals()[name]
-    from verstehen.methods.registry import declared_api
+    if not name.startswith("_"):  # tools probe private names: they load no method or plugin
+        from verstehen.methods.registry import declared_api
 
-    if (found := declared_api(name)) is not None:  # a method's, not listed in api.py
-        return found
+        if (found := declared_api(name)) is not None:  # a method's, not listed in api.py
+            return found
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

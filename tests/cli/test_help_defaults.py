@@ -52,3 +52,17 @@ def flags_without_help() -> list[str]:
 
 def test_every_flag_says_what_it_does() -> None:
     assert flags_without_help() == []
+
+
+def test_the_general_commands_declare_the_names_they_add() -> None:
+    """GENERAL_COMMANDS names the commands each entry adds (build_parser reads a command line's
+    first word from these names, without building a tree first): each entry, added to a tree
+    of its own, adds exactly those."""
+    from verstehen.cli import main as cli_main
+    from verstehen.cli.parser import Parser
+
+    engine = cli_main.engine_flags()
+    for _, names, add in cli_main.GENERAL_COMMANDS:
+        commands = Parser(prog="x").add_subparsers(dest="command", parser_class=Parser)
+        add(commands, engine)
+        assert tuple(commands.choices) == names, add

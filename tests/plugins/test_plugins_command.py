@@ -11,6 +11,7 @@ from pathlib import Path
 from test_plugins_cli import BROKEN_POINTS, ECHO_POINTS, install
 
 from verstehen.domains.catalog import BUILT_IN_DOMAINS
+from verstehen.methods import registry
 from verstehen.methods.registry import BUILT_IN
 from verstehen.models.providers import PROVIDERS
 
@@ -32,8 +33,9 @@ def test_plugins_lists_built_in_installed_and_left_out(tmp_path: Path,
     listed = json.loads(done.stdout)
     sources = {(e["kind"], e["name"]): e["source"] for e in listed["entries"]}
     # every built-in entry, said to be built in
-    built_in = {("method", value.split(".")[-2] if value.startswith("verstehen.methods.")
-                 else "auditing") for value in BUILT_IN}
+    built_in = {("method", method.name) for method in registry.methods(installed=False)
+                if registry.is_built_in(method)}
+    assert len(built_in) == len(BUILT_IN)
     built_in |= {("provider", name) for name in PROVIDERS}
     built_in |= {("domain", name) for name in BUILT_IN_DOMAINS}
     assert {key for key, source in sources.items() if source == "built in"} == built_in

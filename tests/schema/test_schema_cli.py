@@ -20,7 +20,7 @@ from verstehen.schema import cli as schema_cli
 from conftest import Cli, cli_error
 
 # read before any test's fixture stands in for it
-REGISTERED = any(add is schema_cli.add_parsers for _, add in cli_main.GENERAL_COMMANDS)
+REGISTERED = any(add is schema_cli.add_parsers for _, _, add in cli_main.GENERAL_COMMANDS)
 
 
 @pytest.fixture(autouse=True)
@@ -29,7 +29,8 @@ def schema_command(monkeypatch: pytest.MonkeyPatch) -> None:
     `--help`: after `export`)."""
     if not REGISTERED:
         monkeypatch.setattr(cli_main, "GENERAL_COMMANDS",
-                            (*cli_main.GENERAL_COMMANDS, (27, schema_cli.add_parsers)))
+                            (*cli_main.GENERAL_COMMANDS,
+                             (27, ("schema",), schema_cli.add_parsers)))
 
 
 def test_help(cli: Cli) -> None:

@@ -57,10 +57,13 @@ OUT_OF: dict[int, tuple[str, str]] = {
 }
 # the commands of no method, each with its place in `--help` among the methods' (a method's
 # declaration gives its own place; lower first)
-GENERAL_COMMANDS: tuple[tuple[int, AddParsers], ...] = (
-    (20, viewer.add_parsers), (25, export.add_parsers), (27, schema.add_parsers),
-    (30, basic.add_parsers), (40, batch.add_parsers), (60, concepts.add_parsers),
-    (95, plugin_list.add_parsers))
+# (each with the names of the commands it adds, so that a command line's first word is known
+# without building the tree; tests/cli/test_help_defaults.py checks them against the tree)
+GENERAL_COMMANDS: tuple[tuple[int, tuple[str, ...], AddParsers], ...] = (
+    (20, ("report", "runs"), viewer.add_parsers), (25, ("export",), export.add_parsers),
+    (27, ("schema",), schema.add_parsers), (30, ("models", "ask", "cache"), basic.add_parsers),
+    (40, ("batch",), batch.add_parsers), (60, ("concepts",), concepts.add_parsers),
+    (95, ("plugins",), plugin_list.add_parsers))
 
 
 def build_parser(argv: Sequence[str] | None = None) -> Parser:
@@ -70,10 +73,12 @@ def build_parser(argv: Sequence[str] | None = None) -> Parser:
     `verstehen` has, is left out in one line on stderr."""
     parser = _root()
     engine = engine_flags()
-    built_in = [*GENERAL_COMMANDS, *((m.help_place, _adder(m)) for m in
-                                     registry.methods(installed=False)
-                                     if registry.is_built_in(m))]
-    taken = set(_tried(built_in, engine))
+    methods = [m for m in registry.methods(installed=False) if registry.is_built_in(m)]
+    built_in = [*((place, add) for place, _, add in GENERAL_COMMANDS),
+                *((m.help_place, _adder(m)) for m in methods)]
+    # the names the built-in commands take, read from their declarations (no tree is built)
+    taken = {name for _, names, _ in GENERAL_COMMANDS for name in names}
+    taken |= {words[0] for m in methods for words in m.command_words()}
     command = argv[0] if argv else None  # the top level takes no option with a value
     wanted = command is None or (command not in taken and command != "--version")
     plugins: list[tuple[int, AddParsers]] = []
